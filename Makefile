@@ -1,0 +1,28 @@
+# Parley's commands. `make run` and `make test` install missing system packages first (scripts/install-deps.sh).
+SWIFT ?= swift
+DATA_DIR ?= ./data
+
+.PHONY: deps test-deps build release run test clean
+
+deps:
+	./scripts/install-deps.sh
+
+test-deps:
+	./scripts/install-deps.sh --test
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --product parley
+
+run: release
+	mkdir -p $(DATA_DIR)
+	.build/release/parley serve --data-dir $(DATA_DIR)
+
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build

@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+
+/// Answers chat requests in one wire format: with an error, one JSON body, or a stream.
+struct ChatEndpoint<Wire: WireFormat>: Sendable {
+    let wire: Wire
+    let configuration: MockUpstreamConfiguration
+    let stats: MockStats
+
+    /// Largest request body accepted.
+    private static var maxBodySize: Int { 32 * 1024 * 1024 }
+
+    /// Counts the request, then applies the key check and the fault its model selects.
+    func respond(to request: Request, context: BasicRequestContext) async -> Response {
+        var request = request
+        guard let buffer = try? await request.collectBody(upTo: Self.maxBodySize) else {
+            await stats.received(body: nil)
+            return errorResponse(.badRequest("unreadable or too large body"))
+        }
+        let body = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any]
+        await stats.received(body: body == nil ? nil : String(decoding: buffer.readableBytesView, as: UTF8.self))
+        do throws(MockError) {
+            guard let body else { throw .badRequest("body is not a JSON object") }
+            let chat = try wire.chatRequest(body: body, request: request, context: context)
+            if chat.apiKey == "bad-key" { throw .badKey }
+            let fault = MockFault(model: chat.model)
+            let rejectTurn = fault == .rateLimited ? await stats.takeRateLimitTurn() : false
+            if let error = fault.error(model: chat.model, rejectTurn: rejectTurn) { throw error }
+            let script = fault.script(model: chat.model, configuration: configuration)
+            guard chat.stream else { return await completeResponse(chat, script: script) }
+            let stream = MockStream(script: script, wire: wire, chat: chat, stats: stats)
+            return Response(status: .ok, headers: Self.streamHeaders, body: stream.body(for: request))
+        } catch {
+            return errorResponse(error)
+        }
+    }
+
+    /// Stream responses close the connection afterwards: watching for the client's close consumes the request stream.
+    private static var streamHeaders: HTTPFields {
+        [.contentType: "text/event-stream", .cacheControl: "no-cache", .connection: "close"]
+    }
+
+    /// The whole reply as one JSON body.
+    private func completeResponse(_ chat: ChatRequest, script: StreamScript) async -> Response {
+        await stats.answered()
+        let text = script.chunks.joined()
+        return MockUpstream.json(wire.completeBody(text, chat: chat, completionTokens: script.chunks.count))
+    }
+
+    /// The vendor-shaped error response, with `Retry-After: 1` on 429.
+    private func errorResponse(_ error: MockError) -> Response {
+        let (status, body) = wire.errorBody(error)
+        var response = MockUpstream.json(body, status: status)
+        if status == .tooManyRequests {
+            response.headers[.retryAfter] = "1"
+        }
+        return response
+    }
+}

@@ -1,0 +1,51 @@
+/// The behaviour a request asks for through its model name; unknown names behave as `mock-fast`.
+enum MockFault: String, CaseIterable, Sendable {
+    case fast = "mock-fast"
+    case slow = "mock-slow"
+    case rateLimited = "mock-429"
+    case serverError = "mock-500"
+    case reset = "mock-reset"
+    case stall = "mock-stall"
+    case garbage = "mock-garbage"
+    case long = "mock-long"
+    case missing = "mock-missing"
+
+    /// The fault selected by `model`.
+    init(model: String) {
+        self = MockFault(rawValue: model) ?? .fast
+    }
+
+    /// Model names advertised by `GET /v1/models` (every one but `mock-missing`).
+    static var listedModels: [String] {
+        allCases.filter { $0 != .missing }.map(\.rawValue)
+    }
+
+    /// The error to answer with, if any; `rejectTurn` says whether this `mock-429` request is one to refuse.
+    func error(model: String, rejectTurn: Bool) -> MockError? {
+        switch self {
+        case .missing: .modelNotFound(model)
+        case .serverError: .serverError
+        case .rateLimited where rejectTurn: .rateLimited
+        default: nil
+        }
+    }
+
+    /// The stream to play for `model` under `configuration`.
+    func script(model: String, configuration: MockUpstreamConfiguration) -> StreamScript {
+        let chunks = MockReply.chunks(model: model, tokens: configuration.tokens)
+        let partial = Array(chunks.prefix(MockReply.tokensBeforeFault))
+        let ending: StreamScript.Ending
+        switch self {
+        case .reset: ending = .drop
+        case .stall: ending = .stall
+        case .garbage: ending = .garbage
+        default: ending = .finish
+        }
+        return StreamScript(
+            chunks: ending == .finish ? chunks : partial,
+            firstTokenDelay: .milliseconds(configuration.firstTokenMilliseconds),
+            tokenDelay: .milliseconds(self == .slow ? 100 : configuration.delayMilliseconds),
+            ending: ending
+        )
+    }
+}

@@ -1,0 +1,71 @@
+import Hummingbird
+
+/// Plays a stream script in one wire format, keeping the stream counters exact.
+struct MockStream<Wire: WireFormat>: Sendable {
+    let script: StreamScript
+    let wire: Wire
+    let chat: ChatRequest
+    let stats: MockStats
+
+    /// Thrown to drop the connection without the terminating chunk (`mock-reset`).
+    private struct DroppedConnection: Error {}
+
+    /// The response body; the client closing its connection cancels the playback at once.
+    func body(for request: Request) -> ResponseBody {
+        ResponseBody { writer in
+            await stats.streamOpened()
+            do {
+                try await request.body.consumeWithCancellationOnInboundClose { _ in
+                    try await play(into: &writer)
+                }
+            } catch {
+                await stats.streamClosed(error is DroppedConnection ? .dropped : .aborted)
+                throw error
+            }
+            // Counted before the terminating chunk, so a client that saw the end also sees the count.
+            await stats.streamClosed(.completed)
+            try await writer.finish(nil)
+        }
+    }
+
+    /// Largest batch of due events held before writing.
+    private static var batchSize: Int { 16 * 1024 }
+
+    /// Sends the script's tokens with their pauses, then its ending; events due at the same moment share one write.
+    private func play(into writer: inout any ResponseBodyWriter) async throws {
+        var pending = ByteBuffer(string: wire.prelude(chat))
+        for (index, text) in script.chunks.enumerated() {
+            let delay = index == 0 ? script.firstTokenDelay : script.tokenDelay
+            if delay > .zero {
+                try await flush(&pending, to: &writer)
+                try await Task.sleep(for: delay)
+            }
+            pending.writeString(wire.token(text, index: index, chat: chat))
+            if pending.readableBytes >= Self.batchSize {
+                try await flush(&pending, to: &writer)
+            }
+        }
+        switch script.ending {
+        case .finish:
+            pending.writeString(wire.finale(chat, completionTokens: script.chunks.count))
+            try await flush(&pending, to: &writer)
+        case .garbage:
+            pending.writeImmutableBuffer(StreamScript.garbage)
+            try await flush(&pending, to: &writer)
+        case .drop:
+            try await flush(&pending, to: &writer)
+            throw DroppedConnection()
+        case .stall:
+            try await flush(&pending, to: &writer)
+            while true { try await Task.sleep(for: .seconds(3600)) }
+        }
+    }
+
+    /// Writes and empties `pending` unless it is empty (an empty chunk would end the body); throws if the client has gone.
+    private func flush(_ pending: inout ByteBuffer, to writer: inout any ResponseBodyWriter) async throws {
+        try Task.checkCancellation()
+        guard pending.readableBytes > 0 else { return }
+        try await writer.write(pending)
+        pending.clear()
+    }
+}

@@ -1,0 +1,51 @@
+import Hummingbird
+
+/// An LLM upstream simulator speaking the OpenAI, Anthropic and Gemini streaming formats, with fault injection.
+public struct MockUpstream: Sendable {
+    private let configuration: MockUpstreamConfiguration
+    private let stats = MockStats()
+
+    /// Creates a simulator; nothing listens until `run`.
+    public init(configuration: MockUpstreamConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// Serves until the surrounding task is cancelled. `onReady` gets the bound port (useful with port 0).
+    public func run(onReady: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let port = configuration.port
+        let app = Application(
+            router: router(),
+            configuration: .init(
+                address: .hostname(configuration.host, port: port),
+                serverName: "parley-mock-upstream",
+                backlog: 4096
+            ),
+            onServerRunning: { channel in await onReady(channel.localAddress?.port ?? port) }
+        )
+        try await app.runService()
+    }
+
+    /// The routes: three chat formats, the model list and the stats.
+    private func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        let openAI = ChatEndpoint(wire: OpenAIWire(), configuration: configuration, stats: stats)
+        let anthropic = ChatEndpoint(wire: AnthropicWire(), configuration: configuration, stats: stats)
+        let gemini = ChatEndpoint(wire: GeminiWire(), configuration: configuration, stats: stats)
+        let stats = stats
+        router.post("v1/chat/completions") { await openAI.respond(to: $0, context: $1) }
+        router.post("v1/messages") { await anthropic.respond(to: $0, context: $1) }
+        router.post("v1beta/models/{modelAction}") { await gemini.respond(to: $0, context: $1) }
+        router.get("v1/models") { _, _ in Self.json(OpenAIWire.modelList) }
+        router.get("stats") { _, _ in Self.json(await stats.json()) }
+        router.post("stats/reset") { _, _ in
+            await stats.reset()
+            return Self.json(await stats.json())
+        }
+        return router
+    }
+
+    /// A JSON response with the given body text.
+    static func json(_ body: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+}

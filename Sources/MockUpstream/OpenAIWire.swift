@@ -1,0 +1,65 @@
+import Hummingbird
+
+/// The OpenAI-compatible chat completions format (`POST /v1/chat/completions`).
+struct OpenAIWire: WireFormat {
+    /// The `GET /v1/models` body listing every mock model.
+    static let modelList: String = {
+        let entries = MockFault.listedModels.map { #"{"id":\#(JSONText.quoted($0)),"object":"model","owned_by":"mock"}"# }
+        return #"{"object":"list","data":[\#(entries.joined(separator: ","))]}"#
+    }()
+
+    func chatRequest(body: [String: Any], request: Request, context: BasicRequestContext) throws(MockError) -> ChatRequest {
+        guard let model = body["model"] as? String else { throw .badRequest("missing model") }
+        let options = body["stream_options"] as? [String: Any]
+        let bearer = request.headers[.authorization].map { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : $0 }
+        return ChatRequest(
+            model: model,
+            stream: body["stream"] as? Bool ?? false,
+            includeUsage: options?["include_usage"] as? Bool ?? false,
+            apiKey: bearer,
+            promptTokens: ChatRequest.promptTokens(in: body)
+        )
+    }
+
+    func prelude(_ chat: ChatRequest) -> String { "" }
+
+    func token(_ text: String, index: Int, chat: ChatRequest) -> String {
+        let role = index == 0 ? #""role":"assistant","# : ""
+        return chunk(chat, choices: #"[{"index":0,"delta":{\#(role)"content":\#(JSONText.quoted(text))},"finish_reason":null}]"#)
+    }
+
+    func finale(_ chat: ChatRequest, completionTokens: Int) -> String {
+        let stop = chunk(chat, choices: #"[{"index":0,"delta":{},"finish_reason":"stop"}]"#)
+        let usage = chat.includeUsage ? chunk(chat, choices: "[]", extra: #","usage":\#(usage(chat, completionTokens))"#) : ""
+        return stop + usage + "data: [DONE]\n\n"
+    }
+
+    func completeBody(_ text: String, chat: ChatRequest, completionTokens: Int) -> String {
+        #"{"id":"chatcmpl-mock","object":"chat.completion","created":\#(chat.created),"model":\#(JSONText.quoted(chat.model)),"#
+            + #""choices":[{"index":0,"message":{"role":"assistant","content":\#(JSONText.quoted(text))},"finish_reason":"stop"}],"#
+            + #""usage":\#(usage(chat, completionTokens))}"#
+    }
+
+    func errorBody(_ error: MockError) -> (status: HTTPResponse.Status, body: String) {
+        let (status, type, code): (HTTPResponse.Status, String, String) =
+            switch error {
+            case .badRequest: (.badRequest, "invalid_request_error", "invalid_request")
+            case .badKey: (.unauthorized, "invalid_request_error", "invalid_api_key")
+            case .modelNotFound: (.notFound, "invalid_request_error", "model_not_found")
+            case .rateLimited: (.tooManyRequests, "requests", "rate_limit_exceeded")
+            case .serverError: (.internalServerError, "server_error", "server_error")
+            }
+        return (status, #"{"error":{"message":\#(JSONText.quoted(error.message)),"type":"\#(type)","code":"\#(code)"}}"#)
+    }
+
+    /// One `chat.completion.chunk` event with the given `choices` and extra members.
+    private func chunk(_ chat: ChatRequest, choices: String, extra: String = "") -> String {
+        #"data: {"id":"chatcmpl-mock","object":"chat.completion.chunk","created":\#(chat.created),"#
+            + #""model":\#(JSONText.quoted(chat.model)),"choices":\#(choices)\#(extra)}"# + "\n\n"
+    }
+
+    /// The `usage` object for a reply of `completionTokens` tokens.
+    private func usage(_ chat: ChatRequest, _ completionTokens: Int) -> String {
+        #"{"prompt_tokens":\#(chat.promptTokens),"completion_tokens":\#(completionTokens),"total_tokens":\#(chat.promptTokens + completionTokens)}"#
+    }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// The `parley` command: the server, account management and the upstream simulator.
+@main
+struct ParleyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "parley",
+        abstract: "A self-hosted, multi-user AI chat server.",
+        subcommands: [ServeCommand.self, UserCommand.self, MockUpstreamCommand.self],
+        defaultSubcommand: ServeCommand.self)
+}

@@ -1,0 +1,21 @@
+/// Why a chat action was refused, each mapped to one status code by the HTTP layer.
+public enum ChatError: Error, Equatable, Sendable {
+    /// No such conversation or message, or not the user's.
+    case notFound
+    /// The message is empty or only whitespace.
+    case emptyMessage
+    /// The message is longer than `ChatService.maxMessageLength` characters.
+    case messageTooLong
+    /// The title is empty or too long.
+    case invalidTitle
+    /// The model is not offered.
+    case unknownModel(String)
+    /// A reply is already being generated in this conversation.
+    case busy
+    /// A send with this request id is still running.
+    case requestInFlight
+    /// The server is shutting down.
+    case shuttingDown
+    /// Storage failed; details are in the logs.
+    case storage
+}

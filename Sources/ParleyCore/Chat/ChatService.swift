@@ -1,0 +1,163 @@
+import Foundation
+import Logging
+
+/// The chat actions shared by the browser pages and the JSON API: validated, owner-scoped, idempotent.
+public struct ChatService: Sendable {
+    /// The longest message accepted, in characters.
+    public static let maxMessageLength = 100_000
+    /// The longest title accepted, in characters.
+    public static let maxTitleLength = 200
+
+    public let store: any ChatStore
+    public let generations: GenerationManager
+    public let catalog: ModelCatalog
+    let logger: Logger
+
+    /// Creates the service.
+    public init(store: any ChatStore, generations: GenerationManager, catalog: ModelCatalog, logger: Logger) {
+        self.store = store
+        self.generations = generations
+        self.catalog = catalog
+        self.logger = logger
+    }
+
+    /// Creates a conversation with the given or default model; the title defaults to "New conversation".
+    public func createConversation(userID: UserID, title: String?, model: String?, systemPrompt: String?) async throws(ChatError) -> Conversation {
+        let model = try resolveModel(model, current: nil)
+        let title = try validTitle(title ?? "New conversation")
+        return try await storing {
+            try await store.createConversation(userID: userID, title: title, model: model.id, systemPrompt: systemPrompt ?? "")
+        }
+    }
+
+    /// The user's conversation, or `.notFound`.
+    public func conversation(_ id: ConversationID, userID: UserID) async throws(ChatError) -> Conversation {
+        guard let conversation = try await storing({ try await store.conversation(id: id, userID: userID) }) else {
+            throw .notFound
+        }
+        return conversation
+    }
+
+    /// Stores a user message and starts the reply; a repeated request id returns the first result
+    /// (or `.requestInFlight` while that reply still runs).
+    public func send(userID: UserID, conversationID: ConversationID, content: String, model: String?,
+                     requestID: String?) async throws(ChatError) -> SendResult {
+        guard !content.allSatisfy(\.isWhitespace) else { throw .emptyMessage }
+        guard content.count <= Self.maxMessageLength else { throw .messageTooLong }
+        let conversation = try await self.conversation(conversationID, userID: userID)
+        if let requestID, let earlier = try await repeatedSend(conversationID: conversationID, requestID: requestID) {
+            return earlier
+        }
+        let model = try resolveModel(model, current: conversation.model)
+        do {
+            var userMessageID: MessageID?
+            let job = try await generations.start(conversationID: conversationID) {
+                let exchange = try await store.beginExchange(conversationID: conversationID, userContent: content,
+                                                             requestID: requestID, model: model.id)
+                userMessageID = exchange.userMessage?.id
+                return makeJob(for: conversation, model: model, exchange: exchange)
+            }
+            return SendResult(conversationID: conversationID, userMessageID: userMessageID,
+                              assistantMessageID: job.assistantMessageID, isRepeat: false)
+        } catch StoreError.duplicate {
+            if let requestID, let earlier = try await repeatedSend(conversationID: conversationID, requestID: requestID) {
+                return earlier
+            }
+            throw .requestInFlight
+        } catch {
+            throw map(error)
+        }
+    }
+
+    /// Generates the last reply again, replacing it.
+    public func regenerate(userID: UserID, conversationID: ConversationID, model: String?) async throws(ChatError) -> SendResult {
+        let conversation = try await self.conversation(conversationID, userID: userID)
+        let model = try resolveModel(model, current: conversation.model)
+        do {
+            var userMessageID: MessageID?
+            let job = try await generations.start(conversationID: conversationID) {
+                guard let question = try await store.removeLastReply(conversationID: conversationID, userID: userID) else {
+                    throw ChatError.notFound
+                }
+                userMessageID = question.id
+                let exchange = try await store.beginExchange(conversationID: conversationID, userContent: nil,
+                                                             requestID: nil, model: model.id)
+                return makeJob(for: conversation, model: model, exchange: exchange)
+            }
+            return SendResult(conversationID: conversationID, userMessageID: userMessageID,
+                              assistantMessageID: job.assistantMessageID, isRepeat: false)
+        } catch {
+            throw map(error)
+        }
+    }
+
+    /// Stops the running reply of the user's conversation; idempotent.
+    public func stop(userID: UserID, conversationID: ConversationID) async throws(ChatError) {
+        _ = try await conversation(conversationID, userID: userID)
+        generations.stop(conversationID: conversationID)
+    }
+
+    /// Renames the user's conversation.
+    public func rename(userID: UserID, conversationID: ConversationID, title: String) async throws(ChatError) {
+        let title = try validTitle(title)
+        try await storing { try await store.renameConversation(id: conversationID, userID: userID, title: title) }
+    }
+
+    /// Deletes the user's conversation, stopping its reply first.
+    public func delete(userID: UserID, conversationID: ConversationID) async throws(ChatError) {
+        _ = try await conversation(conversationID, userID: userID)
+        generations.stop(conversationID: conversationID)
+        try await storing { try await store.deleteConversation(id: conversationID, userID: userID) }
+    }
+
+    /// The model to use: the one named (which must exist), else the conversation's, else the default.
+    public func resolveModel(_ requested: String?, current: String?) throws(ChatError) -> ModelInfo {
+        if let requested, !requested.isEmpty {
+            guard let model = catalog.model(requested) else { throw .unknownModel(requested) }
+            return model
+        }
+        if let current, let model = catalog.model(current) { return model }
+        guard let model = catalog.defaultModel else { throw .unknownModel("") }
+        return model
+    }
+
+    private func repeatedSend(conversationID: ConversationID, requestID: String) async throws(ChatError) -> SendResult? {
+        guard let exchange = try await storing({ try await store.exchange(conversationID: conversationID, requestID: requestID) }) else {
+            return nil
+        }
+        guard exchange.assistantMessage.status != .streaming else { throw .requestInFlight }
+        return SendResult(conversationID: conversationID, userMessageID: exchange.userMessage?.id,
+                          assistantMessageID: exchange.assistantMessage.id, isRepeat: true)
+    }
+
+    private func makeJob(for conversation: Conversation, model: ModelInfo, exchange: Exchange) -> GenerationJob {
+        GenerationJob(conversationID: conversation.id, userID: conversation.userID,
+                      assistantMessageID: exchange.assistantMessage.id, systemPrompt: conversation.systemPrompt, model: model)
+    }
+
+    private func validTitle(_ title: String) throws(ChatError) -> String {
+        let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= Self.maxTitleLength else { throw .invalidTitle }
+        return trimmed
+    }
+
+    private func storing<T>(_ access: () async throws -> T) async throws(ChatError) -> T {
+        do {
+            return try await access()
+        } catch {
+            throw map(error)
+        }
+    }
+
+    private func map(_ error: any Error) -> ChatError {
+        switch error {
+        case let error as ChatError: return error
+        case GenerationError.busy: return .busy
+        case GenerationError.shuttingDown: return .shuttingDown
+        case StoreError.notFound: return .notFound
+        default:
+            logger.error("chat storage failed", metadata: ["error": "\(error)"])
+            return .storage
+        }
+    }
+}

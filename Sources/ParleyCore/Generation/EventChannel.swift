@@ -1,0 +1,31 @@
+/// What wakes a waiting event stream.
+enum Wake: Sendable {
+    case frames
+    case heartbeat
+    case ended
+}
+
+/// The events of one conversation: the log of its current (or last) reply and who waits for more.
+struct EventChannel {
+    /// The reply the log belongs to.
+    var messageID: MessageID?
+    /// Encoded SSE frames of that reply, in order; the `done` frame is last once it finished.
+    var frames: [String] = []
+    /// The reply being generated, if any.
+    var running: Generation?
+    /// A reply is about to start (its messages are being written).
+    var isReserved = false
+    /// Streams waiting for the next frame, by subscriber id.
+    var waiters: [Int: CheckedContinuation<Wake, Never>] = [:]
+    /// Open event streams of this conversation.
+    var subscriberCount = 0
+
+    /// Whether nothing needs this channel any more.
+    var isUnused: Bool { running == nil && !isReserved && subscriberCount == 0 }
+
+    /// Takes every waiter, to be resumed outside the lock.
+    mutating func takeWaiters() -> [CheckedContinuation<Wake, Never>] {
+        defer { waiters.removeAll(keepingCapacity: true) }
+        return Array(waiters.values)
+    }
+}

@@ -1,0 +1,70 @@
+import ParleyMarkdown
+import Synchronization
+
+/// Why a running reply was ended early.
+enum StopCause: Sendable {
+    /// The user pressed Stop.
+    case user
+    /// The server is shutting down.
+    case shutdown
+}
+
+/// One running reply: its text so far, its markdown renderer, and the task that streams it.
+final class Generation: Sendable {
+    /// The mutable part, guarded by the generation's lock.
+    struct State {
+        var text = ""
+        var unsent = ""
+        var renderer = IncrementalMarkdownRenderer()
+        var sequence: Int64 = 0
+        var lastTokenEvent: ContinuousClock.Instant?
+        var savedLength = 0
+        var providerUsage: (prompt: Int, completion: Int)?
+        var stopCause: StopCause?
+        var estimatedPromptTokens = 0
+        var streaming: Task<StreamEnd, Never>?
+    }
+
+    let job: GenerationJob
+    let state = Mutex(State())
+
+    /// Creates the state of a reply that is about to stream.
+    init(job: GenerationJob) {
+        self.job = job
+    }
+
+    /// The next event id of this reply.
+    func nextEventID(_ state: inout State) -> EventID {
+        state.sequence += 1
+        return EventID(messageID: job.assistantMessageID, sequence: state.sequence)
+    }
+
+    /// Records new text; returns whether the reply had no text before.
+    func receive(_ text: String) -> Bool {
+        state.withLock { state in
+            let first = state.text.isEmpty
+            state.text += text
+            state.unsent += text
+            state.renderer.append(text)
+            return first
+        }
+    }
+
+    /// Asks the streaming task to end, remembering why.
+    func stop(_ cause: StopCause) {
+        let task = state.withLock { state in
+            if state.stopCause == nil { state.stopCause = cause }
+            return state.streaming
+        }
+        task?.cancel()
+    }
+
+    /// The text not saved yet, marking it saved; nil when nothing changed.
+    func takeUnsavedText() -> String? {
+        state.withLock { state in
+            guard state.text.utf8.count != state.savedLength else { return nil }
+            state.savedLength = state.text.utf8.count
+            return state.text
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import ParleyMarkdown
+
+/// How the streaming part of a reply ended.
+enum StreamEnd: Sendable {
+    case completed
+    case failed(FailureReason)
+    case cancelled
+}
+
+extension GenerationManager {
+    /// Runs one reply from first request to `done`.
+    func run(_ generation: Generation) async {
+        let streaming = Task { await self.stream(generation) }
+        let stoppedEarly = generation.state.withLock { state in
+            state.streaming = streaming
+            return state.stopCause != nil
+        }
+        if stoppedEarly { streaming.cancel() }
+        let end = await withTaskCancellationHandler {
+            await streaming.value
+        } onCancel: {
+            generation.stop(.shutdown)
+            streaming.cancel()
+        }
+        await finish(generation, end: end)
+    }
+
+    /// Streams the reply from its provider, retrying rate limits and outages before the first token.
+    private func stream(_ generation: Generation) async -> StreamEnd {
+        let job = generation.job
+        let request: CompletionRequest
+        do {
+            request = try await completionRequest(for: job)
+        } catch let failure {
+            return .failed(failure)
+        }
+        let promptTokens = request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1.content) }
+        generation.state.withLock { $0.estimatedPromptTokens = promptTokens }
+        guard let provider = catalog.provider(for: job.model) else {
+            return .failed(ProviderError.missingKey(provider: job.model.providerID).reason)
+        }
+        var attempt = 0
+        while true {
+            do {
+                try await provider.streamCompletion(request) { chunk in self.receive(chunk, for: generation) }
+                return .completed
+            } catch {
+                if error == .cancelled || Task.isCancelled { return .cancelled }
+                let hasText = generation.state.withLock { !$0.text.isEmpty }
+                guard error.isRetryable, !hasText, attempt < settings.retry.maxRetries else {
+                    logger.notice("reply failed", metadata: ["message": "\(job.assistantMessageID)", "error": "\(error)"])
+                    return .failed(error.reason)
+                }
+                var retryAfter: Double?
+                if case .rateLimited(let seconds) = error { retryAfter = seconds }
+                do {
+                    try await Task.sleep(for: settings.retry.delay(attempt: attempt, retryAfterSeconds: retryAfter))
+                } catch {
+                    return .cancelled
+                }
+                attempt += 1
+            }
+        }
+    }
+
+    /// The context sent upstream: the system prompt and the conversation before the reply, trimmed to fit.
+    private func completionRequest(for job: GenerationJob) async throws(FailureReason) -> CompletionRequest {
+        let history: [Message]
+        do {
+            history = try await store.messages(conversationID: job.conversationID, userID: job.userID,
+                                               afterID: nil, limit: Int.max).items
+        } catch {
+            logger.error("reading the conversation failed", metadata: ["error": "\(error)"])
+            throw FailureReason(code: "internal_error", message: "Parley could not read this conversation.")
+        }
+        let turns = history
+            .filter { $0.id < job.assistantMessageID && $0.role != .system && !$0.content.isEmpty }
+            .map { ChatTurn(role: $0.role, content: $0.content) }
+        do {
+            let fitted = try ContextWindow.fit(systemPrompt: job.systemPrompt, history: turns,
+                                               window: job.model.contextWindow, reserve: settings.replyReserve)
+            return CompletionRequest(model: job.model.upstreamID, turns: fitted)
+        } catch {
+            throw error.reason
+        }
+    }
+
+    /// Takes one chunk from the provider: text goes out at once if the last event is old enough, else on the next tick.
+    private func receive(_ chunk: CompletionChunk, for generation: Generation) {
+        switch chunk {
+        case .text(let text) where !text.isEmpty:
+            _ = generation.receive(text)
+            if !emitTokens(of: generation, force: false) {
+                state.withLock { $0.pendingTokens[generation.job.assistantMessageID] = generation }
+            }
+        case .text:
+            break
+        case .usage(let prompt, let completion):
+            generation.state.withLock { $0.providerUsage = (prompt, completion) }
+        }
+    }
+
+    /// Sends the unsent text of a reply as one `token` event, unless the last one went out less than the
+    /// coalescing interval ago (and `force` is false); returns whether nothing is left waiting.
+    @discardableResult
+    func emitTokens(of generation: Generation, force: Bool) -> Bool {
+        let now = clock.now
+        return generation.state.withLock { state in
+            guard !state.unsent.isEmpty else { return true }
+            if !force, let last = state.lastTokenEvent, last.duration(to: now) < settings.coalesceInterval {
+                return false
+            }
+            let update = state.renderer.render()
+            let event = StreamEvent.token(messageID: generation.job.assistantMessageID, text: state.unsent, update: update)
+            state.unsent = ""
+            state.lastTokenEvent = now
+            appendFrame(event.frame(id: generation.nextEventID(&state)), conversationID: generation.job.conversationID)
+            return true
+        }
+    }
+
+    /// Emits the token events that waited for the coalescing interval.
+    func emitPendingTokens() {
+        let pending = state.withLock { state in
+            defer { state.pendingTokens.removeAll(keepingCapacity: true) }
+            return state.pendingTokens
+        }
+        let waiting = pending.filter { !emitTokens(of: $0.value, force: false) }
+        guard !waiting.isEmpty else { return }
+        state.withLock { $0.pendingTokens.merge(waiting) { current, _ in current } }
+    }
+
+    /// Saves the final state, then sends `error` (if any) and `done`, and releases the conversation.
+    private func finish(_ generation: Generation, end: StreamEnd) async {
+        let job = generation.job
+        emitTokens(of: generation, force: true)
+        let (text, providerUsage, estimatedPrompt, cause) = generation.state.withLock {
+            ($0.text, $0.providerUsage, $0.estimatedPromptTokens, $0.stopCause)
+        }
+        var status: MessageStatus
+        var failure: FailureReason?
+        switch end {
+        case .completed: status = .complete
+        case .failed(let reason): status = .error; failure = reason
+        case .cancelled: status = cause == .user ? .stopped : .interrupted
+        }
+        let usage = self.usage(of: job, text: text, reported: providerUsage, estimatedPrompt: estimatedPrompt)
+        let outcome = ReplyOutcome(content: text, status: status, usage: usage, failure: failure)
+        // The final save must happen even when this task is being cancelled by a shutdown.
+        let saved = await Task { [store] in
+            do { try await store.finishReply(id: job.assistantMessageID, outcome: outcome); return true } catch { return false }
+        }.value
+        if !saved {
+            logger.error("saving a finished reply failed", metadata: ["message": "\(job.assistantMessageID)"])
+        }
+        if let failure { publish(.error(messageID: job.assistantMessageID, reason: failure), of: generation) }
+        let done = StreamEvent.done(messageID: job.assistantMessageID, status: status, html: MarkdownRenderer.html(text), usage: usage)
+        generation.state.withLock { _ in
+            appendFrame(done.frame(id: EventID(messageID: job.assistantMessageID, sequence: EventID.doneSequence)),
+                        conversationID: job.conversationID)
+        }
+        state.withLock { state in
+            state.running[job.assistantMessageID] = nil
+            state.pendingTokens[job.assistantMessageID] = nil
+            state.channels[job.conversationID]?.running = nil
+            removeIfUnused(job.conversationID, in: &state)
+        }
+    }
+
+    /// The provider's token counts when it sent them, else an estimate flagged as such; priced by the model.
+    private func usage(of job: GenerationJob, text: String, reported: (prompt: Int, completion: Int)?, estimatedPrompt: Int) -> Usage {
+        let prompt = reported?.prompt ?? estimatedPrompt
+        let completion = reported?.completion ?? ContextWindow.estimatedTokens(text)
+        return Usage(promptTokens: prompt, completionTokens: completion,
+                     costUSD: job.model.price.cost(promptTokens: prompt, completionTokens: completion),
+                     estimated: reported == nil)
+    }
+}

@@ -1,0 +1,176 @@
+import Logging
+import Synchronization
+
+/// Owns every running reply: at most one per conversation, independent of any HTTP connection.
+/// It streams from providers, fans events out to subscribers, saves partial text once a second, and
+/// ends each reply with exactly one `done`.
+public final class GenerationManager: Sendable {
+    /// Everything shared between replies, subscribers and the timers, guarded by one lock.
+    struct State {
+        var channels: [ConversationID: EventChannel] = [:]
+        var running: [MessageID: Generation] = [:]
+        var pendingTokens: [MessageID: Generation] = [:]
+        var nextSubscriberID = 0
+        var isShuttingDown = false
+    }
+
+    let state = Mutex(State())
+    let store: any ChatStore
+    let catalog: ModelCatalog
+    let settings: GenerationSettings
+    let logger: Logger
+    let clock = ContinuousClock()
+    private let jobs: AsyncStream<Generation>
+    private let jobsInput: AsyncStream<Generation>.Continuation
+
+    /// Creates a manager; nothing runs until `run()`.
+    public init(store: any ChatStore, catalog: ModelCatalog, settings: GenerationSettings = GenerationSettings(), logger: Logger) {
+        self.store = store
+        self.catalog = catalog
+        self.settings = settings
+        self.logger = logger
+        (jobs, jobsInput) = AsyncStream.makeStream(of: Generation.self)
+    }
+
+    /// Runs the replies and the timers (coalescing, saving, heartbeats) until `shutdown()` or cancellation.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.every(self.settings.coalesceInterval) { self.emitPendingTokens() } }
+            group.addTask { await self.every(self.settings.flushInterval) { await self.saveProgress() } }
+            group.addTask { await self.every(self.settings.heartbeatInterval) { self.wakeAll(.heartbeat) } }
+            for await generation in jobs {
+                group.addTask { await self.run(generation) }
+            }
+            shutdown()
+            group.cancelAll()
+        }
+        await saveProgress()
+    }
+
+    /// Stops accepting replies and ends the running ones as `interrupted`.
+    public func shutdown() {
+        let running = state.withLock { state in
+            state.isShuttingDown = true
+            return Array(state.running.values)
+        }
+        jobsInput.finish()
+        for generation in running { generation.stop(.shutdown) }
+        wakeAll(.ended)
+    }
+
+    /// Reserves the conversation, writes the reply's messages with `prepare`, and starts the reply.
+    /// Throws `GenerationError.busy` when a reply already runs there, or whatever `prepare` throws.
+    public func start(conversationID: ConversationID, prepare: () async throws -> GenerationJob) async throws -> GenerationJob {
+        try state.withLock { state throws(GenerationError) in
+            guard !state.isShuttingDown else { throw .shuttingDown }
+            var channel = state.channels[conversationID] ?? EventChannel()
+            guard channel.running == nil, !channel.isReserved else { throw .busy }
+            channel.isReserved = true
+            state.channels[conversationID] = channel
+        }
+        let job: GenerationJob
+        do {
+            job = try await prepare()
+        } catch {
+            state.withLock { state in
+                state.channels[conversationID]?.isReserved = false
+                removeIfUnused(conversationID, in: &state)
+            }
+            throw error
+        }
+        launch(Generation(job: job))
+        return job
+    }
+
+    /// Stops the reply running in a conversation; returns whether one was running.
+    @discardableResult
+    public func stop(conversationID: ConversationID) -> Bool {
+        guard let generation = state.withLock({ $0.channels[conversationID]?.running }) else { return false }
+        generation.stop(.user)
+        return true
+    }
+
+    /// Whether a reply is being generated in the conversation.
+    public func isRunning(conversationID: ConversationID) -> Bool {
+        state.withLock { $0.channels[conversationID]?.running != nil }
+    }
+
+    /// How many replies are being generated.
+    public var runningCount: Int { state.withLock { $0.running.count } }
+
+    /// How many event streams are open.
+    public var subscriberCount: Int { state.withLock { $0.channels.values.reduce(0) { $0 + $1.subscriberCount } } }
+
+    private func launch(_ generation: Generation) {
+        let job = generation.job
+        let waiters = state.withLock { state in
+            var channel = state.channels[job.conversationID] ?? EventChannel()
+            channel.isReserved = false
+            channel.running = generation
+            channel.messageID = job.assistantMessageID
+            channel.frames = []
+            state.running[job.assistantMessageID] = generation
+            state.channels[job.conversationID] = channel
+            return state.channels[job.conversationID]?.takeWaiters() ?? []
+        }
+        for waiter in waiters { waiter.resume(returning: .frames) }
+        publish(.start(messageID: job.assistantMessageID, model: job.model.id), of: generation)
+        jobsInput.yield(generation)
+    }
+
+    /// Encodes an event of a reply with its next id and appends it to the conversation's log.
+    func publish(_ event: StreamEvent, of generation: Generation) {
+        generation.state.withLock { generationState in
+            appendFrame(event.frame(id: generation.nextEventID(&generationState)), conversationID: generation.job.conversationID)
+        }
+    }
+
+    /// Appends a frame to a conversation's log and wakes its waiters; callers hold the reply's lock so frames keep their order.
+    func appendFrame(_ frame: String, conversationID: ConversationID) {
+        let waiters = state.withLock { state in
+            state.channels[conversationID]?.frames.append(frame)
+            return state.channels[conversationID]?.takeWaiters() ?? []
+        }
+        for waiter in waiters { waiter.resume(returning: .frames) }
+    }
+
+    /// Drops a conversation's channel when no reply or stream needs it.
+    func removeIfUnused(_ conversationID: ConversationID, in state: inout State) {
+        if state.channels[conversationID]?.isUnused == true {
+            state.channels[conversationID] = nil
+        }
+    }
+
+    private func wakeAll(_ wake: Wake) {
+        let waiters = state.withLock { state in
+            var waiters: [CheckedContinuation<Wake, Never>] = []
+            for key in Array(state.channels.keys) {
+                waiters += state.channels[key]?.takeWaiters() ?? []
+            }
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(returning: wake) }
+    }
+
+    private func every(_ interval: Duration, _ work: () async -> Void) async {
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: interval) } catch { return }
+            await work()
+        }
+    }
+
+    /// Saves the partial text of every running reply in one transaction.
+    func saveProgress() async {
+        let generations = state.withLock { Array($0.running.values) }
+        var contents: [MessageID: String] = [:]
+        for generation in generations {
+            if let text = generation.takeUnsavedText() { contents[generation.job.assistantMessageID] = text }
+        }
+        guard !contents.isEmpty else { return }
+        do {
+            try await store.saveProgress(contents)
+        } catch {
+            logger.error("saving partial replies failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,23 @@
+/// Timings and limits of the generation engine.
+public struct GenerationSettings: Sendable {
+    /// How often the partial text of running replies is saved.
+    public var flushInterval: Duration
+    /// The shortest gap between two `token` events of one reply (after the first, which goes at once).
+    public var coalesceInterval: Duration
+    /// How often a waiting event stream gets a `: heartbeat` comment.
+    public var heartbeatInterval: Duration
+    /// Tokens kept free in the context window for the reply.
+    public var replyReserve: Int
+    /// Retries before the first token.
+    public var retry: RetryPolicy
+
+    /// Creates settings; the defaults are the product's.
+    public init(flushInterval: Duration = .seconds(1), coalesceInterval: Duration = .milliseconds(30),
+                heartbeatInterval: Duration = .seconds(5), replyReserve: Int = 4096, retry: RetryPolicy = RetryPolicy()) {
+        self.flushInterval = flushInterval
+        self.coalesceInterval = coalesceInterval
+        self.heartbeatInterval = heartbeatInterval
+        self.replyReserve = replyReserve
+        self.retry = retry
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// A conversation owned by one user.
+public struct Conversation: Sendable, Equatable {
+    public var id: ConversationID
+    public var userID: UserID
+    public var title: String
+    public var model: String
+    public var systemPrompt: String
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    /// Creates a conversation value.
+    public init(id: ConversationID, userID: UserID, title: String, model: String, systemPrompt: String,
+                createdAt: Date, updatedAt: Date) {
+        self.id = id
+        self.userID = userID
+        self.title = title
+        self.model = model
+        self.systemPrompt = systemPrompt
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// One page of a cursor-paginated list.
+public struct Page<Item: Sendable>: Sendable {
+    public var items: [Item]
+    public var hasMore: Bool
+
+    /// Creates a page.
+    public init(items: [Item], hasMore: Bool) {
+        self.items = items
+        self.hasMore = hasMore
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Who wrote a message.
+public enum MessageRole: String, Sendable, Codable {
+    case system, user, assistant
+}
+
+/// Where a message is in its life.
+public enum MessageStatus: String, Sendable, Codable {
+    case complete, streaming, stopped, error, interrupted
+}
+
+/// Tokens and money spent on one reply.
+public struct Usage: Sendable, Equatable, Codable {
+    public var promptTokens: Int
+    public var completionTokens: Int
+    public var costUSD: Double
+    public var estimated: Bool
+
+    /// Creates a usage value.
+    public init(promptTokens: Int = 0, completionTokens: Int = 0, costUSD: Double = 0, estimated: Bool = false) {
+        self.promptTokens = promptTokens
+        self.completionTokens = completionTokens
+        self.costUSD = costUSD
+        self.estimated = estimated
+    }
+}
+
+/// A user-facing reason why a reply failed.
+public struct FailureReason: Sendable, Equatable, Error {
+    public var code: String
+    public var message: String
+
+    /// Creates a reason.
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+}
+
+/// One message of a conversation.
+public struct Message: Sendable, Equatable {
+    public var id: MessageID
+    public var conversationID: ConversationID
+    public var role: MessageRole
+    public var content: String
+    public var status: MessageStatus
+    public var model: String
+    public var requestID: String?
+    public var parentID: MessageID?
+    public var usage: Usage
+    public var failure: FailureReason?
+    public var createdAt: Date
+
+    /// Creates a message value.
+    public init(id: MessageID, conversationID: ConversationID, role: MessageRole, content: String,
+                status: MessageStatus, model: String, requestID: String? = nil, parentID: MessageID? = nil,
+                usage: Usage = Usage(), failure: FailureReason? = nil, createdAt: Date) {
+        self.id = id
+        self.conversationID = conversationID
+        self.role = role
+        self.content = content
+        self.status = status
+        self.model = model
+        self.requestID = requestID
+        self.parentID = parentID
+        self.usage = usage
+        self.failure = failure
+        self.createdAt = createdAt
+    }
+}

@@ -1,0 +1,39 @@
+/// One message of the context sent upstream.
+public struct ChatTurn: Sendable, Equatable {
+    public var role: MessageRole
+    public var content: String
+
+    /// Creates a turn.
+    public init(role: MessageRole, content: String) {
+        self.role = role
+        self.content = content
+    }
+}
+
+/// What a provider is asked to complete.
+public struct CompletionRequest: Sendable, Equatable {
+    /// The model name the provider knows.
+    public var model: String
+    public var turns: [ChatTurn]
+
+    /// Creates a request.
+    public init(model: String, turns: [ChatTurn]) {
+        self.model = model
+        self.turns = turns
+    }
+}
+
+/// A piece of a streamed completion.
+public enum CompletionChunk: Sendable, Equatable {
+    /// New reply text.
+    case text(String)
+    /// The provider's own token counts.
+    case usage(promptTokens: Int, completionTokens: Int)
+}
+
+/// An upstream that streams completions (OpenAI-compatible, Anthropic, Gemini, the demo).
+public protocol ChatProvider: Sendable {
+    /// Streams a completion, handing each chunk to `onChunk` as it arrives; cancelling the task closes the upstream request.
+    func streamCompletion(_ request: CompletionRequest,
+                          onChunk: @Sendable (CompletionChunk) async -> Void) async throws(ProviderError)
+}

@@ -1,0 +1,41 @@
+/// Prices in US dollars per million tokens.
+public struct ModelPrice: Sendable, Equatable, Codable {
+    public var input: Double
+    public var cachedInput: Double
+    public var output: Double
+
+    /// Creates a price.
+    public init(input: Double = 0, cachedInput: Double = 0, output: Double = 0) {
+        self.input = input
+        self.cachedInput = cachedInput
+        self.output = output
+    }
+
+    /// The cost of a number of prompt and completion tokens.
+    public func cost(promptTokens: Int, completionTokens: Int) -> Double {
+        (Double(promptTokens) * input + Double(completionTokens) * output) / 1_000_000
+    }
+}
+
+/// A model users can pick, and how to reach it.
+public struct ModelInfo: Sendable, Equatable {
+    /// The name users pick.
+    public var id: String
+    /// The name sent to the provider.
+    public var upstreamID: String
+    public var providerID: String
+    public var contextWindow: Int
+    public var vision: Bool
+    public var price: ModelPrice
+
+    /// Creates a model description.
+    public init(id: String, upstreamID: String? = nil, providerID: String, contextWindow: Int = 128_000,
+                vision: Bool = false, price: ModelPrice = ModelPrice()) {
+        self.id = id
+        self.upstreamID = upstreamID ?? id
+        self.providerID = providerID
+        self.contextWindow = contextWindow
+        self.vision = vision
+        self.price = price
+    }
+}

@@ -1,0 +1,53 @@
+/// Everything that can go wrong upstream, mapped once at the provider boundary.
+public enum ProviderError: Error, Equatable, Sendable {
+    case missingKey(provider: String)
+    case rejectedKey(provider: String)
+    case modelNotFound(model: String)
+    case rateLimited(retryAfterSeconds: Double?)
+    case overloaded(status: Int)
+    case unreachable(detail: String)
+    case timedOut
+    case contextTooLong
+    case refused(detail: String)
+    case malformedResponse(detail: String)
+    case rejected(status: Int, detail: String)
+    case cancelled
+
+    /// Whether retrying the same request later may succeed (only before the first token).
+    public var isRetryable: Bool {
+        switch self {
+        case .rateLimited, .overloaded, .unreachable: true
+        default: false
+        }
+    }
+
+    /// The user-facing reason shown in the conversation.
+    public var reason: FailureReason {
+        switch self {
+        case .missingKey(let provider):
+            FailureReason(code: "no_provider_key", message: "No API key is configured for \(provider). An admin can set it in the server's environment.")
+        case .rejectedKey(let provider):
+            FailureReason(code: "provider_rejected_key", message: "\(provider) rejected the configured API key.")
+        case .modelNotFound(let model):
+            FailureReason(code: "model_not_found", message: "The provider does not know the model “\(model)”.")
+        case .rateLimited:
+            FailureReason(code: "rate_limited", message: "The provider is rate limiting requests. Please try again in a moment.")
+        case .overloaded(let status):
+            FailureReason(code: "provider_overloaded", message: "The provider is overloaded or failing (HTTP \(status)). Please try again later.")
+        case .unreachable:
+            FailureReason(code: "upstream_unreachable", message: "The model's server could not be reached or dropped the connection.")
+        case .timedOut:
+            FailureReason(code: "upstream_timeout", message: "The model's server stopped sending the reply.")
+        case .contextTooLong:
+            FailureReason(code: "context_too_long", message: "This conversation is longer than the model's context window allows, even after trimming.")
+        case .refused(let detail):
+            FailureReason(code: "content_refused", message: "The provider refused to answer: \(detail)")
+        case .malformedResponse:
+            FailureReason(code: "upstream_malformed", message: "The model's server sent a reply Parley could not understand.")
+        case .rejected(let status, let detail):
+            FailureReason(code: "provider_error", message: "The provider rejected the request (HTTP \(status)): \(detail)")
+        case .cancelled:
+            FailureReason(code: "cancelled", message: "The reply was stopped.")
+        }
+    }
+}

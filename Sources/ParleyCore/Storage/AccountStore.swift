@@ -1,0 +1,23 @@
+import Foundation
+
+/// Users, sessions and server settings, as the core needs them.
+public protocol AccountStore: Sendable {
+    /// Creates a user; throws `.duplicate` when the email is taken.
+    func createUser(email: String, passwordHash: String, isAdmin: Bool) async throws(StoreError) -> User
+    /// Creates a user through sign-up: the first account becomes admin; later ones only when `allowWhenUsersExist`.
+    func signUp(email: String, passwordHash: String, allowWhenUsersExist: Bool) async throws(StoreError) -> User
+    /// The user with this id.
+    func user(id: UserID) async throws(StoreError) -> User?
+    /// The user with this email (case-insensitive).
+    func user(email: String) async throws(StoreError) -> User?
+    /// Stores a new session.
+    func createSession(_ session: Session) async throws(StoreError)
+    /// The session with this id, if it exists and has not expired at `now`.
+    func session(id: String, now: Date) async throws(StoreError) -> Session?
+    /// Revokes one session.
+    func deleteSession(id: String) async throws(StoreError)
+    /// Revokes every session of a user.
+    func deleteSessions(userID: UserID) async throws(StoreError)
+    /// Reads a setting, storing `makeValue()` first if it is unset (atomically).
+    func setting(_ key: String, orInsert makeValue: @Sendable () -> String) async throws(StoreError) -> String
+}

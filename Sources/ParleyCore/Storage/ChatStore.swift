@@ -1,0 +1,62 @@
+import Foundation
+
+/// The user message and assistant placeholder written together when a reply starts.
+public struct Exchange: Sendable, Equatable {
+    public var userMessage: Message?
+    public var assistantMessage: Message
+
+    /// Creates an exchange.
+    public init(userMessage: Message?, assistantMessage: Message) {
+        self.userMessage = userMessage
+        self.assistantMessage = assistantMessage
+    }
+}
+
+/// The final state of a reply.
+public struct ReplyOutcome: Sendable, Equatable {
+    public var content: String
+    public var status: MessageStatus
+    public var usage: Usage
+    public var failure: FailureReason?
+
+    /// Creates an outcome.
+    public init(content: String, status: MessageStatus, usage: Usage, failure: FailureReason? = nil) {
+        self.content = content
+        self.status = status
+        self.usage = usage
+        self.failure = failure
+    }
+}
+
+/// Conversations and messages, always scoped by their owner.
+public protocol ChatStore: Sendable {
+    /// Creates a conversation.
+    func createConversation(userID: UserID, title: String, model: String, systemPrompt: String) async throws(StoreError) -> Conversation
+    /// The conversation if it belongs to the user.
+    func conversation(id: ConversationID, userID: UserID) async throws(StoreError) -> Conversation?
+    /// The user's conversations, newest activity first, strictly after the cursor conversation.
+    func conversations(userID: UserID, before: ConversationID?, limit: Int) async throws(StoreError) -> Page<Conversation>
+    /// Renames a conversation; `.notFound` when it is not the user's.
+    func renameConversation(id: ConversationID, userID: UserID, title: String) async throws(StoreError)
+    /// Changes a conversation's model and system prompt; `.notFound` when it is not the user's.
+    func configureConversation(id: ConversationID, userID: UserID, model: String, systemPrompt: String) async throws(StoreError)
+    /// Deletes a conversation and its messages; `.notFound` when it is not the user's.
+    func deleteConversation(id: ConversationID, userID: UserID) async throws(StoreError)
+    /// Messages in order, strictly after `afterID`.
+    func messages(conversationID: ConversationID, userID: UserID, afterID: MessageID?, limit: Int) async throws(StoreError) -> Page<Message>
+    /// One message of the user's.
+    func message(id: MessageID, userID: UserID) async throws(StoreError) -> Message?
+    /// The exchange that a send with this request id created, if any.
+    func exchange(conversationID: ConversationID, requestID: String) async throws(StoreError) -> Exchange?
+    /// Writes the user message (if any) and an empty streaming assistant message in one transaction;
+    /// `.duplicate` when the request id was used already in this conversation.
+    func beginExchange(conversationID: ConversationID, userContent: String?, requestID: String?, model: String) async throws(StoreError) -> Exchange
+    /// Deletes the last assistant message if it is finished, so that it can be generated again; returns the user message it answered.
+    func removeLastReply(conversationID: ConversationID, userID: UserID) async throws(StoreError) -> Message?
+    /// Saves the partial text of running replies, all in one transaction.
+    func saveProgress(_ contents: [MessageID: String]) async throws(StoreError)
+    /// Saves the final state of a reply.
+    func finishReply(id: MessageID, outcome: ReplyOutcome) async throws(StoreError)
+    /// Marks every reply left `streaming` (by a crash) as `interrupted`; returns how many.
+    func interruptUnfinishedReplies() async throws(StoreError) -> Int
+}

@@ -1,0 +1,11 @@
+/// What a store reports when a request cannot be carried out.
+public enum StoreError: Error, Equatable, Sendable {
+    /// The row does not exist or belongs to someone else.
+    case notFound
+    /// A unique key (an email, a request id) is already taken.
+    case duplicate
+    /// Signing up is closed and at least one account exists.
+    case signupClosed
+    /// The database failed; the text is for logs, never for users.
+    case database(String)
+}

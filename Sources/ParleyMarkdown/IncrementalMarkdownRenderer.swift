@@ -1,0 +1,82 @@
+/// Turns a growing markdown text into HTML pieces: blocks that can no longer change (append once) and the still-open rest (tail).
+///
+/// The text before `committed` has been emitted as `append` HTML; each `render()` parses only the pending text after
+/// it, preceded by `context`: the carried source of committed link reference definitions, so later references still
+/// resolve. The pending parse's top-level blocks are final once a later block starts on a complete line (nothing
+/// appended can reopen a closed block), unless they hold bracketed text that a later definition could turn into a
+/// link. For every way of cutting a text into deltas, the concatenated `append`s plus the last `tail` equal
+/// `MarkdownRenderer.html(text)`.
+public struct IncrementalMarkdownRenderer: Sendable {
+    /// Closes every open container (the blank line ends paragraphs and tables, the unindented HTML comment ends lists
+    /// and quotes) and is itself a closed HTML block, so what follows parses as if at the start of a document.
+    private static let separator = Array(" \n<!-- -->\n".utf8)
+    private static let separatorLineCount = SourceLines(separator).completeCount
+    /// cmark skips a byte-order mark at the very start, so it renders to nothing and counts as committed at once.
+    private static let byteOrderMark = Array("\u{FEFF}".utf8)
+
+    /// The text so far.
+    public private(set) var text = ""
+    /// UTF-8 offset into `text` up to which HTML has been appended; always at a line start (or after a leading
+    /// byte-order mark).
+    private var committed = 0
+    /// Source parsed before the pending text but not rendered: a separator, then every carried span of committed
+    /// lines, each closed by a separator. The leading one keeps the pending text from being parsed as a document
+    /// start (where cmark would skip a byte-order mark).
+    private var context = separator
+    private var contextLineCount = separatorLineCount
+
+    /// Creates a renderer with no text.
+    public init() {}
+
+    /// Adds newly streamed text.
+    public mutating func append(_ delta: String) {
+        text += delta
+    }
+
+    /// Renders what is new since the last call: HTML of blocks that became final, and the HTML of everything after them.
+    public mutating func render() -> MarkdownUpdate {
+        if committed == 0, text.utf8.starts(with: Self.byteOrderMark) {
+            committed = Self.byteOrderMark.count
+        }
+        let pending = SourceLines(Array(text.utf8[text.utf8.index(text.utf8.startIndex, offsetBy: committed)...]))
+        let document = CmarkDocument(context, pending.bytes)
+        let blocks = pendingBlocks(of: document)
+        // Blocks before the last one starting on a complete line are closed. A definition from that block on may
+        // still be unfinished (a title can follow on the next line), so links that might use it are not final yet.
+        let openLine = blocks.last { $0.startLine <= pending.completeCount }?.startLine ?? 1
+        let definitionsUnsettled = (openLine...(pending.completeCount + 1)).contains(where: pending.mayBeginDefinition)
+        var finalCount = 0
+        for (index, block) in blocks.enumerated() where block.startLine < openLine {
+            if document.dependsOnLaterDefinitions(block, definitionsUnsettled: definitionsUnsettled) { break }
+            if blocks[index + 1].startLine > block.startLine { finalCount = index + 1 }
+        }
+        let update = MarkdownUpdate(append: blocks[..<finalCount].map(document.html(of:)).joined(),
+                                    tail: blocks[finalCount...].map(document.html(of:)).joined())
+        if finalCount > 0 {
+            commit(blocks[..<finalCount], before: blocks[finalCount].startLine, of: pending)
+        }
+        return update
+    }
+
+    /// The top-level blocks of `document` that come from the pending text, with line numbers relative to it.
+    private func pendingBlocks(of document: CmarkDocument) -> [CmarkDocument.Block] {
+        document.blocks.compactMap { $0.skippingLines(contextLineCount) }
+    }
+
+    /// Advances `committed` to `boundary`, the first pending line after the committed `blocks`, and carries the
+    /// committed source that may hold link reference definitions into `context`. The committed lines are cut at
+    /// block starts into spans (a block with the blank lines and definitions after it, or the lines before the
+    /// first block); a span with a line that may begin a definition is carried whole, so it parses as it did in
+    /// place, definitions inside block quotes and list items included. (cmark's end lines are not used: an HTML
+    /// block's can be too small, a setext heading's reaches into the next block.)
+    private mutating func commit(_ blocks: ArraySlice<CmarkDocument.Block>, before boundary: Int, of pending: SourceLines) {
+        let cuts = [1] + blocks.map(\.startLine) + [boundary]
+        for (first, next) in zip(cuts, cuts.dropFirst()) where first < next {
+            let span = first...(next - 1)
+            guard span.contains(where: pending.mayBeginDefinition) else { continue }
+            context += pending.bytes(ofLines: span) + Self.separator
+            contextLineCount += span.count + Self.separatorLineCount
+        }
+        committed += pending.offset(ofLine: boundary)
+    }
+}

@@ -1,0 +1,59 @@
+/// The lines of a UTF-8 markdown buffer, counted as cmark-gfm counts them (LF, CR LF and a lone CR end a line).
+struct SourceLines {
+    /// The buffer.
+    let bytes: [UInt8]
+    /// Byte offset where each line starts: line n (1-based) starts at `starts[n - 1]`; the last entry is where the
+    /// incomplete last line starts (possibly `bytes.count`).
+    private let starts: [Int]
+
+    /// Indexes the lines of `bytes`. A CR at the very end does not end its line yet: an LF may still follow.
+    init(_ bytes: [UInt8]) {
+        var starts = [0]
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\n"):
+                starts.append(index + 1)
+            case UInt8(ascii: "\r") where index + 1 < bytes.count:
+                if bytes[index + 1] == UInt8(ascii: "\n") { index += 1 }
+                starts.append(index + 1)
+            default:
+                break
+            }
+            index += 1
+        }
+        self.bytes = bytes
+        self.starts = starts
+    }
+
+    /// The number of complete (terminated) lines.
+    var completeCount: Int { starts.count - 1 }
+
+    /// Byte offset where `line` starts; `completeCount + 1` is the incomplete last line.
+    func offset(ofLine line: Int) -> Int { starts[line - 1] }
+
+    /// The bytes of the complete lines `lines`, line endings included.
+    func bytes(ofLines lines: ClosedRange<Int>) -> ArraySlice<UInt8> {
+        bytes[offset(ofLine: lines.lowerBound)..<offset(ofLine: lines.upperBound + 1)]
+    }
+
+    /// Whether `line` (complete or the incomplete last one) might begin a link reference definition, possibly inside block quotes or list
+    /// items: after container markers and indentation comes `[`, and the label closes with `]:` on this line or not
+    /// at all (it may continue on the next). Errs on the side of yes.
+    func mayBeginDefinition(_ line: Int) -> Bool {
+        let containerMarkers = Set(" \t>-+*0123456789.)".utf8)
+        let rest = content(of: line).drop { containerMarkers.contains($0) }
+        guard rest.first == UInt8(ascii: "[") else { return false }
+        let bracket = UInt8(ascii: "]"), colon = UInt8(ascii: ":")
+        return !rest.contains(bracket) || zip(rest, rest.dropFirst()).contains { $0 == bracket && $1 == colon }
+    }
+
+    /// The bytes of `line` without its line ending.
+    private func content(of line: Int) -> ArraySlice<UInt8> {
+        var slice = bytes[offset(ofLine: line)..<(line <= completeCount ? offset(ofLine: line + 1) : bytes.count)]
+        while let last = slice.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") {
+            slice.removeLast()
+        }
+        return slice
+    }
+}

@@ -1,0 +1,55 @@
+import Hummingbird
+import HTTPTypes
+import ParleyCore
+
+/// An error with the status code, stable code and user-facing message it is shown with.
+public struct AppError: Error, Sendable {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
+    public var headers: HTTPFields = [:]
+
+    /// Creates an error.
+    public init(_ status: HTTPResponse.Status, code: String, message: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    static let unauthenticated = AppError(.unauthorized, code: "unauthenticated", message: "Please sign in.")
+    static let notFound = AppError(.notFound, code: "not_found", message: "There is nothing here.")
+    static let csrf = AppError(.forbidden, code: "csrf", message: "The form expired or came from another site. Reload the page and try again.")
+    static let forbidden = AppError(.forbidden, code: "forbidden", message: "You are not allowed to do that.")
+    static let internalError = AppError(.internalServerError, code: "internal_error", message: "Something went wrong on our side.")
+
+    /// A 400 for a request that could not be read.
+    static func malformed(_ message: String) -> AppError {
+        AppError(.badRequest, code: "malformed_request", message: message)
+    }
+
+    /// The HTTP form of a chat action's refusal.
+    init(_ error: ChatError) {
+        switch error {
+        case .notFound: self = .notFound
+        case .emptyMessage:
+            self.init(.unprocessableContent, code: "empty_message", message: "The message is empty.")
+        case .messageTooLong:
+            self.init(.unprocessableContent, code: "message_too_long",
+                      message: "The message is longer than \(ChatService.maxMessageLength) characters.")
+        case .invalidTitle:
+            self.init(.unprocessableContent, code: "invalid_title",
+                      message: "A title needs 1 to \(ChatService.maxTitleLength) characters.")
+        case .unknownModel(let model):
+            self.init(.unprocessableContent, code: "unknown_model", message: "There is no model named “\(model)”.")
+        case .busy:
+            self.init(.conflict, code: "generation_running",
+                      message: "A reply is still being written in this conversation. Stop it or wait for it to finish.")
+        case .requestInFlight:
+            self.init(.conflict, code: "request_in_flight", message: "This message is already being answered.")
+        case .shuttingDown:
+            self.init(.serviceUnavailable, code: "shutting_down", message: "The server is restarting. Try again in a moment.")
+        case .storage: self = .internalError
+        }
+    }
+}

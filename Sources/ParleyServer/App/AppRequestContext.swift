@@ -1,0 +1,36 @@
+import Hummingbird
+import NIOCore
+import ParleyCore
+
+/// The signed-in user of a request, and how they proved it.
+public struct Identity: Sendable {
+    public var user: User
+    public var sessionID: String
+    /// Whether the request carried a Bearer token (no CSRF check) rather than the session cookie.
+    public var viaBearer: Bool
+}
+
+/// Parley's request context: the identity, the CSRF token for forms, and the caller's address.
+public struct AppRequestContext: RequestContext {
+    /// The largest request body read (uploads get their own limit).
+    public static let maxBodySize = 1024 * 1024
+
+    public var coreContext: CoreRequestContextStorage
+    public var identity: Identity?
+    public var csrfToken = ""
+    public let remoteAddress: String
+
+    /// Creates the context of a new request.
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+    }
+
+    public var maxUploadSize: Int { Self.maxBodySize }
+
+    /// The signed-in user, or a 401 (the error layer turns it into a redirect to the login page for browsers).
+    public func requireUser() throws -> User {
+        guard let user = identity?.user else { throw AppError.unauthenticated }
+        return user
+    }
+}

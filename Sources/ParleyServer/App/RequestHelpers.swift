@@ -1,0 +1,58 @@
+import Foundation
+import Hummingbird
+import ParleyCore
+
+extension AppRequestContext {
+    /// The `{id}` path parameter as a row id; a 404 when it is not one.
+    func rowID(_ name: String = "id") throws -> Int64 {
+        guard let id = parameters.get(name, as: Int64.self), id > 0 else { throw AppError.notFound }
+        return id
+    }
+}
+
+extension Request {
+    /// Decodes a JSON body (which must be sent as `application/json`), or throws 400/413/415.
+    func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
+        guard headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
+            throw AppError(.unsupportedMediaType, code: "unsupported_media_type", message: "Send the body as application/json.")
+        }
+        if let length = headers[.contentLength].flatMap(Int.init), length > AppRequestContext.maxBodySize {
+            throw HTTPError(.contentTooLarge)
+        }
+        var request = self
+        let body = try await request.collectBody(upTo: AppRequestContext.maxBodySize)
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))
+        } catch {
+            throw AppError.malformed("The JSON body could not be read: it is malformed or misses a field.")
+        }
+    }
+
+    /// Whether this POST came from a plain HTML form (answered with a redirect) rather than a script.
+    var isPlainForm: Bool { !wantsJSON }
+}
+
+extension Response {
+    /// A 303 See Other to a path, as after a form post.
+    static func seeOther(_ path: String) -> Response {
+        Response(status: .seeOther, headers: [.location: path])
+    }
+
+    /// A JSON response from an encodable value, with the API's conventions (snake_case, ISO 8601 in UTC).
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let data = try APIEncoding.encoder.encode(value)
+        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// The API's JSON encoder.
+enum APIEncoding {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+}

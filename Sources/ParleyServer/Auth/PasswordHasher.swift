@@ -1,0 +1,37 @@
+import HummingbirdBcrypt
+import NIOPosix
+
+/// Hashes and checks passwords with bcrypt on the thread pool, off the request's executor.
+public struct PasswordHasher: Sendable {
+    /// The shortest password accepted.
+    public static let minimumLength = 8
+    /// bcrypt reads at most 72 bytes.
+    public static let maximumBytes = 72
+    /// A hash checked when the email is unknown, so that a wrong email takes as long as a wrong password.
+    private static let decoy = Bcrypt.hash("parley-decoy-password", cost: 4)
+
+    let cost: UInt8
+
+    /// Creates a hasher with the given bcrypt cost.
+    public init(cost: UInt8) {
+        self.cost = cost
+    }
+
+    /// The bcrypt hash of a password.
+    public func hash(_ password: String) async throws -> String {
+        try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+    }
+
+    /// Whether the password matches the hash; with no hash, checks a decoy and returns false.
+    public func verify(_ password: String, hash: String?) async throws -> Bool {
+        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash ?? Self.decoy) }
+        return hash != nil && matches
+    }
+
+    /// Why a new password is not acceptable, or nil.
+    public static func problem(with password: String) -> String? {
+        if password.count < minimumLength { return "A password needs at least \(minimumLength) characters." }
+        if password.utf8.count > maximumBytes { return "A password can have at most \(maximumBytes) bytes." }
+        return nil
+    }
+}

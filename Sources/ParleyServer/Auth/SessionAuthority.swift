@@ -1,0 +1,58 @@
+import Foundation
+import JWTKit
+import ParleyCore
+
+/// The claims of a session token: the user, the server-side session id, and the expiry.
+struct SessionClaims: JWTPayload {
+    var sub: SubjectClaim
+    var sid: String
+    var exp: ExpirationClaim
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {
+        try exp.verifyNotExpired()
+    }
+}
+
+/// Issues and checks session tokens: HS256 JWTs naming a session stored server-side, so that sign-out revokes.
+public struct SessionAuthority: Sendable {
+    let keys: JWTKeyCollection
+    let accounts: any AccountStore
+    let lifetime: TimeInterval
+
+    /// Creates the authority with the HMAC secret.
+    public init(secret: String, accounts: any AccountStore, lifetime: TimeInterval) async {
+        keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        self.accounts = accounts
+        self.lifetime = lifetime
+    }
+
+    /// Starts a session for the user; returns the token and when it expires.
+    public func signIn(_ user: User) async throws -> (token: String, expiresAt: Date) {
+        let expiresAt = Date().addingTimeInterval(lifetime)
+        let session = Session(id: RandomToken.make(), userID: user.id, expiresAt: expiresAt)
+        try await accounts.createSession(session)
+        let claims = SessionClaims(sub: .init(value: String(user.id)), sid: session.id, exp: .init(value: expiresAt))
+        return (try await keys.sign(claims), expiresAt)
+    }
+
+    /// The identity a token proves: valid signature, not expired, session not revoked, user active.
+    public func identity(token: String, viaBearer: Bool) async -> Identity? {
+        guard let claims = try? await keys.verify(token, as: SessionClaims.self),
+              let userID = UserID(claims.sub.value),
+              let session = try? await accounts.session(id: claims.sid, now: Date()), session.userID == userID,
+              let user = try? await accounts.user(id: userID), !user.isDisabled
+        else { return nil }
+        return Identity(user: user, sessionID: session.id, viaBearer: viaBearer)
+    }
+
+    /// Ends one session.
+    public func signOut(sessionID: String) async throws {
+        try await accounts.deleteSession(id: sessionID)
+    }
+
+    /// Ends every session of a user.
+    public func signOutEverywhere(userID: UserID) async throws {
+        try await accounts.deleteSessions(userID: userID)
+    }
+}

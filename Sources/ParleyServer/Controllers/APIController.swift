@@ -1,0 +1,123 @@
+import Hummingbird
+import ParleyCore
+
+/// The JSON API for scripts and other clients (Bearer tokens; cookies work too, with CSRF).
+struct APIController {
+    /// The default and largest page sizes.
+    static let defaultLimit = 50
+    static let maxLimit = 200
+    let services: AppServices
+
+    /// Adds the routes.
+    func addRoutes(to router: Router<AppRequestContext>) {
+        let api = router.group("api")
+        api.get("conversations") { request, context in try await conversations(request, context) }
+        api.post("conversations") { request, context in try await createConversation(request, context) }
+        api.delete("conversations/{id}") { _, context in try await deleteConversation(context) }
+        api.get("conversations/{id}/messages") { request, context in try await messages(request, context) }
+        api.post("conversations/{id}/messages") { request, context in try await send(request, context) }
+        api.post("conversations/{id}/stop") { _, context in try await stop(context) }
+        api.get("models") { _, context in try models(context) }
+    }
+
+    /// The body of `POST /api/conversations`.
+    struct NewConversation: Decodable {
+        var title: String?
+        var model: String?
+        var systemPrompt: String?
+        enum CodingKeys: String, CodingKey { case title, model, systemPrompt = "system_prompt" }
+    }
+
+    /// The body of `POST /api/conversations/{id}/messages`.
+    struct NewMessage: Decodable {
+        var content: String
+        var model: String?
+        var requestId: String?
+        enum CodingKeys: String, CodingKey { case content, model, requestId = "request_id" }
+    }
+
+    private func conversations(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let (after, limit) = try Self.cursor(request)
+        let page = try await services.chat.store.conversations(userID: user.id, before: after, limit: limit)
+        return try .json(ListJSON(data: page.items.map(ConversationJSON.init), hasMore: page.hasMore))
+    }
+
+    private func createConversation(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let body = try await request.decodeJSON(NewConversation.self)
+        let conversation = try await chatCall { () async throws(ChatError) in
+            try await services.chat.createConversation(userID: user.id, title: body.title, model: body.model, systemPrompt: body.systemPrompt)
+        }
+        return try .json(ConversationJSON(conversation), status: .created)
+    }
+
+    private func deleteConversation(_ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        try await chatCall { () async throws(ChatError) in try await services.chat.delete(userID: user.id, conversationID: id) }
+        return Response(status: .noContent)
+    }
+
+    private func messages(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        let (after, limit) = try Self.cursor(request)
+        let page: Page<Message>
+        do {
+            page = try await services.chat.store.messages(conversationID: id, userID: user.id, afterID: after, limit: limit)
+        } catch {
+            throw error == .notFound ? AppError.notFound : AppError.internalError
+        }
+        return try .json(ListJSON(data: page.items.map(MessageJSON.init), hasMore: page.hasMore))
+    }
+
+    private func send(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        let body = try await request.decodeJSON(NewMessage.self)
+        let result = try await chatCall { () async throws(ChatError) in
+            try await services.chat.send(userID: user.id, conversationID: id, content: body.content, model: body.model,
+                                         requestID: body.requestId)
+        }
+        guard request.headers[.accept]?.contains("text/event-stream") == true else {
+            return try .json(SendAccepted(result), status: .accepted)
+        }
+        let subscription = await services.chat.generations.subscribe(
+            conversationID: id, userID: user.id, lastEventID: EventID(messageID: result.assistantMessageID, sequence: 0))
+        return EventStreamResponse.make(subscription, endAfterDoneOf: result.assistantMessageID)
+    }
+
+    private func stop(_ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        try await chatCall { () async throws(ChatError) in try await services.chat.stop(userID: user.id, conversationID: id) }
+        return Response(status: .noContent)
+    }
+
+    private func models(_ context: AppRequestContext) throws -> Response {
+        _ = try context.requireUser()
+        struct ModelJSON: Encodable { var id: String; var contextWindow: Int; var vision: Bool }
+        return try .json(ListJSON(data: services.chat.catalog.models.map {
+            ModelJSON(id: $0.id, contextWindow: $0.contextWindow, vision: $0.vision)
+        }, hasMore: false))
+    }
+
+    /// `after_id` and `limit` from the query; 400 when malformed.
+    static func cursor(_ request: Request) throws -> (after: Int64?, limit: Int) {
+        let query = request.uri.queryParameters
+        var after: Int64?
+        if let text = query["after_id"], !text.isEmpty {
+            guard let value = Int64(text), value > 0 else { throw AppError.malformed("after_id must be a positive id.") }
+            after = value
+        }
+        var limit = defaultLimit
+        if let text = query["limit"], !text.isEmpty {
+            guard let value = Int(text), (1...maxLimit).contains(value) else {
+                throw AppError.malformed("limit must be between 1 and \(maxLimit).")
+            }
+            limit = value
+        }
+        return (after, limit)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import ParleyCore
+
+/// A conversation in the JSON API.
+struct ConversationJSON: Encodable {
+    var id: ConversationID
+    var title: String
+    var model: String
+    var systemPrompt: String
+    var createdAt: Date
+    var updatedAt: Date
+
+    init(_ conversation: Conversation) {
+        id = conversation.id
+        title = conversation.title
+        model = conversation.model
+        systemPrompt = conversation.systemPrompt
+        createdAt = conversation.createdAt
+        updatedAt = conversation.updatedAt
+    }
+}
+
+/// A message in the JSON API.
+struct MessageJSON: Encodable {
+    struct UsageJSON: Encodable {
+        var promptTokens: Int
+        var completionTokens: Int
+        var costUsd: Double
+        var estimated: Bool
+    }
+    struct ErrorJSON: Encodable {
+        var code: String
+        var message: String
+    }
+    struct AttachmentJSON: Encodable {
+        var id: Int64
+        var contentType: String
+        var bytes: Int
+    }
+    var id: MessageID
+    var role: String
+    var content: String
+    var status: String
+    var model: String
+    var createdAt: Date
+    var usage: UsageJSON
+    var attachments: [AttachmentJSON] = []
+    var error: ErrorJSON?
+
+    init(_ message: Message) {
+        id = message.id
+        role = message.role.rawValue
+        content = message.content
+        status = message.status.rawValue
+        model = message.model
+        createdAt = message.createdAt
+        usage = UsageJSON(promptTokens: message.usage.promptTokens, completionTokens: message.usage.completionTokens,
+                          costUsd: message.usage.costUSD, estimated: message.usage.estimated)
+        error = message.failure.map { ErrorJSON(code: $0.code, message: $0.message) }
+    }
+}
+
+/// A page of a list in the JSON API.
+struct ListJSON<Item: Encodable>: Encodable {
+    var data: [Item]
+    var hasMore: Bool
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Hummingbird
+import ParleyCore
+
+/// Sign-in, sign-up and sign-out, for the browser (forms and the session cookie) and the API (tokens).
+struct AuthController {
+    let services: AppServices
+
+    /// Adds the routes.
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("/login") { _, context in
+            context.identity == nil ? loginPage(context) : Response.seeOther("/c")
+        }
+        router.post("/login") { request, context in try await login(request, context) }
+        router.post("/logout") { _, context in try await logout(context, everywhere: false) }
+        router.post("/logout/everywhere") { _, context in try await logout(context, everywhere: true) }
+        router.get("/signup") { _, context in signupPage(context) }
+        router.post("/signup") { request, context in try await signup(request, context) }
+        router.post("/api/login") { request, context in try await apiLogin(request, context) }
+    }
+
+    /// The credentials of the JSON login.
+    struct Credentials: Decodable {
+        var email: String
+        var password: String
+    }
+
+    private func login(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        var request = request
+        let form = try await FormFields(request: &request)
+        let email = form["email"] ?? ""
+        do {
+            let user = try await authenticate(email: email, password: form["password"] ?? "", context: context)
+            return try await signedIn(user)
+        } catch let error as AppError where error.status == .unauthorized || error.status == .tooManyRequests {
+            var response = loginPage(context, email: email, error: error.message, status: error.status)
+            for field in error.headers { response.headers.append(field) }
+            return response
+        }
+    }
+
+    private func apiLogin(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let credentials = try await request.decodeJSON(Credentials.self)
+        let user = try await authenticate(email: credentials.email, password: credentials.password, context: context)
+        let (token, expiresAt) = try await services.sessions.signIn(user)
+        struct TokenBody: Encodable { var token: String; var expiresAt: Date }
+        return try .json(TokenBody(token: token, expiresAt: expiresAt))
+    }
+
+    /// Checks a password, with throttling per email and per address; the same 401 whether or not the email exists.
+    private func authenticate(email: String, password: String, context: AppRequestContext) async throws -> User {
+        let keys = ["email:" + email.lowercased(), "address:" + context.remoteAddress]
+        if let wait = services.throttle.retryAfter(keys: keys) {
+            throw AppError(.tooManyRequests, code: "too_many_attempts",
+                           message: "Too many failed sign-ins. Try again in \(wait) seconds.",
+                           headers: [.retryAfter: String(wait)])
+        }
+        let user = try await services.accounts.user(email: email)
+        let matches = try await services.hasher.verify(password, hash: user?.passwordHash)
+        guard let user, matches, !user.isDisabled else {
+            services.throttle.recordFailure(keys: keys)
+            throw AppError(.unauthorized, code: "invalid_credentials", message: "The email or password is not right.")
+        }
+        return user
+    }
+
+    private func signup(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        var request = request
+        let form = try await FormFields(request: &request)
+        let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
+        let password = form["password"] ?? ""
+        guard services.settings.signup != .closed else { throw AppError(.forbidden, code: "signup_closed", message: "Sign-up is closed.") }
+        if let problem = Self.emailProblem(email) ?? PasswordHasher.problem(with: password) {
+            return signupPage(context, email: email, error: problem, status: .unprocessableContent)
+        }
+        let hash = try await services.hasher.hash(password)
+        do {
+            let user = try await services.accounts.signUp(email: email, passwordHash: hash,
+                                                          allowWhenUsersExist: services.settings.signup == .open)
+            return try await signedIn(user)
+        } catch StoreError.duplicate {
+            return signupPage(context, email: email, error: "An account with this email exists already. Sign in instead.",
+                              status: .conflict)
+        } catch StoreError.signupClosed {
+            throw AppError(.forbidden, code: "signup_closed", message: "Sign-up is closed. Ask an admin for an account.")
+        }
+    }
+
+    private func logout(_ context: AppRequestContext, everywhere: Bool) async throws -> Response {
+        if let identity = context.identity {
+            if everywhere {
+                try await services.sessions.signOutEverywhere(userID: identity.user.id)
+            } else {
+                try await services.sessions.signOut(sessionID: identity.sessionID)
+            }
+        }
+        var response = Response.seeOther("/login")
+        response.setCookie(Cookie(name: AuthenticationMiddleware.cookieName, value: "", maxAge: 0, path: "/",
+                                  secure: services.settings.usesSecureCookies, httpOnly: true, sameSite: .lax))
+        return response
+    }
+
+    private func signedIn(_ user: User) async throws -> Response {
+        let (token, expiresAt) = try await services.sessions.signIn(user)
+        var response = Response.seeOther("/c")
+        response.setCookie(Cookie(name: AuthenticationMiddleware.cookieName, value: token, expires: expiresAt, path: "/",
+                                  secure: services.settings.usesSecureCookies, httpOnly: true, sameSite: .lax))
+        return response
+    }
+
+    private func loginPage(_ context: AppRequestContext, email: String = "", error: String? = nil,
+                           status: HTTPResponse.Status = .ok) -> Response {
+        var values: [String: Any] = ["email": email, "signup_open": services.settings.signup != .closed]
+        values["error"] = error
+        return services.pages.page("login", title: "Sign in", context: context, values: values, status: status)
+    }
+
+    private func signupPage(_ context: AppRequestContext, email: String = "", error: String? = nil,
+                            status: HTTPResponse.Status = .ok) -> Response {
+        var values: [String: Any] = ["email": email, "closed": services.settings.signup == .closed]
+        values["error"] = error
+        return services.pages.page("signup", title: "Create an account", context: context, values: values, status: status)
+    }
+
+    /// Why an email is not acceptable, or nil.
+    static func emailProblem(_ email: String) -> String? {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
+              !email.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+            return "Enter a valid email address."
+        }
+        return nil
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Hummingbird
+import ParleyCore
+
+/// The browser's conversation pages: the list, one conversation, and the forms that change them.
+struct ConversationController {
+    /// Conversations shown per page of the list.
+    static let pageSize = 50
+    let services: AppServices
+
+    /// Adds the routes.
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("/") { _, context in Response.seeOther(context.identity == nil ? "/login" : "/c") }
+        router.get("/c") { request, context in try await list(request, context) }
+        router.post("/c") { request, context in try await create(request, context) }
+        router.get("/c/{id}") { _, context in try await show(context) }
+        router.post("/c/{id}/rename") { request, context in try await rename(request, context) }
+        router.post("/c/{id}/delete") { _, context in try await delete(context) }
+    }
+
+    private func list(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let before = try request.uri.queryParameters["before"].map { value throws(AppError) -> ConversationID in
+            guard let id = ConversationID(value), id > 0 else { throw AppError.malformed("The cursor is not valid.") }
+            return id
+        }
+        let page = try await services.chat.store.conversations(userID: user.id, before: before, limit: Self.pageSize)
+        var values: [String: Any] = [
+            "conversations": page.items.map(Self.listValues),
+            "models": modelOptions(selected: services.chat.catalog.defaultModel?.id),
+            "request_id": UUID().uuidString,
+        ]
+        if page.hasMore, let last = page.items.last { values["next_cursor"] = String(last.id) }
+        return services.pages.page("conversations", title: "Conversations", context: context, values: values)
+    }
+
+    private func create(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        var request = request
+        let form = try await FormFields(request: &request)
+        let content = form["content"] ?? ""
+        let title = content.isEmpty ? nil : Self.titleFrom(content)
+        let conversation = try await chatCall { () async throws(ChatError) in
+            try await services.chat.createConversation(userID: user.id, title: title, model: form["model"], systemPrompt: form["system_prompt"])
+        }
+        if !content.allSatisfy(\.isWhitespace) {
+            _ = try await chatCall { () async throws(ChatError) in
+                try await services.chat.send(userID: user.id, conversationID: conversation.id, content: content,
+                                             model: nil, requestID: form["request_id"])
+            }
+        }
+        return .seeOther("/c/\(conversation.id)")
+    }
+
+    private func show(_ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        let conversation = try await chatCall { () async throws(ChatError) in try await services.chat.conversation(id, userID: user.id) }
+        let messages = try await services.chat.store.messages(conversationID: id, userID: user.id, afterID: nil, limit: Int.max).items
+        let streaming = messages.last { $0.status == .streaming }
+        let sidebar = try await services.chat.store.conversations(userID: user.id, before: nil, limit: Self.pageSize).items
+        return services.pages.page("conversation", title: conversation.title, context: context, values: [
+            "conversation": ["id": conversation.id, "title": conversation.title, "model": conversation.model,
+                             "system_prompt": conversation.systemPrompt] as [String: Any],
+            "messages": messages.map(MessageView.values),
+            "is_streaming": streaming != nil,
+            "resume_event_id": streaming.map { String(EventID(messageID: $0.id, sequence: 0).value) } ?? "",
+            "can_regenerate": messages.last?.role == .assistant && streaming == nil,
+            "models": modelOptions(selected: conversation.model),
+            "conversations": sidebar.map { Self.listValues($0, current: id) },
+            "request_id": UUID().uuidString,
+        ])
+    }
+
+    private func rename(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        var request = request
+        let form = try await FormFields(request: &request)
+        try await chatCall { () async throws(ChatError) in
+            try await services.chat.rename(userID: user.id, conversationID: id, title: form["title"] ?? "")
+        }
+        return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
+    }
+
+    private func delete(_ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        try await chatCall { () async throws(ChatError) in try await services.chat.delete(userID: user.id, conversationID: id) }
+        return .seeOther("/c")
+    }
+
+    private func modelOptions(selected: String?) -> [[String: Any]] {
+        services.chat.catalog.models.map { ["id": $0.id, "selected": $0.id == selected] }
+    }
+
+    private static func listValues(_ conversation: Conversation) -> [String: Any] {
+        listValues(conversation, current: nil)
+    }
+
+    private static func listValues(_ conversation: Conversation, current: ConversationID?) -> [String: Any] {
+        ["id": conversation.id, "title": conversation.title, "model": conversation.model,
+         "updated_at": ISO8601DateFormatter().string(from: conversation.updatedAt), "current": conversation.id == current]
+    }
+
+    /// A title from the first words of the first message.
+    static func titleFrom(_ content: String) -> String {
+        let words = content.split(whereSeparator: \.isWhitespace).prefix(8).joined(separator: " ")
+        return words.count > 60 ? String(words.prefix(60)) + "…" : words
+    }
+}

@@ -1,0 +1,33 @@
+import HTTPTypes
+import Hummingbird
+import ParleyCore
+
+/// Writes a conversation's events as `text/event-stream`, with heartbeats; a failed write (the client left) ends it.
+enum EventStreamResponse {
+    /// The streaming response; with `endAfterDoneOf`, it closes once that reply's `done` was sent.
+    static func make(_ subscription: EventSubscription, endAfterDoneOf messageID: MessageID?) -> Response {
+        let doneMarker = messageID.map { "id: \(EventID(messageID: $0, sequence: EventID.doneSequence).value)\n" }
+        let headers: HTTPFields = [
+            .contentType: "text/event-stream; charset=utf-8",
+            .cacheControl: "no-cache, no-transform",
+            HTTPField.Name("X-Accel-Buffering")!: "no",
+        ]
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            var subscription = subscription
+            defer { subscription.close() }
+            try await writer.write(ByteBuffer(string: "retry: 1000\n: connected\n\n"))
+            loop: while true {
+                switch await subscription.next() {
+                case .frames(let frames):
+                    try await writer.write(ByteBuffer(string: frames))
+                    if let doneMarker, frames.contains(doneMarker) { break loop }
+                case .heartbeat:
+                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                case .ended:
+                    break loop
+                }
+            }
+            try await writer.finish(nil)
+        })
+    }
+}

@@ -1,0 +1,77 @@
+import HTTPTypes
+import Hummingbird
+import ParleyCore
+
+/// Sending, stopping and regenerating replies, and the conversation's event stream, for the browser.
+struct ReplyController {
+    let services: AppServices
+
+    /// Adds the routes.
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.post("/c/{id}/messages") { request, context in try await send(request, context) }
+        router.post("/c/{id}/stop") { request, context in try await stop(request, context) }
+        router.post("/c/{id}/regenerate") { request, context in try await regenerate(request, context) }
+        router.get("/c/{id}/events") { request, context in try await events(request, context) }
+    }
+
+    private func send(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        var request = request
+        let form = try await FormFields(request: &request)
+        let result = try await chatCall { () async throws(ChatError) in
+            try await services.chat.send(userID: user.id, conversationID: id, content: form["content"] ?? "",
+                                         model: form["model"], requestID: form["request_id"])
+        }
+        return try accepted(result, request: request)
+    }
+
+    private func regenerate(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        var request = request
+        let form = try await FormFields(request: &request)
+        let result = try await chatCall { () async throws(ChatError) in
+            try await services.chat.regenerate(userID: user.id, conversationID: id, model: form["model"])
+        }
+        return try accepted(result, request: request)
+    }
+
+    private func stop(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        try await chatCall { () async throws(ChatError) in try await services.chat.stop(userID: user.id, conversationID: id) }
+        return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
+    }
+
+    private func events(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        _ = try await chatCall { () async throws(ChatError) in try await services.chat.conversation(id, userID: user.id) }
+        let lastEventID = (request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters["last_event_id"].map(String.init))
+            .flatMap(EventID.init)
+        let subscription = await services.chat.generations.subscribe(conversationID: id, userID: user.id, lastEventID: lastEventID)
+        return EventStreamResponse.make(subscription, endAfterDoneOf: nil)
+    }
+
+    /// 303 back to the conversation for a form; 202 with the new ids for a script.
+    private func accepted(_ result: SendResult, request: Request) throws -> Response {
+        if request.isPlainForm { return .seeOther("/c/\(result.conversationID)") }
+        return try .json(SendAccepted(result), status: .accepted)
+    }
+}
+
+/// The 202 body of a send: the messages it created and where to follow the reply.
+struct SendAccepted: Encodable {
+    var messageId: MessageID?
+    var assistantMessageId: MessageID
+    var eventsUrl: String
+    var repeated: Bool
+
+    init(_ result: SendResult) {
+        messageId = result.userMessageID
+        assistantMessageId = result.assistantMessageID
+        eventsUrl = "/c/\(result.conversationID)/events"
+        repeated = result.isRepeat
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+import Logging
+import ParleyCore
+
+/// Turns every error into the response the caller understands: JSON `{"error":{...}}` for the API,
+/// a rendered page for browsers (or a redirect to sign in), and a logged 500 with a request id for our faults.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let pages: PageRenderer
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let appError = Self.appError(for: error, request: request, context: context)
+            if appError.status == .unauthorized, !request.wantsJSON, request.method == .get {
+                return Response.redirect(to: "/login", type: .normal)
+            }
+            var response = request.wantsJSON
+                ? Self.json(appError)
+                : pages.errorPage(appError, requestID: context.id, context: context)
+            for field in appError.headers { response.headers.append(field) }
+            return response
+        }
+    }
+
+    /// The app error for anything thrown.
+    static func appError(for error: any Error, request: Request, context: Context) -> AppError {
+        switch error {
+        case let error as AppError:
+            return error
+        case let error as HTTPError where error.status == .notFound:
+            return .notFound
+        case let error as HTTPError where error.status == .contentTooLarge:
+            return AppError(.contentTooLarge, code: "too_large", message: "The request is too large.")
+        case let error as HTTPError where error.status.code < 500:
+            return AppError(error.status, code: "bad_request", message: error.body ?? "The request could not be read.")
+        default:
+            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            var failure = AppError.internalError
+            failure.message += " (request id \(context.id))"
+            return failure
+        }
+    }
+
+    /// The JSON error body of the API.
+    static func json(_ error: AppError) -> Response {
+        let body = #"{"error":{"code":"# + quoted(error.code) + #","message":"# + quoted(error.message) + "}}"
+        return Response(status: error.status, headers: [.contentType: "application/json; charset=utf-8"],
+                         body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    private static func quoted(_ text: String) -> String {
+        var out = ""
+        JSONText.appendQuoted(text, to: &out)
+        return out
+    }
+}

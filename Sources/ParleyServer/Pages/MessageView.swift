@@ -1,0 +1,28 @@
+import Foundation
+import ParleyCore
+import ParleyMarkdown
+
+/// A message as the conversation page shows it.
+enum MessageView {
+    /// The template values of a message: its markdown rendered (safely) to HTML, its status and usage.
+    static func values(_ message: Message) -> [String: Any] {
+        var values: [String: Any] = [
+            "id": message.id,
+            "role": message.role.rawValue,
+            "is_user": message.role == .user,
+            "is_assistant": message.role == .assistant,
+            "html": MarkdownRenderer.html(message.content),
+            "status": message.status.rawValue,
+            "is_streaming": message.status == .streaming,
+            "is_partial": [.stopped, .interrupted, .error].contains(message.status),
+            "model": message.model,
+            "created_at": ISO8601DateFormatter().string(from: message.createdAt),
+        ]
+        if message.role == .assistant, message.status != .streaming {
+            values["usage"] = "\(message.usage.promptTokens) in · \(message.usage.completionTokens) out"
+                + (message.usage.estimated ? " (estimated)" : "")
+        }
+        if let failure = message.failure { values["failure"] = failure.message }
+        return values
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import GRDB
+import ParleyCore
+
+/// Users, sessions and settings in SQLite.
+public struct SQLiteAccountStore: AccountStore {
+    let pool: DatabasePool
+
+    /// Creates the store over an open database.
+    public init(database: ParleyDatabase) {
+        pool = database.pool
+    }
+
+    public func createUser(email: String, passwordHash: String, isAdmin: Bool) async throws(StoreError) -> User {
+        try await perform { try await pool.write { db in try insertUser(db, email: email, passwordHash: passwordHash, isAdmin: isAdmin) } }
+    }
+
+    public func signUp(email: String, passwordHash: String, allowWhenUsersExist: Bool) async throws(StoreError) -> User {
+        try await perform {
+            try await pool.write { db in
+                let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users") ?? 0
+                guard count == 0 || allowWhenUsersExist else { throw StoreError.signupClosed }
+                return try insertUser(db, email: email, passwordHash: passwordHash, isAdmin: count == 0)
+            }
+        }
+    }
+
+    public func user(id: UserID) async throws(StoreError) -> User? {
+        try await perform { try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id]).map(User.init(row:)) } }
+    }
+
+    public func user(email: String) async throws(StoreError) -> User? {
+        try await perform { try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE email = ?", arguments: [email]).map(User.init(row:)) } }
+    }
+
+    public func createSession(_ session: Session) async throws(StoreError) {
+        try await perform {
+            try await pool.write { db in
+                try db.execute(sql: "INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                               arguments: [session.id, session.userID, Date(), session.expiresAt])
+            }
+        }
+    }
+
+    public func session(id: String, now: Date) async throws(StoreError) -> Session? {
+        try await perform {
+            try await pool.read { db in
+                try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ? AND expires_at > ?", arguments: [id, now])
+                    .map { Session(id: $0["id"], userID: $0["user_id"], expiresAt: $0["expires_at"]) }
+            }
+        }
+    }
+
+    public func deleteSession(id: String) async throws(StoreError) {
+        try await perform { try await pool.write { db in try db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id]) } }
+    }
+
+    public func deleteSessions(userID: UserID) async throws(StoreError) {
+        try await perform { try await pool.write { db in try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [userID]) } }
+    }
+
+    public func setting(_ key: String, orInsert makeValue: @Sendable () -> String) async throws(StoreError) -> String {
+        try await perform {
+            try await pool.write { db in
+                try db.execute(sql: "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)", arguments: [key, makeValue()])
+                return try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) ?? ""
+            }
+        }
+    }
+
+    private func insertUser(_ db: Database, email: String, passwordHash: String, isAdmin: Bool) throws -> User {
+        let now = Date()
+        try db.execute(sql: "INSERT INTO users (email, password_hash, is_admin, created_at) VALUES (?, ?, ?, ?)",
+                       arguments: [email, passwordHash, isAdmin, now])
+        return User(id: db.lastInsertedRowID, email: email, passwordHash: passwordHash, isAdmin: isAdmin, isDisabled: false,
+                    createdAt: now)
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import GRDB
+import ParleyCore
+
+/// Conversations and messages in SQLite; every query is scoped by the owner.
+public struct SQLiteChatStore: ChatStore {
+    let pool: DatabasePool
+
+    /// Creates the store over an open database.
+    public init(database: ParleyDatabase) {
+        pool = database.pool
+    }
+
+    public func createConversation(userID: UserID, title: String, model: String, systemPrompt: String) async throws(StoreError) -> Conversation {
+        try await perform {
+            try await pool.write { db in
+                let now = Date()
+                try db.execute(sql: """
+                    INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """, arguments: [userID, title, model, systemPrompt, now, now])
+                return Conversation(id: db.lastInsertedRowID, userID: userID, title: title, model: model,
+                                    systemPrompt: systemPrompt, createdAt: now, updatedAt: now)
+            }
+        }
+    }
+
+    public func conversation(id: ConversationID, userID: UserID) async throws(StoreError) -> Conversation? {
+        try await perform { try await pool.read { db in try ownedConversation(db, id: id, userID: userID) } }
+    }
+
+    public func conversations(userID: UserID, before: ConversationID?, limit: Int) async throws(StoreError) -> Page<Conversation> {
+        try await perform {
+            try await pool.read { db in
+                let rows: [Row]
+                if let before {
+                    rows = try Row.fetchAll(db, sql: """
+                        SELECT c.* FROM conversations c, conversations cursor
+                        WHERE cursor.id = ? AND cursor.user_id = ? AND c.user_id = ?
+                          AND (c.updated_at, c.id) < (cursor.updated_at, cursor.id)
+                        ORDER BY c.updated_at DESC, c.id DESC LIMIT ?
+                        """, arguments: [before, userID, userID, limit + 1])
+                } else {
+                    rows = try Row.fetchAll(db, sql: """
+                        SELECT * FROM conversations WHERE user_id = ? ORDER BY updated_at DESC, id DESC LIMIT ?
+                        """, arguments: [userID, limit + 1])
+                }
+                return page(rows, limit: limit, Conversation.init(row:))
+            }
+        }
+    }
+
+    public func renameConversation(id: ConversationID, userID: UserID, title: String) async throws(StoreError) {
+        try await updateOwned(id: id, userID: userID, sql: "UPDATE conversations SET title = ? WHERE id = ? AND user_id = ?",
+                              arguments: [title, id, userID])
+    }
+
+    public func configureConversation(id: ConversationID, userID: UserID, model: String, systemPrompt: String) async throws(StoreError) {
+        try await updateOwned(id: id, userID: userID,
+                              sql: "UPDATE conversations SET model = ?, system_prompt = ? WHERE id = ? AND user_id = ?",
+                              arguments: [model, systemPrompt, id, userID])
+    }
+
+    public func deleteConversation(id: ConversationID, userID: UserID) async throws(StoreError) {
+        try await updateOwned(id: id, userID: userID, sql: "DELETE FROM conversations WHERE id = ? AND user_id = ?",
+                              arguments: [id, userID])
+    }
+
+    public func messages(conversationID: ConversationID, userID: UserID, afterID: MessageID?, limit: Int) async throws(StoreError) -> Page<Message> {
+        try await perform {
+            try await pool.read { db in
+                guard try ownedConversation(db, id: conversationID, userID: userID) != nil else { throw StoreError.notFound }
+                let fetchLimit = limit == Int.max ? -1 : limit + 1
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT * FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?
+                    """, arguments: [conversationID, afterID ?? 0, fetchLimit])
+                return page(rows, limit: limit, Message.init(row:))
+            }
+        }
+    }
+
+    public func message(id: MessageID, userID: UserID) async throws(StoreError) -> Message? {
+        try await perform {
+            try await pool.read { db in
+                try Row.fetchOne(db, sql: """
+                    SELECT m.* FROM messages m JOIN conversations c ON c.id = m.conversation_id
+                    WHERE m.id = ? AND c.user_id = ?
+                    """, arguments: [id, userID]).map(Message.init(row:))
+            }
+        }
+    }
+
+    public func exchange(conversationID: ConversationID, requestID: String) async throws(StoreError) -> Exchange? {
+        try await perform { try await pool.read { db in try exchange(db, conversationID: conversationID, requestID: requestID) } }
+    }
+
+    public func beginExchange(conversationID: ConversationID, userContent: String?, requestID: String?, model: String) async throws(StoreError) -> Exchange {
+        try await perform {
+            try await pool.write { db in
+                let now = Date()
+                var userMessage: Message?
+                var parentID: MessageID?
+                if let userContent {
+                    try db.execute(sql: """
+                        INSERT INTO messages (conversation_id, role, content, status, model, request_id, created_at, updated_at)
+                        VALUES (?, 'user', ?, 'complete', ?, ?, ?, ?)
+                        """, arguments: [conversationID, userContent, model, requestID, now, now])
+                    parentID = db.lastInsertedRowID
+                    userMessage = Message(id: db.lastInsertedRowID, conversationID: conversationID, role: .user,
+                                          content: userContent, status: .complete, model: model, requestID: requestID,
+                                          createdAt: now)
+                } else {
+                    parentID = try MessageID.fetchOne(db, sql: """
+                        SELECT MAX(id) FROM messages WHERE conversation_id = ? AND role = 'user'
+                        """, arguments: [conversationID])
+                }
+                try db.execute(sql: """
+                    INSERT INTO messages (conversation_id, role, content, status, model, parent_id, created_at, updated_at)
+                    VALUES (?, 'assistant', '', 'streaming', ?, ?, ?, ?)
+                    """, arguments: [conversationID, model, parentID, now, now])
+                let assistant = Message(id: db.lastInsertedRowID, conversationID: conversationID, role: .assistant,
+                                        content: "", status: .streaming, model: model, parentID: parentID, createdAt: now)
+                try db.execute(sql: "UPDATE conversations SET updated_at = ?, model = ? WHERE id = ?",
+                               arguments: [now, model, conversationID])
+                return Exchange(userMessage: userMessage, assistantMessage: assistant)
+            }
+        }
+    }
+
+    public func removeLastReply(conversationID: ConversationID, userID: UserID) async throws(StoreError) -> Message? {
+        try await perform {
+            try await pool.write { db in
+                guard try ownedConversation(db, id: conversationID, userID: userID) != nil else { throw StoreError.notFound }
+                guard let last = try Row.fetchOne(db, sql: """
+                    SELECT * FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT 1
+                    """, arguments: [conversationID]).map(Message.init(row:)) else { return nil }
+                guard last.role == .assistant else { return last.role == .user ? last : nil }
+                guard last.status != .streaming else { return nil }
+                try db.execute(sql: "DELETE FROM messages WHERE id = ?", arguments: [last.id])
+                guard let parentID = last.parentID else { return nil }
+                return try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE id = ?", arguments: [parentID]).map(Message.init(row:))
+            }
+        }
+    }
+
+    public func saveProgress(_ contents: [MessageID: String]) async throws(StoreError) {
+        try await perform {
+            try await pool.write { db in
+                let now = Date()
+                let statement = try db.cachedStatement(sql: """
+                    UPDATE messages SET content = ?, updated_at = ? WHERE id = ? AND status = 'streaming'
+                    """)
+                for (id, content) in contents {
+                    try statement.execute(arguments: [content, now, id])
+                }
+            }
+        }
+    }
+
+    public func finishReply(id: MessageID, outcome: ReplyOutcome) async throws(StoreError) {
+        try await perform {
+            try await pool.write { db in
+                let now = Date()
+                try db.execute(sql: """
+                    UPDATE messages SET content = ?, status = ?, prompt_tokens = ?, completion_tokens = ?, cost_usd = ?,
+                        usage_estimated = ?, error_code = ?, error_message = ?, updated_at = ?
+                    WHERE id = ?
+                    """, arguments: [outcome.content, outcome.status.rawValue, outcome.usage.promptTokens,
+                                     outcome.usage.completionTokens, outcome.usage.costUSD, outcome.usage.estimated,
+                                     outcome.failure?.code, outcome.failure?.message, now, id])
+                try db.execute(sql: """
+                    UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)
+                    """, arguments: [now, id])
+            }
+        }
+    }
+
+    public func interruptUnfinishedReplies() async throws(StoreError) -> Int {
+        try await perform {
+            try await pool.write { db in
+                try db.execute(sql: "UPDATE messages SET status = 'interrupted' WHERE status = 'streaming'")
+                return db.changesCount
+            }
+        }
+    }
+
+    private func ownedConversation(_ db: Database, id: ConversationID, userID: UserID) throws -> Conversation? {
+        try Row.fetchOne(db, sql: "SELECT * FROM conversations WHERE id = ? AND user_id = ?", arguments: [id, userID])
+            .map(Conversation.init(row:))
+    }
+
+    private func exchange(_ db: Database, conversationID: ConversationID, requestID: String) throws -> Exchange? {
+        guard let user = try Row.fetchOne(db, sql: """
+            SELECT * FROM messages WHERE conversation_id = ? AND request_id = ?
+            """, arguments: [conversationID, requestID]).map(Message.init(row:)) else { return nil }
+        guard let assistant = try Row.fetchOne(db, sql: """
+            SELECT * FROM messages WHERE parent_id = ? AND role = 'assistant' ORDER BY id DESC LIMIT 1
+            """, arguments: [user.id]).map(Message.init(row:)) else { return nil }
+        return Exchange(userMessage: user, assistantMessage: assistant)
+    }
+
+    private func updateOwned(id: ConversationID, userID: UserID, sql: String, arguments: StatementArguments) async throws(StoreError) {
+        try await perform {
+            try await pool.write { db in
+                try db.execute(sql: sql, arguments: arguments)
+                if db.changesCount == 0 { throw StoreError.notFound }
+            }
+        }
+    }
+}
