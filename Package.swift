@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
     ],
     targets: [
         .systemLibrary(name: "CCmarkGFM", pkgConfig: "libcmark-gfm",
@@ -30,6 +31,7 @@ let package = Package(
         .target(name: "ParleyStore", dependencies: [
             "ParleyCore",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "ParleyProviders", dependencies: [
             "ParleyCore",
@@ -48,6 +50,7 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .executableTarget(name: "Parley", dependencies: [
             "ParleyServer", "MockUpstream",
@@ -60,9 +63,12 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client")]),
         .testTarget(name: "ParleyServerTests", dependencies: [
-            "ParleyServer", "MockUpstream",
+            "ParleyServer", "ParleyCore", "ParleyStore", "ParleyProviders", "ParleyMarkdown", "MockUpstream",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
     ]
 )

@@ -11,19 +11,16 @@ public struct IncrementalMarkdownRenderer: Sendable {
     /// and quotes) and is itself a closed HTML block, so what follows parses as if at the start of a document.
     private static let separator = Array(" \n<!-- -->\n".utf8)
     private static let separatorLineCount = SourceLines(separator).completeCount
-    /// cmark skips a byte-order mark at the very start, so it renders to nothing and counts as committed at once.
-    private static let byteOrderMark = Array("\u{FEFF}".utf8)
 
     /// The text so far.
     public private(set) var text = ""
-    /// UTF-8 offset into `text` up to which HTML has been appended; always at a line start (or after a leading
-    /// byte-order mark).
+    /// UTF-8 offset into `text` up to which HTML has been appended; always at a line start.
     private var committed = 0
-    /// Source parsed before the pending text but not rendered: a separator, then every carried span of committed
-    /// lines, each closed by a separator. The leading one keeps the pending text from being parsed as a document
-    /// start (where cmark would skip a byte-order mark).
-    private var context = separator
-    private var contextLineCount = separatorLineCount
+    /// Source parsed before the pending text but not rendered: empty while nothing is committed (the pending text
+    /// is the document start), then a separator, which keeps cmark from treating a later pending text as a document
+    /// start, followed by every carried span of committed lines, each closed by a separator.
+    private var context: [UInt8] = []
+    private var contextLineCount = 0
 
     /// Creates a renderer with no text.
     public init() {}
@@ -35,9 +32,6 @@ public struct IncrementalMarkdownRenderer: Sendable {
 
     /// Renders what is new since the last call: HTML of blocks that became final, and the HTML of everything after them.
     public mutating func render() -> MarkdownUpdate {
-        if committed == 0, text.utf8.starts(with: Self.byteOrderMark) {
-            committed = Self.byteOrderMark.count
-        }
         let pending = SourceLines(Array(text.utf8[text.utf8.index(text.utf8.startIndex, offsetBy: committed)...]))
         let document = CmarkDocument(context, pending.bytes)
         let blocks = pendingBlocks(of: document)
@@ -70,11 +64,19 @@ public struct IncrementalMarkdownRenderer: Sendable {
     /// place, definitions inside block quotes and list items included. (cmark's end lines are not used: an HTML
     /// block's can be too small, a setext heading's reaches into the next block.)
     private mutating func commit(_ blocks: ArraySlice<CmarkDocument.Block>, before boundary: Int, of pending: SourceLines) {
+        if committed == 0 {
+            context = Self.separator
+            contextLineCount = Self.separatorLineCount
+        }
         let cuts = [1] + blocks.map(\.startLine) + [boundary]
         for (first, next) in zip(cuts, cuts.dropFirst()) where first < next {
             let span = first...(next - 1)
             guard span.contains(where: pending.mayBeginDefinition) else { continue }
-            context += pending.bytes(ofLines: span) + Self.separator
+            var source = pending.bytes(ofLines: span)
+            if committed == 0, first == 1, source.starts(with: SourceLines.byteOrderMark) {
+                source.removeFirst(SourceLines.byteOrderMark.count)
+            }
+            context += source + Self.separator
             contextLineCount += span.count + Self.separatorLineCount
         }
         committed += pending.offset(ofLine: boundary)

@@ -1,5 +1,8 @@
 /// The lines of a UTF-8 markdown buffer, counted as cmark-gfm counts them (LF, CR LF and a lone CR end a line).
 struct SourceLines {
+    /// cmark skips a byte-order mark at the start of a document (and then misses a task list item on line 1).
+    static let byteOrderMark = Array("\u{FEFF}".utf8)
+
     /// The buffer.
     let bytes: [UInt8]
     /// Byte offset where each line starts: line n (1-based) starts at `starts[n - 1]`; the last entry is where the
@@ -37,12 +40,14 @@ struct SourceLines {
         bytes[offset(ofLine: lines.lowerBound)..<offset(ofLine: lines.upperBound + 1)]
     }
 
-    /// Whether `line` (complete or the incomplete last one) might begin a link reference definition, possibly inside block quotes or list
-    /// items: after container markers and indentation comes `[`, and the label closes with `]:` on this line or not
-    /// at all (it may continue on the next). Errs on the side of yes.
+    /// Whether `line` (complete or the incomplete last one) might begin a link reference definition, possibly inside
+    /// block quotes or list items: after a byte-order mark, container markers and indentation comes `[`, and the
+    /// label closes with `]:` on this line or not at all (it may continue on the next). Errs on the side of yes.
     func mayBeginDefinition(_ line: Int) -> Bool {
         let containerMarkers = Set(" \t>-+*0123456789.)".utf8)
-        let rest = content(of: line).drop { containerMarkers.contains($0) }
+        var rest = content(of: line)
+        if rest.starts(with: Self.byteOrderMark) { rest = rest.dropFirst(Self.byteOrderMark.count) }
+        rest = rest.drop { containerMarkers.contains($0) }
         guard rest.first == UInt8(ascii: "[") else { return false }
         let bracket = UInt8(ascii: "]"), colon = UInt8(ascii: ":")
         return !rest.contains(bracket) || zip(rest, rest.dropFirst()).contains { $0 == bracket && $1 == colon }

@@ -1,12 +1,15 @@
-/// One Server-Sent Events message: its event name (empty when unnamed) and its data lines joined by "\n".
+/// One Server-Sent Events message: its event name (empty when unnamed), its data lines joined by "\n",
+/// and its `id:` when it had one.
 public struct SSEMessage: Sendable, Equatable {
     public var event: String
     public var data: String
+    public var id: String?
 
     /// Creates a message.
-    public init(event: String = "", data: String) {
+    public init(event: String = "", data: String, id: String? = nil) {
         self.event = event
         self.data = data
+        self.id = id
     }
 }
 
@@ -18,6 +21,7 @@ public struct SSEParser: Sendable {
     private var data: [UInt8] = []
     private var hasData = false
     private var event = ""
+    private var id: String?
     private var afterCarriageReturn = false
 
     /// Creates an empty parser.
@@ -48,11 +52,12 @@ public struct SSEParser: Sendable {
         defer { line.removeAll(keepingCapacity: true) }
         guard !line.isEmpty else {
             if hasData {
-                messages.append(SSEMessage(event: event, data: String(decoding: data, as: UTF8.self)))
+                messages.append(SSEMessage(event: event, data: String(decoding: data, as: UTF8.self), id: id))
             }
             data.removeAll(keepingCapacity: true)
             hasData = false
             event = ""
+            id = nil
             return
         }
         guard line[0] != UInt8(ascii: ":") else { return }
@@ -66,6 +71,8 @@ public struct SSEParser: Sendable {
             hasData = true
         } else if name.elementsEqual("event".utf8) {
             event = String(decoding: line[valueStart...], as: UTF8.self)
+        } else if name.elementsEqual("id".utf8) {
+            id = String(decoding: line[valueStart...], as: UTF8.self)
         }
     }
 }

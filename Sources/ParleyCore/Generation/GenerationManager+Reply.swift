@@ -147,9 +147,9 @@ extension GenerationManager {
         let usage = self.usage(of: job, text: text, reported: providerUsage, estimatedPrompt: estimatedPrompt)
         let outcome = ReplyOutcome(content: text, status: status, usage: usage, failure: failure)
         // The final save must happen even when this task is being cancelled by a shutdown.
-        let saved = await Task { [store] in
+        let saved = await uncancelled { [store] in
             do { try await store.finishReply(id: job.assistantMessageID, outcome: outcome); return true } catch { return false }
-        }.value
+        }
         if !saved {
             logger.error("saving a finished reply failed", metadata: ["message": "\(job.assistantMessageID)"])
         }

@@ -44,7 +44,12 @@ public final class GenerationManager: Sendable {
             shutdown()
             group.cancelAll()
         }
-        await saveProgress()
+        await uncancelled { await self.saveProgress() }
+    }
+
+    /// Runs work that must finish even while the caller is being cancelled (saving what a shutdown interrupts).
+    func uncancelled<T: Sendable>(_ work: @escaping @Sendable () async -> T) async -> T {
+        await Task { await work() }.value
     }
 
     /// Stops accepting replies and ends the running ones as `interrupted`.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import JWTKit
 import ParleyCore
@@ -22,9 +23,14 @@ public struct SessionAuthority: Sendable {
     /// Creates the authority with the HMAC secret.
     public init(secret: String, accounts: any AccountStore, lifetime: TimeInterval) async {
         keys = JWTKeyCollection()
-        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        await keys.add(hmac: Self.signingKey(secret), digestAlgorithm: .sha256)
         self.accounts = accounts
         self.lifetime = lifetime
+    }
+
+    /// The HMAC key for a secret of any length: its SHA-256, so that short secrets still give a full-size key.
+    static func signingKey(_ secret: String) -> HMACKey {
+        HMACKey(key: SymmetricKey(data: SHA256.hash(data: Array(secret.utf8))))
     }
 
     /// Starts a session for the user; returns the token and when it expires.

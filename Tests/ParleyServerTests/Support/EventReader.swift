@@ -1,0 +1,114 @@
+import AsyncHTTPClient
+import Foundation
+import NIOHTTP1
+import ParleyProviders
+import Synchronization
+
+/// One received Server-Sent Event, its JSON data decoded.
+struct ReceivedEvent: Sendable {
+    var id: String?
+    var name: String
+    var data: String
+
+    /// The data as a JSON object.
+    var json: [String: Any] { ((try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any]) ?? [:] }
+}
+
+/// What the background reader has received so far.
+private final class ReceivedEvents: Sendable {
+    struct State {
+        var events: [ReceivedEvent] = []
+        var consumed = 0
+        var comments = 0
+        var finished = false
+    }
+    let state = Mutex(State())
+}
+
+/// Reads an event stream response in the background with the project's own SSE parser; tests take events in order.
+final class EventReader: Sendable {
+    let status: Int
+    let headers: HTTPHeaders
+    private let received = ReceivedEvents()
+    private let reading = Mutex<Task<Void, Never>?>(nil)
+
+    /// Starts reading the body.
+    init(status: Int, headers: HTTPHeaders, body: HTTPClientResponse.Body) {
+        self.status = status
+        self.headers = headers
+        let task = Task { [received] in
+            let state = received
+            var parser = SSEParser()
+            do {
+                for try await buffer in body {
+                    let comments = String(buffer: buffer).components(separatedBy: ": heartbeat\n").count - 1
+                    let events = parser.feed(buffer.readableBytesView).map { ReceivedEvent(id: $0.id, name: $0.event, data: $0.data) }
+                    state.state.withLock {
+                        $0.comments += comments
+                        $0.events += events
+                    }
+                }
+            } catch {}
+            state.state.withLock { $0.finished = true }
+        }
+        reading.withLock { $0 = task }
+    }
+
+    deinit {
+        reading.withLock { $0?.cancel() }
+    }
+
+    /// Heartbeat comments received so far.
+    var comments: Int { received.state.withLock { $0.comments } }
+
+    /// Takes events until `stop` returns true for one (included), the stream ends, or `timeout` passes (an error).
+    func collect(timeout: Duration = .seconds(15), until stop: (ReceivedEvent, [ReceivedEvent]) -> Bool) async throws -> [ReceivedEvent] {
+        let deadline = ContinuousClock.now + timeout
+        var taken: [ReceivedEvent] = []
+        while ContinuousClock.now < deadline {
+            let (fresh, finished) = received.state.withLock { state in
+                defer { state.consumed = state.events.count }
+                return (Array(state.events[state.consumed...]), state.finished)
+            }
+            for (index, event) in fresh.enumerated() {
+                taken.append(event)
+                if stop(event, taken) {
+                    received.state.withLock { $0.consumed -= fresh.count - index - 1 }
+                    return taken
+                }
+            }
+            if finished { return taken }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw TestFailure("no matching event within \(timeout); got \(taken.map(\.name))")
+    }
+
+    /// Takes events until one matches `stop`.
+    func collect(timeout: Duration = .seconds(15), until stop: (ReceivedEvent) -> Bool) async throws -> [ReceivedEvent] {
+        try await collect(timeout: timeout) { event, _ in stop(event) }
+    }
+
+    /// Takes events until `count` token events arrived.
+    func untilTokens(_ count: Int, timeout: Duration = .seconds(15)) async throws -> [ReceivedEvent] {
+        try await collect(timeout: timeout) { _, events in events.filter { $0.name == "token" }.count == count }
+    }
+
+    /// Takes events until the `done` event of a reply.
+    func untilDone(timeout: Duration = .seconds(15)) async throws -> [ReceivedEvent] {
+        try await collect(timeout: timeout) { $0.name == "done" }
+    }
+}
+
+extension Array where Element == ReceivedEvent {
+    /// The concatenated raw `text` of the token events.
+    var text: String { filter { $0.name == "token" }.map { $0.json["text"] as? String ?? "" }.joined() }
+
+    /// The concatenated `append` HTML plus the last `tail`.
+    var streamedHTML: String {
+        let tokens = filter { $0.name == "token" }
+        return tokens.map { $0.json["append"] as? String ?? "" }.joined() + (tokens.last?.json["tail"] as? String ?? "")
+    }
+
+    /// The `done` event, if any.
+    var done: ReceivedEvent? { first { $0.name == "done" } }
+}

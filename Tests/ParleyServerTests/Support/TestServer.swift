@@ -1,0 +1,114 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import MockUpstream
+import ParleyCore
+import ParleyServer
+import ServiceLifecycle
+
+/// A live Parley server on a loopback port, with a real SQLite file in a temp folder and a real
+/// `mock-upstream` as its OpenAI-compatible provider.
+struct TestServer: Sendable {
+    let port: Int
+    let mockPort: Int
+    let dataDirectory: String
+    let client: HTTPClient
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    var mockURL: String { "http://127.0.0.1:\(mockPort)" }
+
+    /// The repository's root, where `Templates/` and `Public/` live.
+    static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// A new browser with an empty cookie jar.
+    func browser() -> Browser { Browser(server: self) }
+
+    /// The mock's request counters.
+    func mockStats() async throws -> MockCounters {
+        let response = try await client.execute(HTTPClientRequest(url: mockURL + "/stats"), timeout: .seconds(5))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return try JSONDecoder().decode(MockCounters.self, from: Data(body.readableBytesView))
+    }
+
+    /// Waits until `condition` holds for the mock's counters, up to `timeout`; returns the last counters.
+    @discardableResult
+    func waitForMock(timeout: Duration = .seconds(5), _ condition: (MockCounters) -> Bool) async throws -> MockCounters {
+        let deadline = ContinuousClock.now + timeout
+        var stats = try await mockStats()
+        while !condition(stats), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+            stats = try await mockStats()
+        }
+        return stats
+    }
+}
+
+/// The counters of `GET /stats` on the mock upstream.
+struct MockCounters: Decodable, Sendable {
+    var requests: Int
+    var open: Int
+    var completed: Int
+    var aborted: Int
+}
+
+/// Settings for tests: fast hashing and timers, the repository's templates, a temp data folder.
+func testSettings(dataDirectory: String, mockPort: Int) -> ServerSettings {
+    var settings = ServerSettings()
+    settings.port = 0
+    settings.dataDirectory = dataDirectory
+    settings.templatesDirectory = TestServer.repositoryRoot + "/Templates"
+    settings.publicDirectory = TestServer.repositoryRoot + "/Public"
+    settings.bcryptCost = 4
+    settings.logLevel = .warning
+    settings.upstreamIdleTimeout = .seconds(2)
+    settings.demoTokenDelay = .milliseconds(1)
+    settings.generation = GenerationSettings(flushInterval: .milliseconds(200), heartbeatInterval: .milliseconds(500),
+                                             retry: RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50)))
+    settings.environment = ["OPENAI_BASE_URL": "http://127.0.0.1:\(mockPort)/v1", "OPENAI_API_KEY": "test-key"]
+    return settings
+}
+
+/// A fresh temp folder.
+func makeTempDirectory() throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-" + UUID().uuidString).path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// Runs `body` against a live server (and mock upstream), shutting both down afterwards.
+func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, dataDirectory: String? = nil,
+                    configure: (inout ServerSettings) -> Void = { _ in },
+                    _ body: (TestServer) async throws -> Void) async throws {
+    let directory = try dataDirectory ?? makeTempDirectory()
+    var clientConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+    clientConfiguration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 1000)
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+    do {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let (mockPorts, mockReady) = AsyncStream.makeStream(of: Int.self)
+            let mock = MockUpstream(configuration: .init(port: 0, tokens: mockTokens, delayMilliseconds: mockDelayMilliseconds))
+            group.addTask { try await mock.run { mockReady.yield($0) } }
+            var mockIterator = mockPorts.makeAsyncIterator()
+            guard let mockPort = await mockIterator.next() else { return }
+            var settings = testSettings(dataDirectory: directory, mockPort: mockPort)
+            configure(&settings)
+            let (ports, ready) = AsyncStream.makeStream(of: Int.self)
+            let app = try await buildApplication(settings: settings) { ready.yield($0) }
+            let services = ServiceGroup(configuration: .init(services: [.init(service: app)], logger: Logger(label: "test")))
+            group.addTask { try await services.run() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { return }
+            defer {
+                Task { await services.triggerGracefulShutdown() }
+                group.cancelAll()
+            }
+            try await body(TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client))
+        }
+    } catch {
+        try? await client.shutdown()
+        throw error
+    }
+    try await client.shutdown()
+    if dataDirectory == nil { try? FileManager.default.removeItem(atPath: directory) }
+}
