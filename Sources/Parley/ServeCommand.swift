@@ -17,7 +17,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let dataDir { settings.dataDirectory = dataDir }
         let (host, dataDirectory) = (settings.host, settings.dataDirectory)
         let app = try await buildApplication(settings: settings) { port in
-            print("Parley is serving on http://\(host):\(port) with data in \(dataDirectory)")
+            // Written unbuffered so that scripts reading the port from a pipe see it at once.
+            FileHandle.standardOutput.write(Data("Parley is serving on http://\(host):\(port) with data in \(dataDirectory)\n".utf8))
         }
         try await app.runService()
     }

@@ -2,8 +2,9 @@ import CCmarkGFM
 import Foundation
 
 /// A cmark-gfm parse of markdown with Parley's extensions and link policy; owns the cmark tree and frees it on deinit.
-/// Not Sendable: it lives only inside the call that created it.
 final class CmarkDocument {
+    // Not Sendable, and never escapes the call that created it: it holds raw cmark pointers.
+
     /// A top-level block with the 1-based source line it starts on.
     struct Block {
         fileprivate let node: OpaquePointer
@@ -63,14 +64,14 @@ final class CmarkDocument {
     /// Whether a link reference definition further on could still change the block: it has text with `[` or `]`
     /// outside code (a reference that may yet resolve) or, if `definitionsUnsettled`, any link or image (it may have
     /// resolved through a definition that is still being written).
-    func dependsOnLaterDefinitions(_ block: Block, definitionsUnsettled: Bool) -> Bool {
+    func dependsOnLaterDefinitions(_ block: Block, definitionsUnsettled: @autoclosure () -> Bool) -> Bool {
         var depends = false
         forEachNode(under: block.node) { node in
             switch cmark_node_get_type(node) {
             case CMARK_NODE_TEXT:
                 if let literal = cmark_node_get_literal(node), strpbrk(literal, "[]") != nil { depends = true }
             case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
-                if definitionsUnsettled { depends = true }
+                if !depends, definitionsUnsettled() { depends = true }
             default:
                 break
             }

@@ -1,14 +1,18 @@
 /// Turns a growing markdown text into HTML pieces: blocks that can no longer change (append once) and the still-open rest (tail).
-///
-/// The text before `committed` has been emitted as `append` HTML; each `render()` parses only the pending text after
-/// it, preceded by `context`: the carried source of committed link reference definitions, so later references still
-/// resolve. The pending parse's top-level blocks are final once a later block starts on a complete line (nothing
-/// appended can reopen a closed block), unless they hold bracketed text that a later definition could turn into a
-/// link. For every way of cutting a text into deltas, the concatenated `append`s plus the last `tail` equal
-/// `MarkdownRenderer.html(text)`.
 public struct IncrementalMarkdownRenderer: Sendable {
+    // The text before `committed` has been emitted as `append` HTML. Each render() parses only the pending text after
+    // it, preceded by `context` (the carried source of committed link reference definitions, so later references
+    // still resolve), so its work is the size of the open tail. A top-level block is final once a later block starts
+    // on a complete line, since nothing appended can reopen a closed block, unless a link reference definition further
+    // on could still change it. For every way of cutting a text into deltas, the concatenated `append`s plus the last
+    // `tail` equal `MarkdownRenderer.html(text)`.
+    //
+    // Costs: the tail is re-rendered and re-sent on every call, and a block with an unresolved `[x]` holds back
+    // everything after it until the end (a definition may still come), so such texts are re-parsed whole each time.
+
     /// Closes every open container (the blank line ends paragraphs and tables, the unindented HTML comment ends lists
-    /// and quotes) and is itself a closed HTML block, so what follows parses as if at the start of a document.
+    /// and quotes) and is itself a closed HTML block, so what follows parses as if at the start of a document. The
+    /// blank line holds a space so that it cannot merge with a carried line ending in a lone CR.
     private static let separator = Array(" \n<!-- -->\n".utf8)
     private static let separatorLineCount = SourceLines(separator).completeCount
 
@@ -32,13 +36,15 @@ public struct IncrementalMarkdownRenderer: Sendable {
 
     /// Renders what is new since the last call: HTML of blocks that became final, and the HTML of everything after them.
     public mutating func render() -> MarkdownUpdate {
-        let pending = SourceLines(Array(text.utf8[text.utf8.index(text.utf8.startIndex, offsetBy: committed)...]))
+        let pending = SourceLines(text.utf8.withContiguousStorageIfAvailable { Array($0[committed...]) }
+            ?? Array(text.utf8.dropFirst(committed)))
         let document = CmarkDocument(context, pending.bytes)
-        let blocks = pendingBlocks(of: document)
+        let blocks = document.blocks.compactMap { $0.skippingLines(contextLineCount) }
         // Blocks before the last one starting on a complete line are closed. A definition from that block on may
         // still be unfinished (a title can follow on the next line), so links that might use it are not final yet.
         let openLine = blocks.last { $0.startLine <= pending.completeCount }?.startLine ?? 1
-        let definitionsUnsettled = (openLine...(pending.completeCount + 1)).contains(where: pending.mayBeginDefinition)
+        lazy var definitionsUnsettled = (openLine...(pending.completeCount + 1))
+            .contains(where: pending.mayBeginDefinition)
         var finalCount = 0
         for (index, block) in blocks.enumerated() where block.startLine < openLine {
             if document.dependsOnLaterDefinitions(block, definitionsUnsettled: definitionsUnsettled) { break }
@@ -50,11 +56,6 @@ public struct IncrementalMarkdownRenderer: Sendable {
             commit(blocks[..<finalCount], before: blocks[finalCount].startLine, of: pending)
         }
         return update
-    }
-
-    /// The top-level blocks of `document` that come from the pending text, with line numbers relative to it.
-    private func pendingBlocks(of document: CmarkDocument) -> [CmarkDocument.Block] {
-        document.blocks.compactMap { $0.skippingLines(contextLineCount) }
     }
 
     /// Advances `committed` to `boundary`, the first pending line after the committed `blocks`, and carries the

@@ -44,21 +44,19 @@ struct SourceLines {
     /// block quotes or list items: after a byte-order mark, container markers and indentation comes `[`, and the
     /// label closes with `]:` on this line or not at all (it may continue on the next). Errs on the side of yes.
     func mayBeginDefinition(_ line: Int) -> Bool {
-        let containerMarkers = Set(" \t>-+*0123456789.)".utf8)
-        var rest = content(of: line)
+        var rest = bytes[offset(ofLine: line)..<(line <= completeCount ? offset(ofLine: line + 1) : bytes.count)]
         if rest.starts(with: Self.byteOrderMark) { rest = rest.dropFirst(Self.byteOrderMark.count) }
-        rest = rest.drop { containerMarkers.contains($0) }
+        rest = rest.drop { byte in
+            switch byte {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: ">"), UInt8(ascii: "-"), UInt8(ascii: "+"),
+                 UInt8(ascii: "*"), UInt8(ascii: "."), UInt8(ascii: ")"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default:
+                false
+            }
+        }
         guard rest.first == UInt8(ascii: "[") else { return false }
         let bracket = UInt8(ascii: "]"), colon = UInt8(ascii: ":")
         return !rest.contains(bracket) || zip(rest, rest.dropFirst()).contains { $0 == bracket && $1 == colon }
-    }
-
-    /// The bytes of `line` without its line ending.
-    private func content(of line: Int) -> ArraySlice<UInt8> {
-        var slice = bytes[offset(ofLine: line)..<(line <= completeCount ? offset(ofLine: line + 1) : bytes.count)]
-        while let last = slice.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") {
-            slice.removeLast()
-        }
-        return slice
     }
 }

@@ -10,6 +10,17 @@ enum Chunkings {
         text.unicodeScalars.map { String($0) }
     }
 
+    /// Runs of `characters` Characters.
+    static func fixedSize(_ text: String, characters: Int) -> [String] {
+        var deltas: [String] = []
+        var rest = Substring(text)
+        while !rest.isEmpty {
+            deltas.append(String(rest.prefix(characters)))
+            rest = rest.dropFirst(characters)
+        }
+        return deltas
+    }
+
     /// Random runs of 1 to 40 Unicode scalars.
     static func randomSizes(_ text: String, using random: inout SplitMix64) -> [String] {
         var scalars = Substring(text).unicodeScalars[...]

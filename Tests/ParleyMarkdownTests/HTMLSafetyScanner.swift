@@ -34,7 +34,12 @@ enum HTMLSafetyScanner {
             var end = html.index(after: open)
             var quote: Character?
             while end < html.endIndex, quote != nil || html[end] != ">" {
-                if html[end] == "\"" || html[end] == "'" { quote = quote == nil ? html[end] : (quote == html[end] ? nil : quote) }
+                let character = html[end]
+                if let open = quote {
+                    if character == open { quote = nil }
+                } else if character == "\"" || character == "'" {
+                    quote = character
+                }
                 end = html.index(after: end)
             }
             guard end < html.endIndex else {
@@ -47,6 +52,7 @@ enum HTMLSafetyScanner {
         return tags
     }
 
+    /// Problems in one tag: a tag or attribute cmark would not produce, an event handler, a dangerous URL.
     private static func violations(inTag tag: Substring) -> [String] {
         if tag == "<!-- raw HTML omitted -->" { return [] }
         var body = tag.dropFirst().drop { $0 == "/" }

@@ -83,6 +83,14 @@ final class EventReader: Sendable {
         throw TestFailure("no matching event within \(timeout); got \(taken.map(\.name))")
     }
 
+    /// Takes every event received so far, without waiting.
+    func drain() -> [ReceivedEvent] {
+        received.state.withLock { state in
+            defer { state.consumed = state.events.count }
+            return Array(state.events[state.consumed...])
+        }
+    }
+
     /// Takes events until one matches `stop`.
     func collect(timeout: Duration = .seconds(15), until stop: (ReceivedEvent) -> Bool) async throws -> [ReceivedEvent] {
         try await collect(timeout: timeout) { event, _ in stop(event) }

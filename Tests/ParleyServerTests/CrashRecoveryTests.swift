@@ -1,0 +1,109 @@
+import AsyncHTTPClient
+import Foundation
+import GRDB
+import MockUpstream
+import ParleyStore
+import Testing
+
+/// The real `parley serve` process killed with SIGKILL mid-stream, then restarted on the same SQLite file.
+@Suite("Crash recovery")
+struct CrashRecoveryTests {
+    /// The built `parley` executable.
+    static let executable = TestServer.repositoryRoot + "/.build/debug/parley"
+
+    /// Starts `parley serve` on a free port; returns the process and its port.
+    static func startServer(dataDirectory: String, mockPort: Int) throws -> (Process, Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory]
+        process.currentDirectoryURL = URL(fileURLWithPath: TestServer.repositoryRoot)
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "OPENAI_BASE_URL": "http://127.0.0.1:\(mockPort)/v1", "OPENAI_API_KEY": "k", "PARLEY_BCRYPT_COST": "4",
+            "PARLEY_LOG_LEVEL": "warning",
+        ]) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw TestFailure("parley serve exited before it served") }
+            line += chunk
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard let portText = text.split(separator: ":").last?.split(separator: " ").first, let port = Int(portText) else {
+            throw TestFailure("could not read the port from: \(text)")
+        }
+        return (process, port)
+    }
+
+    @Test("after SIGKILL mid-stream every message is there, partial replies are interrupted, the file is intact")
+    func killMidStream() async throws {
+        let directory = try makeTempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            try await Self.killAndRestart(directory: directory, client: client)
+        } catch {
+            try await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+    }
+
+    /// Streams five replies through a real server process, kills it, restarts it and checks what was kept.
+    static func killAndRestart(directory: String, client: HTTPClient) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let (ports, ready) = AsyncStream.makeStream(of: Int.self)
+            group.addTask { try await MockUpstream(configuration: .init(port: 0, tokens: 60)).run { ready.yield($0) } }
+            var iterator = ports.makeAsyncIterator()
+            let mockPort = try #require(await iterator.next())
+            defer { group.cancelAll() }
+
+            let (process, port) = try startServer(dataDirectory: directory, mockPort: mockPort)
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            let server = TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client)
+            let api = try await GenerationTests.signedIn(server)
+            var readers: [(Int64, EventReader)] = []
+            for index in 0..<5 {
+                let id = try await api.createConversation(model: "mock-slow")
+                let reader = try await api.events(id)
+                #expect(try await api.send(id, "question \(index)").status == 202)
+                readers.append((id, reader))
+            }
+            try await Task.sleep(for: .milliseconds(2500))
+            var received: [Int64: String] = [:]
+            for (id, reader) in readers {
+                received[id] = reader.drain().text
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+
+            let (restarted, newPort) = try startServer(dataDirectory: directory, mockPort: mockPort)
+            defer { restarted.terminate() }
+            let after = try await APIClient.signIn(TestServer(port: newPort, mockPort: mockPort, dataDirectory: directory, client: client),
+                                                   email: "user@example.com")
+            let expected = MockReply.text(model: "mock-slow", tokens: 60)
+            for (id, _) in readers {
+                let messages = try await after.messages(id)
+                #expect(messages.count == 2)
+                #expect(messages.first?["content"] as? String == "question \(readers.firstIndex { $0.0 == id }!)")
+                let reply = try #require(messages.last)
+                #expect(reply["status"] as? String == "interrupted")
+                let partial = try #require(reply["content"] as? String)
+                #expect(!partial.isEmpty)
+                #expect(expected.hasPrefix(partial))
+                // At most about a second is lost: mock-slow sends 10 tokens a second.
+                let lostWords = (received[id] ?? "").split(separator: " ").count - partial.split(separator: " ").count
+                #expect(lostWords <= 15, "lost \(lostWords) words")
+            }
+            let database = try ParleyDatabase(directory: directory)
+            #expect(try await database.integrityCheck() == "ok")
+            let streaming = try await database.pool.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM messages WHERE status = 'streaming'")
+            }
+            #expect(streaming == 0)
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import MockUpstream
+import NIOCore
+import NIOPosix
+import Testing
+
+/// Upstream faults and hostile clients: every affected reply ends with a clear error and a saved partial.
+@Suite("Faults")
+struct FaultTests {
+    /// Sends on a conversation with `model` and returns the events up to `done` and the stored reply.
+    static func reply(_ server: TestServer, model: String) async throws -> (events: [ReceivedEvent], stored: [String: Any]) {
+        let api = try await GenerationTests.signedIn(server)
+        let id = try await api.createConversation(model: model)
+        let stream = try await api.events(id)
+        #expect(try await api.send(id, "hello").status == 202)
+        let events = try await stream.untilDone(timeout: .seconds(20))
+        let messages = try await api.messages(id)
+        return (events, messages.last ?? [:])
+    }
+
+    @Test("an upstream answering 500 ends with an error event, status error, and nothing left running")
+    func upstreamRefuses() async throws {
+        let (model, code) = ("mock-500", "provider_overloaded")
+        try await withTestServer { server in
+            let (events, stored) = try await Self.reply(server, model: model)
+            let error = try #require(events.first { $0.name == "error" }?.json)
+            #expect(error["code"] as? String == code)
+            #expect((error["message"] as? String)?.isEmpty == false)
+            #expect(events.done?.json["status"] as? String == "error")
+            #expect(stored["status"] as? String == "error")
+            #expect((stored["error"] as? [String: Any])?["code"] as? String == code)
+            let stats = try await server.waitForMock { $0.open == 0 }
+            #expect(stats.open == 0)
+        }
+    }
+
+    @Test("a 500 is retried before the first token; a 429 with Retry-After succeeds on the retry")
+    func retries() async throws {
+        try await withTestServer(mockTokens: 5) { server in
+            let (failed, _) = try await Self.reply(server, model: "mock-500")
+            #expect(failed.done?.json["status"] as? String == "error")
+            #expect(try await server.mockStats().requests == 3)
+            let api = try await APIClient.signIn(server, email: "user@example.com")
+            let id = try await api.createConversation(model: "mock-429")
+            let stream = try await api.events(id)
+            #expect(try await api.send(id, "hello").status == 202)
+            let events = try await stream.untilDone(timeout: .seconds(20))
+            #expect(events.done?.json["status"] as? String == "complete")
+            #expect(events.text == MockReply.text(model: "mock-429", tokens: 5))
+            #expect(try await server.mockStats().requests == 5)
+        }
+    }
+
+    @Test("a reset, stalled or garbled stream ends with a clear error and keeps the partial text",
+          arguments: [("mock-reset", "upstream_unreachable"), ("mock-stall", "upstream_timeout"),
+                      ("mock-garbage", "upstream_malformed")])
+    func brokenStreams(model: String, code: String) async throws {
+        try await withTestServer { server in
+            let (events, stored) = try await Self.reply(server, model: model)
+            #expect(events.first { $0.name == "error" }?.json["code"] as? String == code)
+            #expect(events.done?.json["status"] as? String == "error")
+            let partial = try #require(stored["content"] as? String)
+            #expect(!partial.isEmpty)
+            #expect(partial == events.text)
+            #expect(MockReply.text(model: model, tokens: 30).hasPrefix(partial))
+            #expect(stored["status"] as? String == "error")
+            try await server.waitForMock { $0.open == 0 }
+        }
+    }
+
+    @Test("a subscriber that never reads does not slow or block other streams")
+    func stuckSubscriber() async throws {
+        try await withTestServer { server in
+            let api = try await GenerationTests.signedIn(server)
+            let id = try await api.createConversation(model: "mock-long")
+            let token = try #require(api.token)
+            // A raw socket that asks for the stream and never reads a byte.
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelOption(.socketOption(.so_rcvbuf), value: 1024)
+                .connect(host: "127.0.0.1", port: server.port).get()
+            defer { channel.close(promise: nil) }
+            _ = channel.setOption(.autoRead, value: false)
+            let request = "GET /c/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n"
+            try await channel.writeAndFlush(ByteBuffer(string: request)).get()
+            let reader = try await api.events(id)
+            #expect(try await api.send(id, "a long one please").status == 202)
+            let events = try await reader.untilDone(timeout: .seconds(20))
+            #expect(events.done?.json["status"] as? String == "complete")
+            #expect(events.text == MockReply.text(model: "mock-long", tokens: 0))
+            #expect(try await api.messages(id).last?["status"] as? String == "complete")
+        }
+    }
+}
