@@ -2,7 +2,7 @@
 SWIFT ?= swift
 DATA_DIR ?= ./data
 
-.PHONY: deps test-deps build release run test clean
+.PHONY: deps test-deps build release run test bench clean
 
 deps:
 	./scripts/install-deps.sh
@@ -23,6 +23,11 @@ run: release
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+bench: deps
+	$(SWIFT) build -c release --product parley
+	$(SWIFT) build -c release --product parley-bench
+	./scripts/bench.sh .build
 
 clean:
 	rm -rf .build

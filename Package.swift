@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "parley", targets: ["Parley"]),
+        .executable(name: "parley-bench", targets: ["ParleyBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -55,6 +56,10 @@ let package = Package(
         .executableTarget(name: "Parley", dependencies: [
             "ParleyServer", "MockUpstream",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "ParleyBench", dependencies: [
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),

@@ -186,6 +186,9 @@
           paragraph.className = "plain";
           paragraph.textContent = text;
           article.querySelector(".content").appendChild(paragraph);
+          // The reply's `start` event may have arrived first: keep the question above its answer.
+          const reply = document.getElementById("m" + data.assistant_message_id);
+          if (reply) messages.insertBefore(article, reply);
         }
         textarea.value = "";
         autogrow(textarea);

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+/// The real `parley` executable's account command.
+@Suite("Command line")
+struct CommandLineTests {
+    /// Runs `parley` with arguments and standard input; returns the exit status and output.
+    static func run(_ arguments: [String], input: String) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CrashRecoveryTests.executable)
+        process.arguments = arguments
+        process.environment = ["PARLEY_BCRYPT_COST": "4", "PATH": "/usr/bin:/bin"]
+        let stdin = Pipe(), output = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+
+    @Test("user create reads the password from stdin, refuses short passwords and duplicates, and the account signs in")
+    func createUser() async throws {
+        let directory = try makeTempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (status, output) = try Self.run(["user", "create", "--email", "cli@example.com", "--admin", "--data-dir", directory],
+                                            input: "correct horse battery\n")
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("Created admin account cli@example.com"))
+        let (short, shortOutput) = try Self.run(["user", "create", "--email", "b@example.com", "--data-dir", directory], input: "short\n")
+        #expect(short != 0)
+        #expect(shortOutput.contains("at least 8"))
+        let (duplicate, duplicateOutput) = try Self.run(["user", "create", "--email", "CLI@example.com", "--data-dir", directory],
+                                                        input: "another long password\n")
+        #expect(duplicate != 0)
+        #expect(duplicateOutput.contains("exists already"))
+        try await withTestServer(dataDirectory: directory) { server in
+            let api = try await APIClient.signIn(server, email: "cli@example.com")
+            #expect(try await api.request(.GET, "/api/conversations").status == 200)
+        }
+    }
+}
