@@ -28,13 +28,7 @@ struct StreamProbe {
 
     /// Milliseconds from sending a message to Parley until its first `token` event; reads the reply to its end.
     func relayedFirstToken(conversation: Int) async throws -> Double {
-        var request = HTTPClientRequest(url: "\(parley)/api/conversations/\(conversation)/messages")
-        request.method = .POST
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Accept", value: "text/event-stream")
-        request.body = .bytes(ByteBuffer(string: #"{"content":"benchmark question"}"#))
-        return try await timeToFirst(marker: "event: token", request: request)
+        try await timeToFirst(marker: "event: token", request: streamingSend(conversation: conversation, content: "benchmark question"))
     }
 
     /// Milliseconds from sending a streaming request to the mock until its first content chunk.
@@ -49,13 +43,7 @@ struct StreamProbe {
     /// Milliseconds from the `stop` request until the mock counts the upstream request as aborted.
     func stopLatency(conversation: Int) async throws -> Double {
         let before = try await abortedCount()
-        var request = HTTPClientRequest(url: "\(parley)/api/conversations/\(conversation)/messages")
-        request.method = .POST
-        request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "Accept", value: "text/event-stream")
-        request.body = .bytes(ByteBuffer(string: #"{"content":"stop me"}"#))
-        let response = try await client.execute(request, timeout: .seconds(30))
+        let response = try await client.execute(streamingSend(conversation: conversation, content: "stop me"), timeout: .seconds(30))
         var iterator = response.body.makeAsyncIterator()
         while let buffer = try await iterator.next(), !String(buffer: buffer).contains("event: token") {}
         let start = ContinuousClock.now
@@ -66,6 +54,17 @@ struct StreamProbe {
         let elapsed = start.duration(to: .now)
         while try await iterator.next() != nil {}
         return elapsed.milliseconds
+    }
+
+    /// A send to Parley's API that answers with the reply's event stream.
+    private func streamingSend(conversation: Int, content: String) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: "\(parley)/api/conversations/\(conversation)/messages")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Accept", value: "text/event-stream")
+        request.body = .bytes(ByteBuffer(string: #"{"content":"\#(content)"}"#))
+        return request
     }
 
     private func abortedCount() async throws -> Int {

@@ -60,6 +60,6 @@ struct UpstreamRequest {
 
     /// The `Retry-After` header in seconds, when given as a number.
     static func retryAfter(_ headers: HTTPHeaders) -> Double? {
-        headers.first(name: "retry-after").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        headers.first(name: "retry-after").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0.isFinite ? $0 : nil }
     }
 }

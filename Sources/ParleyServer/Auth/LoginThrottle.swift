@@ -26,10 +26,13 @@ public final class LoginThrottle: Sendable {
         }
     }
 
-    /// Records a failed attempt under each key.
+    /// Records a failed attempt under each key; forgets expired ones when many keys pile up (bounded memory).
     public func recordFailure(keys: [String], now: Date = Date()) {
         failures.withLock { failures in
             for key in keys { failures[key, default: []].append(now) }
+            if failures.count > 10_000 {
+                failures = failures.filter { $0.value.contains { now.timeIntervalSince($0) < window } }
+            }
         }
     }
 }

@@ -100,7 +100,7 @@ struct ConversationController {
 
     private static func listValues(_ conversation: Conversation, current: ConversationID?) -> [String: Any] {
         ["id": conversation.id, "title": conversation.title, "model": conversation.model,
-         "updated_at": ISO8601DateFormatter().string(from: conversation.updatedAt), "current": conversation.id == current]
+         "updated_at": conversation.updatedAt.formatted(.iso8601), "current": conversation.id == current]
     }
 
     /// A title from the first words of the first message.

@@ -16,7 +16,7 @@ enum MessageView {
             "is_streaming": message.status == .streaming,
             "is_partial": [.stopped, .interrupted, .error].contains(message.status),
             "model": message.model,
-            "created_at": ISO8601DateFormatter().string(from: message.createdAt),
+            "created_at": message.createdAt.formatted(.iso8601),
         ]
         if message.role == .assistant, message.status != .streaming {
             values["usage"] = "\(message.usage.promptTokens) in · \(message.usage.completionTokens) out"

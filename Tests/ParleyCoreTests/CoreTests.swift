@@ -1,0 +1,208 @@
+import Foundation
+import ParleyCore
+import Testing
+
+/// Fitting a conversation into a model's context window.
+@Suite struct ContextWindowTests {
+    /// A turn of exactly 40 UTF-8 bytes: 10 estimated tokens, 14 with the per-turn overhead.
+    static func turn(_ role: MessageRole, _ index: Int) -> ChatTurn {
+        let label = "\(role.rawValue) \(index) "
+        return ChatTurn(role: role, content: label + String(repeating: "x", count: 40 - label.utf8.count))
+    }
+
+    /// u0, a1, u2, a3, u4, a5, u6: oldest first, ending with the user's question.
+    static let history = (0..<7).map { turn($0.isMultiple(of: 2) ? .user : .assistant, $0) }
+
+    @Test func estimatesAboutFourBytesAToken() {
+        #expect(ContextWindow.estimatedTokens("") == 0)
+        #expect(ContextWindow.estimatedTokens("abcd") == 1)
+        #expect(ContextWindow.estimatedTokens("abcde") == 2)
+        #expect(ContextWindow.estimatedTokens("é") == 1)
+    }
+
+    @Test func keepsTheSystemPromptAndDropsTheOldestTurns() throws {
+        // Budget 100 - 20 = 80; the system prompt takes 1 + 4, leaving 75: five turns of 14.
+        let fitted = try ContextWindow.fit(systemPrompt: "sys", history: Self.history, window: 100, reserve: 20)
+        #expect(fitted == [ChatTurn(role: .system, content: "sys")] + Self.history[2...])
+    }
+
+    @Test func neverStartsWithAnAssistantTurn() throws {
+        // 86 - 20 - 5 = 61 fits four turns (a3, u4, a5, u6); the leading assistant turn goes too.
+        let fitted = try ContextWindow.fit(systemPrompt: "sys", history: Self.history, window: 86, reserve: 20)
+        #expect(fitted == [ChatTurn(role: .system, content: "sys")] + Self.history[4...])
+        let noSystem = try ContextWindow.fit(systemPrompt: "", history: Self.history, window: 76, reserve: 20)
+        #expect(noSystem.first?.role == .user)
+        #expect(noSystem == Array(Self.history[4...]))
+    }
+
+    @Test func keepsEverythingWhenItFits() throws {
+        let fitted = try ContextWindow.fit(systemPrompt: "", history: Self.history, window: 10_000, reserve: 500)
+        #expect(fitted == Self.history)
+    }
+
+    @Test func reserveTakesAtMostHalfTheWindow() throws {
+        // Window 40 with a huge reserve still leaves 20 tokens: room for the last turn (14).
+        let fitted = try ContextWindow.fit(systemPrompt: "", history: Self.history, window: 40, reserve: 1_000)
+        #expect(fitted == [Self.history[6]])
+    }
+
+    @Test func throwsWhenNotEvenTheLastTurnFits() {
+        let huge = ChatTurn(role: .user, content: String(repeating: "y", count: 400))
+        #expect(throws: ProviderError.contextTooLong) {
+            try ContextWindow.fit(systemPrompt: "sys", history: [Self.history[0], huge], window: 100, reserve: 0)
+        }
+    }
+
+    @Test func emptyHistoryIsFine() throws {
+        #expect(try ContextWindow.fit(systemPrompt: "", history: [], window: 100, reserve: 10) == [])
+        #expect(try ContextWindow.fit(systemPrompt: "sys", history: [], window: 100, reserve: 10)
+            == [ChatTurn(role: .system, content: "sys")])
+    }
+}
+
+/// Server-Sent Event ids built from a message id and a sequence number.
+@Suite struct EventIDTests {
+    @Test func roundTripsThroughItsValue() throws {
+        let id = EventID(messageID: 42, sequence: 7)
+        #expect(id.value == 420_000_007)
+        #expect(EventID(String(id.value)) == id)
+        #expect(EventID(" 420000007 ") == id)
+        let done = EventID(messageID: 3, sequence: EventID.doneSequence)
+        let parsed = try #require(EventID(String(done.value)))
+        #expect(parsed == done && parsed.isDone)
+    }
+
+    @Test func rejectsWhatIsNotOurs() {
+        for text in ["", " ", "abc", "-5", "0", "12.5", "1e9", "99999999999999999999999", "0x10", "7 8"] {
+            #expect(EventID(text) == nil, "\(text) should not parse")
+        }
+    }
+
+    @Test func sequencesAreCappedAtDone() {
+        #expect(!EventID(messageID: 1, sequence: 0).isDone)
+        #expect(!EventID(messageID: 1, sequence: EventID.doneSequence - 1).isDone)
+        let capped = EventID(messageID: 1, sequence: EventID.doneSequence + 50)
+        #expect(capped.sequence == EventID.doneSequence && capped.isDone)
+        #expect(capped.messageID == 1)
+        // A later reply's first event still sorts after an earlier reply's done.
+        #expect(EventID(messageID: 2, sequence: 0).value > capped.value)
+    }
+}
+
+/// The hand-written JSON builder.
+@Suite struct JSONTextTests {
+    @Test func escapesWhatJSONAndHTMLNeed() {
+        var json = JSONText()
+        json.field("s", "q\"b\\n\nr\rt\t\u{01}\u{1F}<>&\u{2028}\u{2029}é")
+        #expect(json.result == #"{"s":"q\"b\\n\nr\rt\t\u0001\u001f\u003c\u003e\u0026\u2028\u2029é"}"#)
+    }
+
+    @Test func buildsEveryKindOfField() {
+        var inner = JSONText()
+        inner.field("ok", true)
+        inner.field("no", false)
+        var json = JSONText()
+        json.field("i", 42)
+        json.field("big", Int64.min)
+        json.field("d", 0.5)
+        json.field("inf", Double.infinity)
+        json.field("nested", object: inner)
+        #expect(json.result == #"{"i":42,"big":-9223372036854775808,"d":0.5,"inf":0,"nested":{"ok":true,"no":false}}"#)
+        #expect(JSONText().result == "{}")
+    }
+
+    @Test func outputParsesBackToTheSameStrings() throws {
+        let values = [
+            "plain", "", "quote \" and backslash \\ and slash /", "lines\n\r\n\ttabs", "\u{0}\u{7}\u{1B}\u{7F}",
+            "<script>alert('x')</script> & more", "line\u{2028}separator\u{2029}", "emoji 👩‍👩‍👧 🚀 flag 🇯🇵",
+            "中文字符 日本語 한국어", "combining e\u{301}",
+        ]
+        var json = JSONText()
+        for (index, value) in values.enumerated() {
+            json.field("k\(index) \"<&>\"", value)
+        }
+        let text = json.result
+        #expect(!text.contains("<") && !text.contains(">") && !text.contains("&") && !text.contains("\u{2028}"))
+        let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String])
+        #expect(parsed.count == values.count)
+        for (index, value) in values.enumerated() {
+            #expect(parsed["k\(index) \"<&>\""] == value)
+        }
+    }
+}
+
+/// The wait before retrying an upstream request.
+@Suite struct RetryPolicyTests {
+    @Test func honoursRetryAfterUpToTheCap() {
+        let policy = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(100), maxDelay: .seconds(8))
+        #expect(policy.delay(attempt: 0, retryAfterSeconds: 2) == .seconds(2))
+        #expect(policy.delay(attempt: 3, retryAfterSeconds: 0.25) == .milliseconds(250))
+        #expect(policy.delay(attempt: 0, retryAfterSeconds: 0) == .zero)
+        #expect(policy.delay(attempt: 0, retryAfterSeconds: 120) == .seconds(8))
+        // A hostile header must not overflow: huge and infinite values are capped too.
+        #expect(policy.delay(attempt: 0, retryAfterSeconds: 1e300) == .seconds(8))
+        #expect(policy.delay(attempt: 0, retryAfterSeconds: .infinity) == .seconds(8))
+    }
+
+    @Test func backsOffExponentiallyWithJitter() {
+        let policy = RetryPolicy(maxRetries: 5, baseDelay: .milliseconds(100), maxDelay: .seconds(60))
+        for attempt in 0..<5 {
+            let ceiling = Duration.milliseconds(100 << attempt)
+            var seen: Set<Duration> = []
+            for _ in 0..<50 {
+                let delay = policy.delay(attempt: attempt, retryAfterSeconds: nil)
+                #expect(delay >= ceiling / 2 && delay <= ceiling, "attempt \(attempt): \(delay)")
+                seen.insert(delay)
+            }
+            #expect(seen.count > 1, "attempt \(attempt) is not jittered")
+        }
+        // A negative Retry-After is ignored in favour of backoff.
+        let fallback = policy.delay(attempt: 0, retryAfterSeconds: -1)
+        #expect(fallback >= .milliseconds(50) && fallback <= .milliseconds(100))
+    }
+
+    @Test func backoffIsCappedAtMaxDelay() {
+        let policy = RetryPolicy(maxRetries: 50, baseDelay: .milliseconds(250), maxDelay: .seconds(8))
+        for attempt in [6, 10, 40, 1_000] {
+            let delay = policy.delay(attempt: attempt, retryAfterSeconds: nil)
+            #expect(delay >= .seconds(4) && delay <= .seconds(8), "attempt \(attempt): \(delay)")
+        }
+    }
+}
+
+/// Model prices and provider errors.
+@Suite struct ProviderModelTests {
+    @Test func costIsPerMillionTokens() {
+        let price = ModelPrice(input: 3, cachedInput: 0.3, output: 15)
+        #expect(abs(price.cost(promptTokens: 1_000, completionTokens: 2_000) - 0.033) < 1e-12)
+        #expect(abs(price.cost(promptTokens: 1_000_000, completionTokens: 0) - 3) < 1e-12)
+        #expect(abs(price.cost(promptTokens: 0, completionTokens: 1_000_000) - 15) < 1e-12)
+        #expect(ModelPrice().cost(promptTokens: 500, completionTokens: 500) == 0)
+    }
+
+    static let everyError: [ProviderError] = [
+        .missingKey(provider: "OpenAI"), .rejectedKey(provider: "Anthropic"), .modelNotFound(model: "gpt-x"),
+        .rateLimited(retryAfterSeconds: 3), .rateLimited(retryAfterSeconds: nil), .overloaded(status: 503),
+        .unreachable(detail: "refused"), .timedOut, .contextTooLong, .refused(detail: "policy"),
+        .malformedResponse(detail: "bad json"), .rejected(status: 400, detail: "bad request"), .cancelled,
+    ]
+
+    @Test func onlyTransientErrorsAreRetryable() {
+        let retryable = Self.everyError.filter(\.isRetryable)
+        #expect(retryable == [.rateLimited(retryAfterSeconds: 3), .rateLimited(retryAfterSeconds: nil),
+                              .overloaded(status: 503), .unreachable(detail: "refused")])
+    }
+
+    @Test func everyErrorHasAReason() {
+        for error in Self.everyError {
+            #expect(!error.reason.code.isEmpty, "\(error)")
+            #expect(!error.reason.message.isEmpty, "\(error)")
+        }
+        let codes = Set(Self.everyError.map(\.reason.code))
+        #expect(codes.count == Self.everyError.count - 1)  // both rate-limit cases share one code
+        #expect(ProviderError.missingKey(provider: "OpenAI").reason.message.contains("OpenAI"))
+        #expect(ProviderError.overloaded(status: 503).reason.message.contains("503"))
+        #expect(ProviderError.rejected(status: 400, detail: "bad request").reason.message.contains("bad request"))
+        #expect(ProviderError.contextTooLong.reason.code == "context_too_long")
+    }
+}

@@ -1,0 +1,388 @@
+import Foundation
+import GRDB
+import ParleyCore
+import ParleyStore
+import Testing
+
+/// A fresh SQLite database in its own temp folder, with both stores over it.
+struct StoreFixture {
+    let directory: String
+    let database: ParleyDatabase
+    let accounts: SQLiteAccountStore
+    let chats: SQLiteChatStore
+
+    /// Opens a database in a new temp folder, runs `body`, and removes the folder.
+    static func run(_ body: (StoreFixture) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("parley-store-test-" + UUID().uuidString).path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try ParleyDatabase(directory: directory)
+        let fixture = StoreFixture(directory: directory, database: database,
+                                   accounts: SQLiteAccountStore(database: database), chats: SQLiteChatStore(database: database))
+        try await body(fixture)
+    }
+
+    /// Creates a user with a throwaway hash.
+    func user(_ email: String) async throws -> User {
+        try await accounts.createUser(email: email, passwordHash: "hash", isAdmin: false)
+    }
+
+    /// Creates a conversation owned by `userID`.
+    func conversation(_ userID: UserID, title: String = "Chat") async throws -> Conversation {
+        try await chats.createConversation(userID: userID, title: title, model: "m", systemPrompt: "be brief")
+    }
+
+    /// Counts rows with raw SQL.
+    func count(_ sql: String, _ arguments: StatementArguments = []) async throws -> Int {
+        try await database.pool.read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? -1 }
+    }
+
+    /// Waits long enough for the next stored timestamp (millisecond precision) to differ.
+    static func tick() async throws {
+        try await Task.sleep(for: .milliseconds(3))
+    }
+}
+
+/// Expects `body` to throw exactly `expected`.
+func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
+                      sourceLocation: SourceLocation = #_sourceLocation) async {
+    do {
+        try await body()
+        Issue.record("expected \(expected), nothing was thrown", sourceLocation: sourceLocation)
+    } catch {
+        #expect(error as? StoreError == expected, sourceLocation: sourceLocation)
+    }
+}
+
+/// The database itself: opening, migrating, health checks.
+@Suite struct ParleyDatabaseTests {
+    @Test func migrationsCreateTheSchema() async throws {
+        try await StoreFixture.run { store in
+            #expect(FileManager.default.fileExists(atPath: store.directory + "/parley.sqlite"))
+            let tables = try await store.database.pool.read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
+            }
+            #expect(tables == ["conversations", "messages", "sessions", "settings", "users"])
+            #expect(try await store.database.integrityCheck() == "ok")
+            #expect(await store.database.ping())
+        }
+    }
+
+    @Test func reopeningKeepsTheData() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let reopened = try ParleyDatabase(directory: store.directory)
+            let found = try await SQLiteAccountStore(database: reopened).user(id: alice.id)
+            #expect(found?.email == "alice@example.com")
+            #expect(try await reopened.integrityCheck() == "ok")
+        }
+    }
+}
+
+/// Users, sign-up, sessions and settings.
+@Suite struct SQLiteAccountStoreTests {
+    @Test func firstSignUpBecomesAdminAndLaterOnesNeedPermission() async throws {
+        try await StoreFixture.run { store in
+            let first = try await store.accounts.signUp(email: "first@example.com", passwordHash: "h1", allowWhenUsersExist: false)
+            #expect(first.isAdmin)
+            await expectStoreError(.signupClosed) {
+                _ = try await store.accounts.signUp(email: "second@example.com", passwordHash: "h2", allowWhenUsersExist: false)
+            }
+            #expect(try await store.accounts.user(email: "second@example.com") == nil)
+            let second = try await store.accounts.signUp(email: "second@example.com", passwordHash: "h2", allowWhenUsersExist: true)
+            #expect(!second.isAdmin)
+            #expect(second.id != first.id)
+            let stored = try #require(try await store.accounts.user(id: first.id))
+            #expect(stored.isAdmin && stored.email == "first@example.com" && stored.passwordHash == "h1" && !stored.isDisabled)
+        }
+    }
+
+    @Test func duplicateEmailIsRefusedWhateverItsCase() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("Alice@Example.com")
+            await expectStoreError(.duplicate) {
+                _ = try await store.accounts.createUser(email: "alice@example.COM", passwordHash: "x", isAdmin: true)
+            }
+            await expectStoreError(.duplicate) {
+                _ = try await store.accounts.signUp(email: "ALICE@example.com", passwordHash: "x", allowWhenUsersExist: true)
+            }
+            #expect(try await store.accounts.user(email: "alice@EXAMPLE.com")?.id == alice.id)
+            #expect(try await store.count("SELECT COUNT(*) FROM users") == 1)
+        }
+    }
+
+    @Test func sessionsExpireAndCanBeRevoked() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let bob = try await store.user("bob@example.com")
+            let now = Date()
+            let expiry = now.addingTimeInterval(3600)
+            try await store.accounts.createSession(Session(id: "a1", userID: alice.id, expiresAt: expiry))
+            try await store.accounts.createSession(Session(id: "a2", userID: alice.id, expiresAt: expiry))
+            try await store.accounts.createSession(Session(id: "b1", userID: bob.id, expiresAt: expiry))
+
+            let live = try #require(try await store.accounts.session(id: "a1", now: now))
+            #expect(live.userID == alice.id)
+            #expect(abs(live.expiresAt.timeIntervalSince(expiry)) < 0.01)
+            #expect(try await store.accounts.session(id: "a1", now: expiry.addingTimeInterval(1)) == nil)
+            #expect(try await store.accounts.session(id: "missing", now: now) == nil)
+
+            try await store.accounts.deleteSession(id: "a2")
+            #expect(try await store.accounts.session(id: "a2", now: now) == nil)
+            #expect(try await store.accounts.session(id: "a1", now: now) != nil)
+
+            try await store.accounts.deleteSessions(userID: alice.id)
+            #expect(try await store.accounts.session(id: "a1", now: now) == nil)
+            #expect(try await store.accounts.session(id: "b1", now: now)?.userID == bob.id)
+        }
+    }
+
+    @Test func settingKeepsTheFirstValue() async throws {
+        try await StoreFixture.run { store in
+            let first = try await store.accounts.setting("secret", orInsert: { "first" })
+            let second = try await store.accounts.setting("secret", orInsert: { "second" })
+            let other = try await store.accounts.setting("other", orInsert: { "third" })
+            #expect(first == "first")
+            #expect(second == "first")
+            #expect(other == "third")
+        }
+    }
+}
+
+/// Conversations: listing, paging and owner scoping.
+@Suite struct SQLiteConversationTests {
+    @Test func listingIsNewestActivityFirstWithACursor() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let bob = try await store.user("bob@example.com")
+            var created: [Conversation] = []
+            for index in 0..<5 {
+                created.append(try await store.conversation(alice.id, title: "c\(index)"))
+                try await StoreFixture.tick()
+            }
+            let bobs = try await store.conversation(bob.id)
+            // Activity on the oldest one moves it to the top.
+            _ = try await store.chats.beginExchange(conversationID: created[0].id, userContent: "hi", requestID: nil, model: "m")
+            let expected = [created[0], created[4], created[3], created[2], created[1]].map(\.id)
+
+            let all = try await store.chats.conversations(userID: alice.id, before: nil, limit: 10)
+            #expect(all.items.map(\.id) == expected)
+            #expect(!all.hasMore)
+
+            let first = try await store.chats.conversations(userID: alice.id, before: nil, limit: 2)
+            #expect(first.items.map(\.id) == Array(expected[0..<2]))
+            #expect(first.hasMore)
+            let second = try await store.chats.conversations(userID: alice.id, before: first.items.last?.id, limit: 2)
+            #expect(second.items.map(\.id) == Array(expected[2..<4]))
+            #expect(second.hasMore)
+            let third = try await store.chats.conversations(userID: alice.id, before: second.items.last?.id, limit: 2)
+            #expect(third.items.map(\.id) == [expected[4]])
+            #expect(!third.hasMore)
+
+            let foreignCursor = try await store.chats.conversations(userID: alice.id, before: bobs.id, limit: 10)
+            #expect(foreignCursor.items.isEmpty && !foreignCursor.hasMore)
+            #expect(try await store.chats.conversations(userID: bob.id, before: nil, limit: 10).items.map(\.id) == [bobs.id])
+        }
+    }
+
+    @Test func conversationAccessIsScopedByOwner() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let mallory = try await store.user("mallory@example.com")
+            let chat = try await store.conversation(alice.id, title: "Private")
+            let exchange = try await store.chats.beginExchange(conversationID: chat.id, userContent: "secret", requestID: "r1", model: "m")
+
+            #expect(try await store.chats.conversation(id: chat.id, userID: mallory.id) == nil)
+            #expect(try await store.chats.message(id: exchange.assistantMessage.id, userID: mallory.id) == nil)
+            #expect(try await store.chats.message(id: try #require(exchange.userMessage).id, userID: mallory.id) == nil)
+            await expectStoreError(.notFound) { try await store.chats.renameConversation(id: chat.id, userID: mallory.id, title: "Owned") }
+            await expectStoreError(.notFound) {
+                try await store.chats.configureConversation(id: chat.id, userID: mallory.id, model: "evil", systemPrompt: "leak")
+            }
+            await expectStoreError(.notFound) { try await store.chats.deleteConversation(id: chat.id, userID: mallory.id) }
+            await expectStoreError(.notFound) {
+                _ = try await store.chats.messages(conversationID: chat.id, userID: mallory.id, afterID: nil, limit: 10)
+            }
+            await expectStoreError(.notFound) { _ = try await store.chats.removeLastReply(conversationID: chat.id, userID: mallory.id) }
+
+            // Everything is intact for the owner.
+            let intact = try #require(try await store.chats.conversation(id: chat.id, userID: alice.id))
+            #expect(intact.title == "Private" && intact.model == "m" && intact.systemPrompt == "be brief")
+            let messages = try await store.chats.messages(conversationID: chat.id, userID: alice.id, afterID: nil, limit: 10)
+            #expect(messages.items.map(\.content) == ["secret", ""])
+            #expect(try await store.chats.message(id: exchange.assistantMessage.id, userID: alice.id)?.status == .streaming)
+        }
+    }
+
+    @Test func ownerCanRenameConfigureAndPageMessages() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let chat = try await store.conversation(alice.id)
+            try await store.chats.renameConversation(id: chat.id, userID: alice.id, title: "Renamed")
+            try await store.chats.configureConversation(id: chat.id, userID: alice.id, model: "m2", systemPrompt: "")
+            let updated = try #require(try await store.chats.conversation(id: chat.id, userID: alice.id))
+            #expect(updated.title == "Renamed" && updated.model == "m2" && updated.systemPrompt == "")
+
+            let one = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q1", requestID: "r1", model: "m2")
+            try await store.chats.finishReply(id: one.assistantMessage.id,
+                                              outcome: ReplyOutcome(content: "a1", status: .complete, usage: Usage()))
+            let two = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q2", requestID: "r2", model: "m2")
+            let page = try await store.chats.messages(conversationID: chat.id, userID: alice.id, afterID: nil, limit: 3)
+            #expect(page.items.map(\.content) == ["q1", "a1", "q2"])
+            #expect(page.hasMore)
+            let rest = try await store.chats.messages(conversationID: chat.id, userID: alice.id, afterID: page.items.last?.id, limit: 3)
+            #expect(rest.items.map(\.id) == [two.assistantMessage.id])
+            #expect(!rest.hasMore)
+            let everything = try await store.chats.messages(conversationID: chat.id, userID: alice.id, afterID: nil, limit: .max)
+            #expect(everything.items.count == 4 && !everything.hasMore)
+        }
+    }
+
+    @Test func deletingAConversationDeletesItsMessages() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let doomed = try await store.conversation(alice.id)
+            let kept = try await store.conversation(alice.id)
+            _ = try await store.chats.beginExchange(conversationID: doomed.id, userContent: "bye", requestID: "r", model: "m")
+            _ = try await store.chats.beginExchange(conversationID: kept.id, userContent: "stay", requestID: "r", model: "m")
+            #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [doomed.id]) == 2)
+
+            try await store.chats.deleteConversation(id: doomed.id, userID: alice.id)
+            #expect(try await store.chats.conversation(id: doomed.id, userID: alice.id) == nil)
+            #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [doomed.id]) == 0)
+            #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [kept.id]) == 2)
+            await expectStoreError(.notFound) { try await store.chats.deleteConversation(id: doomed.id, userID: alice.id) }
+        }
+    }
+}
+
+/// Replies: exchanges, progress, finishing, crash recovery and regeneration.
+@Suite struct SQLiteReplyTests {
+    @Test func beginExchangeWritesBothMessagesAndRefusesARepeatedRequestID() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let chat = try await store.conversation(alice.id)
+            let other = try await store.conversation(alice.id)
+            let exchange = try await store.chats.beginExchange(conversationID: chat.id, userContent: "hello", requestID: "req-1", model: "m")
+            let user = try #require(exchange.userMessage)
+            #expect(user.role == .user && user.content == "hello" && user.status == .complete && user.requestID == "req-1")
+            #expect(exchange.assistantMessage.role == .assistant && exchange.assistantMessage.status == .streaming)
+            #expect(exchange.assistantMessage.content.isEmpty && exchange.assistantMessage.parentID == user.id)
+
+            await expectStoreError(.duplicate) {
+                _ = try await store.chats.beginExchange(conversationID: chat.id, userContent: "again", requestID: "req-1", model: "m")
+            }
+            // The failed attempt left nothing behind, not even its assistant placeholder.
+            #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [chat.id]) == 2)
+
+            let elsewhere = try await store.chats.beginExchange(conversationID: other.id, userContent: "hello", requestID: "req-1", model: "m")
+            #expect(elsewhere.userMessage?.conversationID == other.id)
+
+            // Stored dates keep milliseconds only, so compare what identifies the messages.
+            let found = try #require(try await store.chats.exchange(conversationID: chat.id, requestID: "req-1"))
+            #expect(found.userMessage?.id == user.id && found.userMessage?.content == "hello")
+            #expect(found.assistantMessage.id == exchange.assistantMessage.id && found.assistantMessage.status == .streaming)
+            #expect(abs(found.assistantMessage.createdAt.timeIntervalSince(exchange.assistantMessage.createdAt)) < 0.002)
+            let foundElsewhere = try #require(try await store.chats.exchange(conversationID: other.id, requestID: "req-1"))
+            #expect(foundElsewhere.userMessage?.id == elsewhere.userMessage?.id)
+            #expect(foundElsewhere.assistantMessage.id == elsewhere.assistantMessage.id)
+            #expect(try await store.chats.exchange(conversationID: chat.id, requestID: "req-2") == nil)
+        }
+    }
+
+    @Test func regenerationWithoutUserContentAnswersTheLastUserMessage() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let chat = try await store.conversation(alice.id)
+            let first = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q", requestID: nil, model: "m")
+            try await store.chats.finishReply(id: first.assistantMessage.id, outcome: ReplyOutcome(content: "a", status: .complete, usage: Usage()))
+            let again = try await store.chats.beginExchange(conversationID: chat.id, userContent: nil, requestID: nil, model: "m2")
+            #expect(again.userMessage == nil)
+            #expect(again.assistantMessage.parentID == first.userMessage?.id)
+            #expect(try await store.chats.conversation(id: chat.id, userID: alice.id)?.model == "m2")
+        }
+    }
+
+    @Test func saveProgressOnlyTouchesStreamingReplies() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let chat = try await store.conversation(alice.id)
+            let done = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q1", requestID: nil, model: "m")
+            try await store.chats.finishReply(id: done.assistantMessage.id, outcome: ReplyOutcome(content: "final", status: .complete, usage: Usage()))
+            let running = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q2", requestID: nil, model: "m")
+
+            try await store.chats.saveProgress([done.assistantMessage.id: "stale", running.assistantMessage.id: "partial",
+                                                try #require(running.userMessage).id: "rewritten"])
+            #expect(try await store.chats.message(id: done.assistantMessage.id, userID: alice.id)?.content == "final")
+            #expect(try await store.chats.message(id: running.assistantMessage.id, userID: alice.id)?.content == "partial")
+            #expect(try await store.chats.message(id: try #require(running.userMessage).id, userID: alice.id)?.content == "q2")
+        }
+    }
+
+    @Test func finishReplyStoresTheOutcomeAndBumpsTheConversation() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let chat = try await store.conversation(alice.id)
+            let exchange = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q", requestID: nil, model: "m")
+            let before = try #require(try await store.chats.conversation(id: chat.id, userID: alice.id))
+            try await StoreFixture.tick()
+
+            let usage = Usage(promptTokens: 12, completionTokens: 34, costUSD: 0.0025, estimated: true)
+            let failure = FailureReason(code: "upstream_timeout", message: "stopped sending")
+            try await store.chats.finishReply(id: exchange.assistantMessage.id,
+                                              outcome: ReplyOutcome(content: "half", status: .error, usage: usage, failure: failure))
+            let reply = try #require(try await store.chats.message(id: exchange.assistantMessage.id, userID: alice.id))
+            #expect(reply.content == "half" && reply.status == .error)
+            #expect(reply.usage == usage)
+            #expect(reply.failure == failure)
+            let after = try #require(try await store.chats.conversation(id: chat.id, userID: alice.id))
+            #expect(after.updatedAt > before.updatedAt)
+
+            let second = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q2", requestID: nil, model: "m")
+            try await store.chats.finishReply(id: second.assistantMessage.id,
+                                              outcome: ReplyOutcome(content: "ok", status: .complete, usage: Usage()))
+            let clean = try #require(try await store.chats.message(id: second.assistantMessage.id, userID: alice.id))
+            #expect(clean.failure == nil && clean.status == .complete && clean.usage == Usage())
+        }
+    }
+
+    @Test func interruptingUnfinishedRepliesKeepsTheirContent() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let one = try await store.conversation(alice.id)
+            let two = try await store.conversation(alice.id)
+            let a = try await store.chats.beginExchange(conversationID: one.id, userContent: "q", requestID: nil, model: "m")
+            let b = try await store.chats.beginExchange(conversationID: two.id, userContent: "q", requestID: nil, model: "m")
+            let c = try await store.chats.beginExchange(conversationID: two.id, userContent: "q", requestID: nil, model: "m")
+            try await store.chats.finishReply(id: c.assistantMessage.id, outcome: ReplyOutcome(content: "done", status: .stopped, usage: Usage()))
+            try await store.chats.saveProgress([a.assistantMessage.id: "partial a"])
+
+            #expect(try await store.chats.interruptUnfinishedReplies() == 2)
+            let first = try #require(try await store.chats.message(id: a.assistantMessage.id, userID: alice.id))
+            #expect(first.status == .interrupted && first.content == "partial a")
+            #expect(try await store.chats.message(id: b.assistantMessage.id, userID: alice.id)?.status == .interrupted)
+            #expect(try await store.chats.message(id: c.assistantMessage.id, userID: alice.id)?.status == .stopped)
+            #expect(try await store.chats.interruptUnfinishedReplies() == 0)
+        }
+    }
+
+    @Test func removeLastReplyDeletesAFinishedReplyOnly() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let chat = try await store.conversation(alice.id)
+            #expect(try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id) == nil)
+            let exchange = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q", requestID: "r", model: "m")
+            let user = try #require(exchange.userMessage)
+
+            // Still streaming: refused, nothing deleted.
+            #expect(try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id) == nil)
+            #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [chat.id]) == 2)
+
+            try await store.chats.finishReply(id: exchange.assistantMessage.id, outcome: ReplyOutcome(content: "a", status: .complete, usage: Usage()))
+            let answered = try #require(try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id))
+            #expect(answered.id == user.id && answered.content == "q" && answered.role == .user)
+            #expect(try await store.chats.message(id: exchange.assistantMessage.id, userID: alice.id) == nil)
+            #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [chat.id]) == 1)
+        }
+    }
+}
