@@ -23,6 +23,7 @@ run: release
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	/usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/Browser
 
 bench: deps
 	$(SWIFT) build -c release --product parley

@@ -12,7 +12,7 @@ struct CrashRecoveryTests {
     static let executable = TestServer.repositoryRoot + "/.build/debug/parley"
 
     /// Starts `parley serve` on a free port; returns the process and its port.
-    static func startServer(dataDirectory: String, mockPort: Int) throws -> (Process, Int) {
+    static func startServer(dataDirectory: String, mockPort: Int) async throws -> (Process, Int) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory]
@@ -24,17 +24,29 @@ struct CrashRecoveryTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw TestFailure("parley serve exited before it served") }
-            line += chunk
-        }
-        let text = String(decoding: line, as: UTF8.self)
+        let text = try await firstLine(of: output.fileHandleForReading)
         guard let portText = text.split(separator: ":").last?.split(separator: " ").first, let port = Int(portText) else {
             throw TestFailure("could not read the port from: \(text)")
         }
         return (process, port)
+    }
+
+    /// The first line a process writes, read on a dispatch thread so that the blocking read never holds one of
+    /// the few cooperative threads the in-process mock upstream needs to answer.
+    static func firstLine(of handle: FileHandle) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                var line = Data()
+                while !line.contains(UInt8(ascii: "\n")) {
+                    let chunk = handle.availableData
+                    guard !chunk.isEmpty else {
+                        return continuation.resume(throwing: TestFailure("parley serve exited before it served"))
+                    }
+                    line += chunk
+                }
+                continuation.resume(returning: String(decoding: line, as: UTF8.self))
+            }
+        }
     }
 
     @Test("after SIGKILL mid-stream every message is there, partial replies are interrupted, the file is intact")
@@ -60,7 +72,7 @@ struct CrashRecoveryTests {
             let mockPort = try #require(await iterator.next())
             defer { group.cancelAll() }
 
-            let (process, port) = try startServer(dataDirectory: directory, mockPort: mockPort)
+            let (process, port) = try await startServer(dataDirectory: directory, mockPort: mockPort)
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
             let server = TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client)
             let api = try await GenerationTests.signedIn(server)
@@ -80,7 +92,7 @@ struct CrashRecoveryTests {
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal)
 
-            let (restarted, newPort) = try startServer(dataDirectory: directory, mockPort: mockPort)
+            let (restarted, newPort) = try await startServer(dataDirectory: directory, mockPort: mockPort)
             defer { restarted.terminate() }
             let after = try await APIClient.signIn(TestServer(port: newPort, mockPort: mockPort, dataDirectory: directory, client: client),
                                                    email: "user@example.com")
@@ -105,5 +117,43 @@ struct CrashRecoveryTests {
             }
             #expect(streaming == 0)
         }
+    }
+
+    @Test("SIGTERM with an open event stream and a running reply exits promptly; the reply is saved as interrupted")
+    func terminateMidStream() async throws {
+        let directory = try makeTempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                let (ports, ready) = AsyncStream.makeStream(of: Int.self)
+                group.addTask { try await MockUpstream(configuration: .init(port: 0, tokens: 60)).run { ready.yield($0) } }
+                var iterator = ports.makeAsyncIterator()
+                let mockPort = try #require(await iterator.next())
+                defer { group.cancelAll() }
+                let (process, port) = try await Self.startServer(dataDirectory: directory, mockPort: mockPort)
+                defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+                let api = try await GenerationTests.signedIn(TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client))
+                let id = try await api.createConversation(model: "mock-slow")
+                let reader = try await api.events(id)
+                #expect(try await api.send(id, "long question").status == 202)
+                _ = try await reader.untilTokens(2)
+                let start = ContinuousClock.now
+                process.terminate()
+                while process.isRunning, start.duration(to: .now) < .seconds(10) { try await Task.sleep(for: .milliseconds(20)) }
+                #expect(!process.isRunning, "parley serve did not exit within 10 s of SIGTERM")
+                #expect(process.terminationStatus == 0)
+                let database = try ParleyDatabase(directory: directory)
+                let reply = try await database.pool.read { db in
+                    try Row.fetchOne(db, sql: "SELECT status, content FROM messages WHERE role = 'assistant'")
+                }
+                #expect(reply?["status"] as String? == "interrupted")
+                #expect((reply?["content"] as String?)?.isEmpty == false)
+            }
+        } catch {
+            try await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
     }
 }

@@ -33,9 +33,19 @@ public struct EventSubscription: Sendable {
         }
     }
 
+    /// Ends the stream from outside (the server is about to stop): a waiting `next()` returns `.ended` at once.
+    public func end() {
+        let waiter = manager.state.withLock { state in
+            state.endedSubscribers.insert(id)
+            return state.channels[conversationID]?.waiters.removeValue(forKey: id)
+        }
+        waiter?.resume(returning: .ended)
+    }
+
     /// Unregisters the stream.
     public func close() {
         manager.state.withLock { state in
+            state.endedSubscribers.remove(id)
             state.channels[conversationID]?.waiters[id] = nil
             state.channels[conversationID]?.subscriberCount -= 1
             manager.removeIfUnused(conversationID, in: &state)
@@ -62,7 +72,8 @@ public struct EventSubscription: Sendable {
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let immediate: Wake? = manager.state.withLock { state in
-                    guard !Task.isCancelled, let channel = state.channels[conversationID] else { return .ended }
+                    guard !Task.isCancelled, !state.endedSubscribers.contains(id),
+                          let channel = state.channels[conversationID] else { return .ended }
                     if channel.messageID != messageID || index < channel.frames.count { return .frames }
                     if state.isShuttingDown { return .ended }
                     state.channels[conversationID]?.waiters[id] = continuation

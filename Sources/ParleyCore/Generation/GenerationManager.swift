@@ -11,6 +11,7 @@ public final class GenerationManager: Sendable {
         var running: [MessageID: Generation] = [:]
         var pendingTokens: [MessageID: Generation] = [:]
         var nextSubscriberID = 0
+        var endedSubscribers: Set<Int> = []
         var isShuttingDown = false
     }
 

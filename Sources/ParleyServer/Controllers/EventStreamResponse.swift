@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import ParleyCore
+import ServiceLifecycle
 
 /// Writes a conversation's events as `text/event-stream`, with heartbeats; a failed write (the client left) ends it.
 enum EventStreamResponse {
@@ -16,16 +17,22 @@ enum EventStreamResponse {
             var subscription = subscription
             defer { subscription.close() }
             try await writer.write(ByteBuffer(string: "retry: 1000\n: connected\n\n"))
-            loop: while true {
-                switch await subscription.next() {
-                case .frames(let frames):
-                    try await writer.write(ByteBuffer(string: frames))
-                    if let doneMarker, frames.contains(doneMarker) { break loop }
-                case .heartbeat:
-                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
-                case .ended:
-                    break loop
+            // The server waits for open connections when it shuts down: end this one then (the browser resumes
+            // with Last-Event-ID once the server is back).
+            try await withGracefulShutdownHandler {
+                loop: while true {
+                    switch await subscription.next() {
+                    case .frames(let frames):
+                        try await writer.write(ByteBuffer(string: frames))
+                        if let doneMarker, frames.contains(doneMarker) { break loop }
+                    case .heartbeat:
+                        try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                    case .ended:
+                        break loop
+                    }
                 }
+            } onGracefulShutdown: { [subscription] in
+                subscription.end()
             }
             try await writer.finish(nil)
         })
