@@ -13,7 +13,7 @@ if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then server_pin=(tasks
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$data"; }
 pids=()
 trap cleanup EXIT
-"${load_pin[@]}" "$bin/parley" mock-upstream --port 18089 --tokens 200 > "$data/mock.log" 2>&1 & pids+=($!)
+"${load_pin[@]}" "$bin/parley" mock-upstream --port 18089 --tokens 200 ${MOCK_FLAGS:-} > "$data/mock.log" 2>&1 & pids+=($!)
 OPENAI_BASE_URL=http://127.0.0.1:18089/v1 OPENAI_API_KEY=bench PARLEY_LOG_LEVEL=warning PARLEY_BCRYPT_COST=4 \
   "${server_pin[@]}" "$bin/parley" serve --port 18080 --data-dir "$data" > "$data/server.log" 2>&1 & pids+=($!)
 for _ in $(seq 1 100); do curl -sf http://127.0.0.1:18080/healthz >/dev/null && break; sleep 0.1; done
