@@ -86,6 +86,27 @@ struct ConversationTests {
         }
     }
 
+    @Test("the system prompt is set from the page, validated, and sent upstream with the next reply")
+    func systemPrompt() async throws {
+        try await withTestServer(mockTokens: 3) { server in
+            var browser = server.browser()
+            _ = try await browser.signUp("user@example.com")
+            let id = try await browser.createConversation()
+            #expect(try await browser.post("/c/\(id)/settings", form: ["system_prompt": "Answer in French."]).status == 303)
+            #expect(try await browser.get("/c/\(id)").body.contains("Answer in French."))
+            let tooLong = try await browser.post("/c/\(id)/settings", form: ["system_prompt": String(repeating: "x", count: 20_001)])
+            #expect(tooLong.status == 422)
+            #expect(try await browser.post("/c/\(id)/settings", form: ["system_prompt": "", "model": "nope"]).status == 422)
+            let api = try await APIClient.signIn(server, email: "user@example.com")
+            let reply = try #require(try await api.send(id, "Bonjour").json()["assistant_message_id"] as? Int)
+            _ = try await api.events(id, lastEventID: "\(reply)0000000").untilDone()
+            let stats = try await server.client.execute(.init(url: server.mockURL + "/stats"), timeout: .seconds(5))
+            let body = try JSONSerialization.jsonObject(with: Data(try await stats.body.collect(upTo: 1 << 20).readableBytesView)) as? [String: Any]
+            let messages = (body?["last_request"] as? [String: Any])?["messages"] as? [[String: String]]
+            #expect(messages?.first == ["role": "system", "content": "Answer in French."])
+        }
+    }
+
     @Test("empty, whitespace-only and over-long messages get 422; an over-limit body gets 413; nothing is stored")
     func messageValidation() async throws {
         try await withTestServer { server in

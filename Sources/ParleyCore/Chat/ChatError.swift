@@ -8,6 +8,8 @@ public enum ChatError: Error, Equatable, Sendable {
     case messageTooLong
     /// The title is empty or too long.
     case invalidTitle
+    /// The system prompt is longer than `ChatService.maxSystemPromptLength` characters.
+    case systemPromptTooLong
     /// The model is not offered.
     case unknownModel(String)
     /// A reply is already being generated in this conversation.

@@ -7,6 +7,8 @@ public struct ChatService: Sendable {
     public static let maxMessageLength = 100_000
     /// The longest title accepted, in characters.
     public static let maxTitleLength = 200
+    /// The longest system prompt accepted, in characters.
+    public static let maxSystemPromptLength = 20_000
 
     public let store: any ChatStore
     public let generations: GenerationManager
@@ -25,6 +27,7 @@ public struct ChatService: Sendable {
     public func createConversation(userID: UserID, title: String?, model: String?, systemPrompt: String?) async throws(ChatError) -> Conversation {
         let model = try resolveModel(model, current: nil)
         let title = try validTitle(title ?? "New conversation")
+        guard (systemPrompt ?? "").count <= Self.maxSystemPromptLength else { throw .systemPromptTooLong }
         return try await storing {
             try await store.createConversation(userID: userID, title: title, model: model.id, systemPrompt: systemPrompt ?? "")
         }
@@ -101,6 +104,16 @@ public struct ChatService: Sendable {
     public func rename(userID: UserID, conversationID: ConversationID, title: String) async throws(ChatError) {
         let title = try validTitle(title)
         try await storing { try await store.renameConversation(id: conversationID, userID: userID, title: title) }
+    }
+
+    /// Changes the conversation's model and system prompt (used from the next reply on).
+    public func configure(userID: UserID, conversationID: ConversationID, model: String?, systemPrompt: String) async throws(ChatError) {
+        guard systemPrompt.count <= Self.maxSystemPromptLength else { throw .systemPromptTooLong }
+        let conversation = try await self.conversation(conversationID, userID: userID)
+        let model = try resolveModel(model, current: conversation.model)
+        try await storing {
+            try await store.configureConversation(id: conversationID, userID: userID, model: model.id, systemPrompt: systemPrompt)
+        }
     }
 
     /// Deletes the user's conversation, stopping its reply first.

@@ -39,14 +39,12 @@ final class Generation: Sendable {
         return EventID(messageID: job.assistantMessageID, sequence: state.sequence)
     }
 
-    /// Records new text; returns whether the reply had no text before.
-    func receive(_ text: String) -> Bool {
+    /// Records new text.
+    func receive(_ text: String) {
         state.withLock { state in
-            let first = state.text.isEmpty
             state.text += text
             state.unsent += text
             state.renderer.append(text)
-            return first
         }
     }
 

@@ -89,7 +89,7 @@ extension GenerationManager {
     private func receive(_ chunk: CompletionChunk, for generation: Generation) {
         switch chunk {
         case .text(let text) where !text.isEmpty:
-            _ = generation.receive(text)
+            generation.receive(text)
             if !emitTokens(of: generation, force: false) {
                 state.withLock { $0.pendingTokens[generation.job.assistantMessageID] = generation }
             }

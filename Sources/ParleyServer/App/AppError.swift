@@ -40,6 +40,9 @@ public struct AppError: Error, Sendable {
         case .invalidTitle:
             self.init(.unprocessableContent, code: "invalid_title",
                       message: "A title needs 1 to \(ChatService.maxTitleLength) characters.")
+        case .systemPromptTooLong:
+            self.init(.unprocessableContent, code: "system_prompt_too_long",
+                      message: "The system prompt is longer than \(ChatService.maxSystemPromptLength) characters.")
         case .unknownModel(let model):
             self.init(.unprocessableContent, code: "unknown_model", message: "There is no model named “\(model)”.")
         case .busy:

@@ -15,6 +15,7 @@ struct ConversationController {
         router.post("/c") { request, context in try await create(request, context) }
         router.get("/c/{id}") { _, context in try await show(context) }
         router.post("/c/{id}/rename") { request, context in try await rename(request, context) }
+        router.post("/c/{id}/settings") { request, context in try await configure(request, context) }
         router.post("/c/{id}/delete") { _, context in try await delete(context) }
     }
 
@@ -79,6 +80,18 @@ struct ConversationController {
         let form = try await FormFields(request: &request)
         try await chatCall { () async throws(ChatError) in
             try await services.chat.rename(userID: user.id, conversationID: id, title: form["title"] ?? "")
+        }
+        return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
+    }
+
+    private func configure(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        var request = request
+        let form = try await FormFields(request: &request)
+        try await chatCall { () async throws(ChatError) in
+            try await services.chat.configure(userID: user.id, conversationID: id, model: form["model"],
+                                              systemPrompt: form["system_prompt"] ?? "")
         }
         return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
     }
