@@ -171,7 +171,7 @@ struct GenerationTests {
             let id = try await api.createConversation()
             let stream = try await api.events(id)
             #expect(stream.status == 200)
-            try await Task.sleep(for: .seconds(1.3))
+            try await Task.sleep(for: .seconds(1.7))
             #expect(stream.comments >= 2)
             let events = try? await stream.collect(timeout: .milliseconds(10)) { _ in true }
             #expect(events == nil)
