@@ -40,6 +40,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "MockUpstream", dependencies: [
+            "ParleyCore",
             .product(name: "Hummingbird", package: "hummingbird"),
         ]),
         .target(name: "ParleyServer", dependencies: [

@@ -1,3 +1,4 @@
+import ParleyCore
 import Hummingbird
 
 /// The Anthropic Messages format (`POST /v1/messages`).

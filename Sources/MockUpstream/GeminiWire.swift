@@ -1,3 +1,4 @@
+import ParleyCore
 import Hummingbird
 
 /// The Gemini `generateContent` / `streamGenerateContent` format (`POST /v1beta/models/{model}:{action}`).

@@ -1,3 +1,4 @@
+import ParleyCore
 import Hummingbird
 
 /// The OpenAI-compatible chat completions format (`POST /v1/chat/completions`).

@@ -51,6 +51,14 @@ public struct JSONText: Sendable {
         text += ":"
     }
 
+    /// `value` as a quoted JSON string literal.
+    public static func quoted(_ value: String) -> String {
+        var out = ""
+        out.reserveCapacity(value.utf8.count + 2)
+        appendQuoted(value, to: &out)
+        return out
+    }
+
     /// Appends `value` as a quoted JSON string, escaping what JSON requires (and `<`, `>`, `&` so it is safe inside HTML).
     public static func appendQuoted(_ value: String, to out: inout String) {
         out += "\""

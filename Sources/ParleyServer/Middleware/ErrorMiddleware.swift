@@ -46,14 +46,8 @@ struct ErrorMiddleware: RouterMiddleware {
 
     /// The JSON error body of the API.
     static func json(_ error: AppError) -> Response {
-        let body = #"{"error":{"code":"# + quoted(error.code) + #","message":"# + quoted(error.message) + "}}"
+        let body = #"{"error":{"code":"# + JSONText.quoted(error.code) + #","message":"# + JSONText.quoted(error.message) + "}}"
         return Response(status: error.status, headers: [.contentType: "application/json; charset=utf-8"],
                          body: .init(byteBuffer: ByteBuffer(string: body)))
-    }
-
-    private static func quoted(_ text: String) -> String {
-        var out = ""
-        JSONText.appendQuoted(text, to: &out)
-        return out
     }
 }
