@@ -48,7 +48,32 @@
     });
   }
 
+  /** Adds a language label and a Copy button to every code block under `root` that has none yet. */
+  function decorateCode(root) {
+    for (const pre of root.querySelectorAll("pre:not([data-copy])")) {
+      pre.dataset.copy = "";
+      const language = /(?:^|\s)language-(\S+)/.exec(pre.querySelector("code")?.className ?? "");
+      if (language) pre.dataset.lang = language[1];
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "copy";
+      button.textContent = "Copy";
+      button.setAttribute("aria-label", "Copy code" + (language ? " (" + language[1] + ")" : ""));
+      button.addEventListener("click", async () => {
+        try {
+          await navigator.clipboard.writeText(pre.querySelector("code")?.innerText ?? pre.innerText);
+          button.textContent = "Copied";
+        } catch {
+          button.textContent = "Copy failed";
+        }
+        setTimeout(() => { button.textContent = "Copy"; }, 1500);
+      });
+      pre.appendChild(button);
+    }
+  }
+
   localizeTimes(document);
+  decorateCode(document);
   document.querySelectorAll("form.composer").forEach(wireComposerKeys);
 
   const chat = document.getElementById("chat");
@@ -133,6 +158,7 @@
     article.querySelector(".typing")?.remove();
     if (data.append) article.querySelector(".committed").insertAdjacentHTML("beforeend", data.append);
     article.querySelector(".tail").innerHTML = data.tail;
+    decorateCode(article);
     followIfAtBottom(wasAtBottom);
   });
 
@@ -153,6 +179,7 @@
     const wasAtBottom = nearBottom();
     article.querySelector(".typing")?.remove();
     article.querySelector(".content").innerHTML = data.html;
+    decorateCode(article);
     article.dataset.status = data.status;
     const meta = article.querySelector(".meta");
     meta.querySelector(".status")?.remove();

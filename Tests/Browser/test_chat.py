@@ -31,7 +31,9 @@ def test_reply_streams_as_formatted_html_and_completes(browser, server):
     WebDriverWait(browser, 20).until(lambda b: replies(b) and replies(b)[-1].get_attribute("data-status") == "complete")
     reply = replies(browser)[-1]
     assert reply.find_element(By.CSS_SELECTOR, "table")  # markdown rendered on the server, not raw pipes
-    assert reply.find_element(By.CSS_SELECTOR, "pre code")
+    code = reply.find_element(By.CSS_SELECTOR, "pre[data-lang=swift] code")
+    assert "Hello from Parley" in code.text
+    assert reply.find_element(By.CSS_SELECTOR, "pre button.copy").get_attribute("aria-label") == "Copy code (swift)"
     assert "|---" not in reply.text and "**" not in reply.text
     assert not browser.find_element(By.ID, "stop-form").is_displayed()
     assert browser.find_element(By.ID, "send").is_enabled()
