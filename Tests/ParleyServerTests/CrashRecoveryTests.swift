@@ -49,13 +49,23 @@ struct CrashRecoveryTests {
         }
     }
 
-    @Test("after SIGKILL mid-stream every message is there, partial replies are interrupted, the file is intact")
-    func killMidStream() async throws {
+    /// Runs `body` with a real `parley serve` process (and an in-process mock upstream) on a fresh data folder;
+    /// the process is killed afterwards if it still runs.
+    static func withServerProcess(_ body: (Process, TestServer) async throws -> Void) async throws {
         let directory = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
-            try await Self.killAndRestart(directory: directory, client: client)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                let (ports, ready) = AsyncStream.makeStream(of: Int.self)
+                group.addTask { try await MockUpstream(configuration: .init(port: 0, tokens: 60)).run { ready.yield($0) } }
+                var iterator = ports.makeAsyncIterator()
+                let mockPort = try #require(await iterator.next())
+                defer { group.cancelAll() }
+                let (process, port) = try await startServer(dataDirectory: directory, mockPort: mockPort)
+                defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+                try await body(process, TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client))
+            }
         } catch {
             try await client.shutdown()
             throw error
@@ -63,18 +73,9 @@ struct CrashRecoveryTests {
         try await client.shutdown()
     }
 
-    /// Streams five replies through a real server process, kills it, restarts it and checks what was kept.
-    static func killAndRestart(directory: String, client: HTTPClient) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            let (ports, ready) = AsyncStream.makeStream(of: Int.self)
-            group.addTask { try await MockUpstream(configuration: .init(port: 0, tokens: 60)).run { ready.yield($0) } }
-            var iterator = ports.makeAsyncIterator()
-            let mockPort = try #require(await iterator.next())
-            defer { group.cancelAll() }
-
-            let (process, port) = try await startServer(dataDirectory: directory, mockPort: mockPort)
-            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            let server = TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client)
+    @Test("after SIGKILL mid-stream every message is there, partial replies are interrupted, the file is intact")
+    func killMidStream() async throws {
+        try await Self.withServerProcess { process, server in
             let api = try await GenerationTests.signedIn(server)
             var readers: [(Int64, EventReader)] = []
             for index in 0..<5 {
@@ -92,15 +93,16 @@ struct CrashRecoveryTests {
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal)
 
-            let (restarted, newPort) = try await startServer(dataDirectory: directory, mockPort: mockPort)
+            let (restarted, newPort) = try await Self.startServer(dataDirectory: server.dataDirectory, mockPort: server.mockPort)
             defer { restarted.terminate() }
-            let after = try await APIClient.signIn(TestServer(port: newPort, mockPort: mockPort, dataDirectory: directory, client: client),
-                                                   email: "user@example.com")
+            let after = try await APIClient.signIn(
+                TestServer(port: newPort, mockPort: server.mockPort, dataDirectory: server.dataDirectory, client: server.client),
+                email: "user@example.com")
             let expected = MockReply.text(model: "mock-slow", tokens: 60)
-            for (id, _) in readers {
+            for (index, (id, _)) in readers.enumerated() {
                 let messages = try await after.messages(id)
                 #expect(messages.count == 2)
-                #expect(messages.first?["content"] as? String == "question \(readers.firstIndex { $0.0 == id }!)")
+                #expect(messages.first?["content"] as? String == "question \(index)")
                 let reply = try #require(messages.last)
                 #expect(reply["status"] as? String == "interrupted")
                 let partial = try #require(reply["content"] as? String)
@@ -110,7 +112,7 @@ struct CrashRecoveryTests {
                 let lostWords = (received[id] ?? "").split(separator: " ").count - partial.split(separator: " ").count
                 #expect(lostWords <= 15, "lost \(lostWords) words")
             }
-            let database = try ParleyDatabase(directory: directory)
+            let database = try ParleyDatabase(directory: server.dataDirectory)
             #expect(try await database.integrityCheck() == "ok")
             let streaming = try await database.pool.read { db in
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM messages WHERE status = 'streaming'")
@@ -121,39 +123,23 @@ struct CrashRecoveryTests {
 
     @Test("SIGTERM with an open event stream and a running reply exits promptly; the reply is saved as interrupted")
     func terminateMidStream() async throws {
-        let directory = try makeTempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                let (ports, ready) = AsyncStream.makeStream(of: Int.self)
-                group.addTask { try await MockUpstream(configuration: .init(port: 0, tokens: 60)).run { ready.yield($0) } }
-                var iterator = ports.makeAsyncIterator()
-                let mockPort = try #require(await iterator.next())
-                defer { group.cancelAll() }
-                let (process, port) = try await Self.startServer(dataDirectory: directory, mockPort: mockPort)
-                defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-                let api = try await GenerationTests.signedIn(TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client))
-                let id = try await api.createConversation(model: "mock-slow")
-                let reader = try await api.events(id)
-                #expect(try await api.send(id, "long question").status == 202)
-                _ = try await reader.untilTokens(2)
-                let start = ContinuousClock.now
-                process.terminate()
-                while process.isRunning, start.duration(to: .now) < .seconds(10) { try await Task.sleep(for: .milliseconds(20)) }
-                #expect(!process.isRunning, "parley serve did not exit within 10 s of SIGTERM")
-                #expect(process.terminationStatus == 0)
-                let database = try ParleyDatabase(directory: directory)
-                let reply = try await database.pool.read { db in
-                    try Row.fetchOne(db, sql: "SELECT status, content FROM messages WHERE role = 'assistant'")
-                }
-                #expect(reply?["status"] as String? == "interrupted")
-                #expect((reply?["content"] as String?)?.isEmpty == false)
+        try await Self.withServerProcess { process, server in
+            let api = try await GenerationTests.signedIn(server)
+            let id = try await api.createConversation(model: "mock-slow")
+            let reader = try await api.events(id)
+            #expect(try await api.send(id, "long question").status == 202)
+            _ = try await reader.untilTokens(2)
+            let start = ContinuousClock.now
+            process.terminate()
+            while process.isRunning, start.duration(to: .now) < .seconds(10) { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(!process.isRunning, "parley serve did not exit within 10 s of SIGTERM")
+            #expect(process.terminationStatus == 0)
+            let database = try ParleyDatabase(directory: server.dataDirectory)
+            let reply = try await database.pool.read { db in
+                try Row.fetchOne(db, sql: "SELECT status, content FROM messages WHERE role = 'assistant'")
             }
-        } catch {
-            try await client.shutdown()
-            throw error
+            #expect(reply?["status"] as String? == "interrupted")
+            #expect((reply?["content"] as String?)?.isEmpty == false)
         }
-        try await client.shutdown()
     }
 }
