@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Parley",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "parley", targets: ["Parley"]),
         .executable(name: "parley-bench", targets: ["ParleyBench"]),
