@@ -42,11 +42,17 @@ public struct SQLiteAccountStore: AccountStore {
         }
     }
 
-    public func session(id: String, now: Date) async throws(StoreError) -> Session? {
+    public func session(id: String, now: Date) async throws(StoreError) -> ActiveSession? {
         try await perform {
             try await pool.read { db in
-                try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ? AND expires_at > ?", arguments: [id, now])
-                    .map { Session(id: $0["id"], userID: $0["user_id"], expiresAt: $0["expires_at"]) }
+                try Row.fetchOne(db, sql: """
+                    SELECT users.*, sessions.expires_at AS session_expires_at FROM sessions
+                    JOIN users ON users.id = sessions.user_id
+                    WHERE sessions.id = ? AND sessions.expires_at > ?
+                    """, arguments: [id, now]).map { row in
+                    let user = User(row: row)
+                    return ActiveSession(session: Session(id: id, userID: user.id, expiresAt: row["session_expires_at"]), user: user)
+                }
             }
         }
     }

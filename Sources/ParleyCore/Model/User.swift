@@ -33,3 +33,20 @@ public struct Session: Sendable, Equatable {
         self.expiresAt = expiresAt
     }
 }
+
+/// A live session together with its user, as one lookup returns them.
+public struct ActiveSession: Sendable, Equatable {
+    public var session: Session
+    public var user: User
+
+    /// Creates the pair.
+    public init(session: Session, user: User) {
+        self.session = session
+        self.user = user
+    }
+
+    /// The session's user id.
+    public var userID: UserID { session.userID }
+    /// When the session expires.
+    public var expiresAt: Date { session.expiresAt }
+}

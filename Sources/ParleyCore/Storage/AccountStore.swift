@@ -12,8 +12,8 @@ public protocol AccountStore: Sendable {
     func user(email: String) async throws(StoreError) -> User?
     /// Stores a new session.
     func createSession(_ session: Session) async throws(StoreError)
-    /// The session with this id, if it exists and has not expired at `now`.
-    func session(id: String, now: Date) async throws(StoreError) -> Session?
+    /// The session with this id and its user, if it exists and has not expired at `now` (one lookup per request).
+    func session(id: String, now: Date) async throws(StoreError) -> ActiveSession?
     /// Revokes one session.
     func deleteSession(id: String) async throws(StoreError)
     /// Revokes every session of a user.

@@ -46,10 +46,10 @@ public struct SessionAuthority: Sendable {
     public func identity(token: String, viaBearer: Bool) async -> Identity? {
         guard let claims = try? await keys.verify(token, as: SessionClaims.self),
               let userID = UserID(claims.sub.value),
-              let session = try? await accounts.session(id: claims.sid, now: Date()), session.userID == userID,
-              let user = try? await accounts.user(id: userID), !user.isDisabled
+              let active = try? await accounts.session(id: claims.sid, now: Date()), active.userID == userID,
+              !active.user.isDisabled
         else { return nil }
-        return Identity(user: user, sessionID: session.id, viaBearer: viaBearer)
+        return Identity(user: active.user, sessionID: active.session.id, viaBearer: viaBearer)
     }
 
     /// Ends one session.
