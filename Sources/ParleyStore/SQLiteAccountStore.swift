@@ -25,10 +25,6 @@ public struct SQLiteAccountStore: AccountStore {
         }
     }
 
-    public func user(id: UserID) async throws(StoreError) -> User? {
-        try await perform { try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id]).map(User.init(row:)) } }
-    }
-
     public func user(email: String) async throws(StoreError) -> User? {
         try await perform { try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE email = ?", arguments: [email]).map(User.init(row:)) } }
     }

@@ -72,8 +72,8 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
         try await StoreFixture.run { store in
             let alice = try await store.user("alice@example.com")
             let reopened = try ParleyDatabase(directory: store.directory)
-            let found = try await SQLiteAccountStore(database: reopened).user(id: alice.id)
-            #expect(found?.email == "alice@example.com")
+            let found = try await SQLiteAccountStore(database: reopened).user(email: "alice@example.com")
+            #expect(found?.id == alice.id)
             #expect(try await reopened.integrityCheck() == "ok")
         }
     }
@@ -92,7 +92,8 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
             let second = try await store.accounts.signUp(email: "second@example.com", passwordHash: "h2", allowWhenUsersExist: true)
             #expect(!second.isAdmin)
             #expect(second.id != first.id)
-            let stored = try #require(try await store.accounts.user(id: first.id))
+            let stored = try #require(try await store.accounts.user(email: "first@example.com"))
+            #expect(stored.id == first.id)
             #expect(stored.isAdmin && stored.email == "first@example.com" && stored.passwordHash == "h1" && !stored.isDisabled)
         }
     }
