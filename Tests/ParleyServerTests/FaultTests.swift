@@ -31,6 +31,7 @@ struct FaultTests {
             #expect((stored["error"] as? [String: Any])?["code"] as? String == code)
             let stats = try await server.waitForMock { $0.open == 0 }
             #expect(stats.open == 0)
+            #expect(try await server.gauge("parley_generations_running") == 0)
         }
     }
 
@@ -65,6 +66,7 @@ struct FaultTests {
             #expect(MockReply.text(model: model, tokens: 30).hasPrefix(partial))
             #expect(stored["status"] as? String == "error")
             try await server.waitForMock { $0.open == 0 }
+            #expect(try await server.gauge("parley_generations_running") == 0)
         }
     }
 

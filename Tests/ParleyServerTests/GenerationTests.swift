@@ -95,6 +95,8 @@ struct GenerationTests {
             let stats = try await server.mockStats()
             #expect(stats.completed == 9)
             #expect(stats.open == 0)
+            #expect(try await server.gauge("parley_generations_running") == 0)
+            #expect(try await server.gauge("parley_event_streams_open") == 10)
         }
     }
 

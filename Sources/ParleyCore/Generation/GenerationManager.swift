@@ -96,11 +96,6 @@ public final class GenerationManager: Sendable {
         return true
     }
 
-    /// Whether a reply is being generated in the conversation.
-    public func isRunning(conversationID: ConversationID) -> Bool {
-        state.withLock { $0.channels[conversationID]?.running != nil }
-    }
-
     /// How many replies are being generated.
     public var runningCount: Int { state.withLock { $0.running.count } }
 

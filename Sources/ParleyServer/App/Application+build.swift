@@ -53,6 +53,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         CSRFMiddleware(secureCookies: services.settings.usesSecureCookies)
     }
     HealthController(database: services.database).addRoutes(to: router)
+    MetricsController(generations: services.chat.generations).addRoutes(to: router)
     AuthController(services: services).addRoutes(to: router)
     ConversationController(services: services).addRoutes(to: router)
     ReplyController(services: services).addRoutes(to: router)

@@ -31,6 +31,13 @@ struct TestServer: Sendable {
         return try JSONDecoder().decode(MockCounters.self, from: Data(body.readableBytesView))
     }
 
+    /// A gauge from Parley's `/metrics`.
+    func gauge(_ name: String) async throws -> Int? {
+        let response = try await client.execute(HTTPClientRequest(url: baseURL + "/metrics"), timeout: .seconds(5))
+        let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+        return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ")[1]) }
+    }
+
     /// Waits until `condition` holds for the mock's counters, up to `timeout`; returns the last counters.
     @discardableResult
     func waitForMock(timeout: Duration = .seconds(5), _ condition: (MockCounters) -> Bool) async throws -> MockCounters {
