@@ -57,6 +57,11 @@ final class Generation: Sendable {
         task?.cancel()
     }
 
+    /// Forgets that the text was saved, after a failed write, so the next flush tries again.
+    func markUnsaved() {
+        state.withLock { $0.savedLength = -1 }
+    }
+
     /// The text not saved yet, marking it saved; nil when nothing changed.
     func takeUnsavedText() -> String? {
         state.withLock { state in

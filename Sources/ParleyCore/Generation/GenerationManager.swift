@@ -37,7 +37,9 @@ public final class GenerationManager: Sendable {
     public func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.every(self.settings.coalesceInterval) { self.emitPendingTokens() } }
-            group.addTask { await self.every(self.settings.flushInterval) { await self.saveProgress() } }
+            group.addTask {
+                await self.every(self.settings.flushInterval) { await self.uncancelled { await self.saveProgress() } }
+            }
             group.addTask { await self.every(self.settings.heartbeatInterval) { self.wakeAll(.heartbeat) } }
             for await generation in jobs {
                 group.addTask { await self.run(generation) }
@@ -164,14 +166,19 @@ public final class GenerationManager: Sendable {
     func saveProgress() async {
         let generations = state.withLock { Array($0.running.values) }
         var contents: [MessageID: String] = [:]
+        var saving: [Generation] = []
         for generation in generations {
-            if let text = generation.takeUnsavedText() { contents[generation.job.assistantMessageID] = text }
+            if let text = generation.takeUnsavedText() {
+                contents[generation.job.assistantMessageID] = text
+                saving.append(generation)
+            }
         }
         guard !contents.isEmpty else { return }
         do {
             try await store.saveProgress(contents)
         } catch {
             logger.error("saving partial replies failed", metadata: ["error": "\(error)"])
+            for generation in saving { generation.markUnsaved() }
         }
     }
 }
