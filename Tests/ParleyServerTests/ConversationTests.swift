@@ -68,6 +68,23 @@ struct ConversationTests {
         }
     }
 
+    @Test("a new conversation is titled from its first words without markdown; blank or mark-only text gets the default")
+    func titles() async throws {
+        try await withTestServer(mockTokens: 2) { server in
+            var browser = server.browser()
+            _ = try await browser.signUp("user@example.com")
+            let titled = try await browser.createConversation(content: "## Plan **my** trip to `Lisbon` next week please, thanks a lot")
+            #expect(try await browser.get("/c/\(titled)").body.contains("<h1>Plan my trip to Lisbon next week please,</h1>"))
+            let blank = try await browser.createConversation(content: "   ")
+            #expect(try await browser.get("/c/\(blank)").body.contains("<h1>New conversation</h1>"))
+            let marks = try await browser.createConversation(content: "***")
+            #expect(try await browser.get("/c/\(marks)").body.contains("<h1>New conversation</h1>"))
+            let api = try await APIClient.signIn(server, email: "user@example.com")
+            #expect(try await api.messages(blank).isEmpty)
+            #expect(try await api.messages(marks).first?["content"] as? String == "***")
+        }
+    }
+
     @Test("rename and delete work for the owner; deleting removes the messages")
     func renameAndDelete() async throws {
         try await withTestServer { server in

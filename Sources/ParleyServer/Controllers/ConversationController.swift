@@ -40,7 +40,7 @@ struct ConversationController {
         var request = request
         let form = try await FormFields(request: &request)
         let content = form["content"] ?? ""
-        let title = content.isEmpty ? nil : Self.titleFrom(content)
+        let title = Self.titleFrom(content)
         let conversation = try await chatCall { () async throws(ChatError) in
             try await services.chat.createConversation(userID: user.id, title: title, model: form["model"], systemPrompt: form["system_prompt"])
         }
@@ -66,7 +66,7 @@ struct ConversationController {
             "messages": messages.map(MessageView.values),
             "is_streaming": streaming != nil,
             "resume_event_id": streaming.map { String(EventID(messageID: $0.id, sequence: 0).value) } ?? "",
-            "can_regenerate": messages.last?.role == .assistant && streaming == nil,
+            "has_messages": !messages.isEmpty,
             "models": modelOptions(selected: conversation.model),
             "conversations": sidebar.map { Self.listValues($0, current: id) },
             "request_id": UUID().uuidString,
@@ -116,9 +116,12 @@ struct ConversationController {
          "updated_at": conversation.updatedAt.formatted(.iso8601), "current": conversation.id == current]
     }
 
-    /// A title from the first words of the first message.
-    static func titleFrom(_ content: String) -> String {
-        let words = content.split(whereSeparator: \.isWhitespace).prefix(8).joined(separator: " ")
+    /// A title from the first words of the first message, without markdown's emphasis and heading marks;
+    /// nil (the default title) when no words are left.
+    static func titleFrom(_ content: String) -> String? {
+        let plain = content.filter { !"*_`#>~".contains($0) }
+        let words = plain.split(whereSeparator: \.isWhitespace).prefix(8).joined(separator: " ")
+        guard !words.isEmpty else { return nil }
         return words.count > 60 ? String(words.prefix(60)) + "…" : words
     }
 }
