@@ -10,6 +10,8 @@ enum StreamEnd: Sendable {
 extension GenerationManager {
     /// Runs one reply from first request to `done`.
     func run(_ generation: Generation) async {
+        // The streaming part runs in its own task, owned and awaited here, so that Stop can cancel it (closing the
+        // upstream request) while this task, not cancelled, still saves the reply and sends `done`.
         let streaming = Task { await self.stream(generation) }
         let stoppedEarly = generation.state.withLock { state in
             state.streaming = streaming
