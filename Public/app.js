@@ -123,6 +123,23 @@
     return article;
   }
 
+  /** Shows raw text that came before its formatted tail, at the end of the innermost last block of the tail. */
+  function showPendingText(tail, text) {
+    let pending = tail.querySelector(".pending");
+    if (!pending) {
+      let block = tail;
+      for (;;) {
+        const last = [...block.children].reverse().find((child) => !child.matches("button, input, img, br, hr"));
+        if (!last) break;
+        block = last;
+      }
+      pending = document.createElement("span");
+      pending.className = "pending";
+      block.appendChild(pending);
+    }
+    pending.textContent += text;
+  }
+
   /** Resets a reply's content to a committed part and a replaceable tail. */
   function startReply(article) {
     const content = article.querySelector(".content");
@@ -157,7 +174,9 @@
     const wasAtBottom = nearBottom();
     article.querySelector(".typing")?.remove();
     if (data.append) article.querySelector(".committed").insertAdjacentHTML("beforeend", data.append);
-    article.querySelector(".tail").innerHTML = data.tail;
+    const tail = article.querySelector(".tail");
+    if (typeof data.tail === "string") tail.innerHTML = data.tail;
+    else showPendingText(tail, data.text);
     decorateCode(article);
     followIfAtBottom(wasAtBottom);
   });

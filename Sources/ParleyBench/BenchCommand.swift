@@ -2,11 +2,18 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 
-/// `parley-bench`: drives a running Parley and its mock upstream, and prints how much Parley adds to the first token
-/// and how fast Stop closes the upstream request.
+/// `parley-bench`: Parley's benchmarks, end to end (the default) and of its hot paths.
 @main
 struct BenchCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "parley-bench",
+    static let configuration = CommandConfiguration(commandName: "parley-bench", abstract: "Measure Parley.",
+                                                    subcommands: [LoadBench.self, MarkdownBench.self],
+                                                    defaultSubcommand: LoadBench.self)
+}
+
+/// `parley-bench load`: drives a running Parley and its mock upstream, and prints how much Parley adds to the first
+/// token and how fast Stop closes the upstream request.
+struct LoadBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "load",
                                                     abstract: "Measure Parley against a running mock-upstream.")
 
     @Option(help: "Parley's base URL.") var parley = "http://127.0.0.1:8080"

@@ -1,4 +1,6 @@
 """The chat page in a real browser: sign up, stream a reply, stop another, and reload mid-stream."""
+import time
+
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as ready
@@ -23,13 +25,33 @@ def replies(browser):
     return browser.find_elements(By.CSS_SELECTOR, "article.message.assistant")
 
 
+def streaming_states(browser, seconds=20):
+    """The distinct texts the last reply shows while it streams, until it completes."""
+    states = []
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        last = replies(browser)[-1:]
+        status = last[0].get_attribute("data-status") if last else None
+        if status == "complete":
+            break
+        text = last[0].find_element(By.CSS_SELECTOR, ".content").text if last else ""
+        if status == "streaming" and text and (not states or states[-1] != text):
+            states.append(text)
+        time.sleep(0.05)
+    return states
+
+
 def test_reply_streams_as_formatted_html_and_completes(browser, server):
     sign_up(browser, server)
     assert "demo model" in browser.find_element(By.CSS_SELECTOR, ".banner").text
     start_conversation(browser, "Hello there")
     WebDriverWait(browser, 10).until(lambda b: b.find_element(By.ID, "stop-form").is_displayed())
-    WebDriverWait(browser, 20).until(lambda b: replies(b) and replies(b)[-1].get_attribute("data-status") == "complete")
+    states = streaming_states(browser)
+    assert len(states) >= 3, states  # the reply grows in place while it streams
+    assert len(states[-1]) > len(states[0])
+    WebDriverWait(browser, 20).until(lambda b: replies(b)[-1].get_attribute("data-status") == "complete")
     reply = replies(browser)[-1]
+    assert not reply.find_elements(By.CSS_SELECTOR, ".pending")  # the final render replaced any raw text
     assert reply.find_element(By.CSS_SELECTOR, "table")  # markdown rendered on the server, not raw pipes
     code = reply.find_element(By.CSS_SELECTOR, "pre[data-lang=swift] code")
     assert "Hello from Parley" in code.text

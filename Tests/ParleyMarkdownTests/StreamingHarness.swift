@@ -41,3 +41,30 @@ enum StreamingHarness {
         return totals
     }
 }
+
+extension StreamingHarness {
+    /// Streams `deltas` through a `MarkdownStream`, asking for an event after every `eventEvery`-th delta and a final
+    /// one at the end, and expects the appends plus the last tail sent to equal the one-shot HTML.
+    @discardableResult
+    static func pacedStream(_ deltas: [String], eventEvery: Int = 1,
+                            sourceLocation: SourceLocation = #_sourceLocation) -> Totals {
+        let expected = MarkdownRenderer.html(deltas.joined())
+        var stream = MarkdownStream()
+        var totals = Totals()
+        var appended = ""
+        var tail = ""
+        for (index, delta) in deltas.enumerated() {
+            stream.append(delta)
+            let isLast = index == deltas.count - 1
+            guard (index + 1) % eventEvery == 0 || isLast else { continue }
+            let html = stream.next(final: isLast)
+            appended += html.append
+            totals.appended += html.append.utf8.count
+            totals.emitted += html.append.utf8.count + (html.tail?.utf8.count ?? 0)
+            if let newTail = html.tail { tail = newTail }
+        }
+        #expect(appended + tail == expected, sourceLocation: sourceLocation)
+        #expect(!stream.isHoldingTail, sourceLocation: sourceLocation)
+        return totals
+    }
+}

@@ -25,6 +25,14 @@ import Testing
         StreamingHarness.stream(Chunkings.scalars(document), renderEvery: Int.random(in: 3...6, using: &random))
     }
 
+    @Test(arguments: MarkdownCorpus.documents.indices)
+    func pacedStreamOfACorpusDocumentEndsAtTheOneShotRender(index: Int) {
+        let document = MarkdownCorpus.documents[index]
+        var random = SplitMix64(seed: UInt64(index) ^ 0xFACE)
+        StreamingHarness.pacedStream(Chunkings.randomSizes(document, using: &random))
+        StreamingHarness.pacedStream(Chunkings.fixedSize(document, characters: 4), eventEvery: Int.random(in: 1...3, using: &random))
+    }
+
     @Test func blocksBecomeFinalOnceALaterBlockStartsOnACompleteLine() {
         var renderer = IncrementalMarkdownRenderer()
         renderer.append("# Title\n\nFirst paragraph.\n\nSecond")

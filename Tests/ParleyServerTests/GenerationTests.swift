@@ -51,6 +51,28 @@ struct GenerationTests {
         }
     }
 
+    @Test("a long markdown reply arrives block by block, ends at the final render, and costs under three times its HTML")
+    func longReplyStreamsBlockByBlock() async throws {
+        try await withTestServer(mockDelayMilliseconds: 1) { server in
+            let api = try await Self.signedIn(server)
+            let id = try await api.createConversation(model: "mock-long")
+            let stream = try await api.request(.POST, "/api/conversations/\(id)/messages", json: ["content": "Write"],
+                                               headers: [("Accept", "text/event-stream")])
+            var parser = SSEParserForTests()
+            let events = parser.events(stream.body)
+            let html = try #require(events.done?.json["html"] as? String)
+            #expect(html == MarkdownRenderer.html(MockReply.text(model: "mock-long", tokens: 0)))
+            #expect(events.streamedHTML == html)
+            let tokens = events.filter { $0.name == "token" }
+            #expect(tokens.filter { !($0.json["append"] as? String ?? "").isEmpty }.count >= 10)
+            #expect(tokens.contains { $0.json["tail"] == nil })
+            let sent = tokens.reduce(0) { total, event in
+                total + (event.json["append"] as? String ?? "").utf8.count + (event.json["tail"] as? String ?? "").utf8.count
+            }
+            #expect(sent <= 3 * html.utf8.count)
+        }
+    }
+
     @Test("stop ends the reply at once: partial text kept as stopped, upstream request closed, others untouched")
     func stopOneOfMany() async throws {
         try await withTestServer(mockTokens: 40) { server in

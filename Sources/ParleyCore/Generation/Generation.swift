@@ -9,13 +9,13 @@ enum StopCause: Sendable {
     case shutdown
 }
 
-/// One running reply: its text so far, its markdown renderer, and the task that streams it.
+/// One running reply: its text so far, its paced markdown HTML, and the task that streams it.
 final class Generation: Sendable {
     /// The mutable part, guarded by the generation's lock.
     struct State {
         var text = ""
         var unsent = ""
-        var renderer = IncrementalMarkdownRenderer()
+        var markdown = MarkdownStream()
         var sequence: Int64 = 0
         var lastTokenEvent: ContinuousClock.Instant?
         var savedLength = 0
@@ -44,7 +44,7 @@ final class Generation: Sendable {
         state.withLock { state in
             state.text += text
             state.unsent += text
-            state.renderer.append(text)
+            state.markdown.append(text)
         }
     }
 

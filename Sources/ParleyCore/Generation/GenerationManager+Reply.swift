@@ -103,17 +103,18 @@ extension GenerationManager {
     }
 
     /// Sends the unsent text of a reply as one `token` event, unless the last one went out less than the
-    /// coalescing interval ago (and `force` is false); returns whether nothing is left waiting.
+    /// coalescing interval ago; `force` (the reply's end) sends at once, with the final tail if one was held back.
+    /// Returns whether nothing is left waiting.
     @discardableResult
     func emitTokens(of generation: Generation, force: Bool) -> Bool {
         let now = clock.now
         return generation.state.withLock { state in
-            guard !state.unsent.isEmpty else { return true }
+            guard !state.unsent.isEmpty || (force && state.markdown.isHoldingTail) else { return true }
             if !force, let last = state.lastTokenEvent, last.duration(to: now) < settings.coalesceInterval {
                 return false
             }
-            let update = state.renderer.render()
-            let event = StreamEvent.token(messageID: generation.job.assistantMessageID, text: state.unsent, update: update)
+            let html = state.markdown.next(final: force)
+            let event = StreamEvent.token(messageID: generation.job.assistantMessageID, text: state.unsent, html: html)
             state.unsent = ""
             state.lastTokenEvent = now
             appendFrame(event.frame(id: generation.nextEventID(&state)), conversationID: generation.job.conversationID)

@@ -3,7 +3,7 @@ import ParleyMarkdown
 /// An event of the conversation stream, encoded once as a Server-Sent Events frame.
 public enum StreamEvent: Sendable {
     case start(messageID: MessageID, model: String)
-    case token(messageID: MessageID, text: String, update: MarkdownUpdate)
+    case token(messageID: MessageID, text: String, html: StreamedHTML)
     case error(messageID: MessageID, reason: FailureReason)
     case done(messageID: MessageID, status: MessageStatus, html: String, usage: Usage)
 
@@ -16,12 +16,12 @@ public enum StreamEvent: Sendable {
             name = "start"
             json.field("message_id", messageID)
             json.field("model", model)
-        case .token(let messageID, let text, let update):
+        case .token(let messageID, let text, let html):
             name = "token"
             json.field("message_id", messageID)
             json.field("text", text)
-            json.field("append", update.append)
-            json.field("tail", update.tail)
+            json.field("append", html.append)
+            if let tail = html.tail { json.field("tail", tail) }
         case .error(let messageID, let reason):
             name = "error"
             json.field("message_id", messageID)

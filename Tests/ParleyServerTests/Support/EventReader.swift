@@ -111,10 +111,11 @@ extension Array where Element == ReceivedEvent {
     /// The concatenated raw `text` of the token events.
     var text: String { filter { $0.name == "token" }.map { $0.json["text"] as? String ?? "" }.joined() }
 
-    /// The concatenated `append` HTML plus the last `tail`.
+    /// The concatenated `append` HTML plus the last `tail` sent (an event without one keeps the previous tail).
     var streamedHTML: String {
         let tokens = filter { $0.name == "token" }
-        return tokens.map { $0.json["append"] as? String ?? "" }.joined() + (tokens.last?.json["tail"] as? String ?? "")
+        return tokens.map { $0.json["append"] as? String ?? "" }.joined()
+            + (tokens.last { $0.json["tail"] != nil }?.json["tail"] as? String ?? "")
     }
 
     /// The `done` event, if any.
