@@ -4,14 +4,30 @@ import ParleyServer
 
 /// `parley serve`: runs the server until SIGTERM or SIGINT.
 struct ServeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Serve Parley over HTTP.")
+    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Serve Parley over HTTP.", discussion: """
+        Every setting comes from the environment (flags override the first three); the README describes each.
+          PARLEY_HOST, PARLEY_PORT, PARLEY_DATA_DIR   where to listen, and the folder of parley.sqlite
+          PARLEY_JWT_SECRET            session signing key (default: generated once, kept in the database)
+          PARLEY_SIGNUP                open, first-user (default) or closed
+          PARLEY_COOKIE_SECURE         auto (default), true or false
+          PARLEY_BCRYPT_COST           4 to 31 (default 12)
+          PARLEY_LOG_LEVEL             trace, debug, info (default), notice, warning, error, critical
+          PARLEY_SHUTDOWN_GRACE        seconds running replies may finish after SIGTERM (default 10)
+          PARLEY_UPSTREAM_IDLE_TIMEOUT seconds an upstream may stay silent mid-reply (default 60)
+          PARLEY_METRICS_TOKEN         when set, /metrics needs this bearer token
+          PARLEY_DEMO_TOKEN_DELAY_MS   the demo model's pace (default 25)
+          PARLEY_TEMPLATES_DIR, PARLEY_PUBLIC_DIR   where the templates and static files are
+          PARLEY_CONFIG                a JSON file of providers, models and prices
+          OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, GEMINI_API_KEY, GEMINI_BASE_URL
+        A setting that is set but unusable stops start-up with a message naming it.
+        """)
 
     @Option(help: "The address to listen on (PARLEY_HOST).") var host: String?
     @Option(help: "The port to listen on (PARLEY_PORT).") var port: Int?
     @Option(help: "The folder holding parley.sqlite (PARLEY_DATA_DIR).") var dataDir: String?
 
     func run() async throws {
-        var settings = ServerSettings(environment: ProcessInfo.processInfo.environment)
+        var settings = try ServerSettings(environment: ProcessInfo.processInfo.environment)
         if let host { settings.host = host }
         if let port { settings.port = port }
         if let dataDir { settings.dataDirectory = dataDir }
@@ -20,6 +36,6 @@ struct ServeCommand: AsyncParsableCommand {
             // Written unbuffered so that scripts reading the port from a pipe see it at once.
             FileHandle.standardOutput.write(Data("Parley is serving on http://\(host):\(port) with data in \(dataDirectory)\n".utf8))
         }
-        try await app.runService()
+        try await app.runUntilSignalled()
     }
 }

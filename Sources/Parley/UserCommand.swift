@@ -20,7 +20,7 @@ struct CreateUser: AsyncParsableCommand {
     @Option(help: "The folder holding parley.sqlite (PARLEY_DATA_DIR).") var dataDir: String?
 
     func run() async throws {
-        let settings = ServerSettings(environment: ProcessInfo.processInfo.environment)
+        let settings = try ServerSettings(environment: ProcessInfo.processInfo.environment)
         let password = PasswordPrompt.read(prompt: "Password for \(email): ")
         if let problem = PasswordHasher.problem(with: password) { throw ValidationError(problem) }
         let database = try ParleyDatabase(directory: dataDir ?? settings.dataDirectory)

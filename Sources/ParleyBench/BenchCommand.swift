@@ -20,6 +20,10 @@ struct LoadBench: AsyncParsableCommand {
     @Option(help: "The mock upstream's base URL.") var mock = "http://127.0.0.1:8089"
     @Option(help: "Concurrent streams per round, comma-separated.") var concurrency = "1,100,500"
     @Option(help: "Rounds per concurrency level.") var rounds = 3
+    @Option(help: "Milliseconds between the starts of two streams of a round (they ramp up, then run together).")
+    var rampMilliseconds = 2.0
+    @Option(help: "Requests straight to the mock per round, spread over the ramp.") var directSamples = 100
+    @Option(help: "The server's process id, to read its CPU time and memory from /proc.") var serverPid: Int32?
     @Option(help: "Stop measurements to take.") var stops = 20
     @Option(help: "Where to write the JSON results.") var output = "bench-results/latest.json"
 
@@ -42,17 +46,31 @@ struct LoadBench: AsyncParsableCommand {
     private func measure(_ client: HTTPClient) async throws -> BenchResults {
         let session = try await BenchSession.start(client: client, parley: parley)
         let probe = StreamProbe(client: client, parley: parley, mock: mock, token: session.token)
+        let server = serverPid.map(ServerProcess.init(pid:))
         var results = BenchResults()
+        results.idleMemoryMB = server?.residentMegabytes()
         for level in concurrency.split(separator: ",").compactMap({ Int($0) }) {
             let conversations = try await session.conversations(count: level)
-            var direct: [Double] = [], relayed: [Double] = [], errors = 0
-            for _ in 0..<rounds {
-                let round = try await probe.firstTokenRound(conversations: conversations)
-                direct += round.direct
-                relayed += round.relayed
-                errors += round.errors
+            var total = StreamProbe.SteadyRound()
+            let cpuBefore = server?.cpuSeconds()
+            let ramp = Duration.microseconds(Int64(rampMilliseconds * 1000))
+            let (_, peak) = try await ServerProcess.peakMemory(of: server) {
+                for _ in 0..<rounds {
+                    let round = try await probe.steadyRound(conversations: conversations, rampPerStream: ramp,
+                                                            directSamples: directSamples)
+                    total.direct += round.direct
+                    total.relayed += round.relayed
+                    total.tokens += round.tokens
+                    total.errors += round.errors
+                    total.seconds += round.seconds
+                }
             }
-            results.levels.append(.init(concurrency: level, direct: Summary(direct), relayed: Summary(relayed), errors: errors))
+            let cpuAfter = server?.cpuSeconds()
+            let cpu: Double? = if let cpuBefore, let cpuAfter { cpuAfter - cpuBefore } else { nil }
+            results.levels.append(.init(concurrency: level, direct: Summary(total.direct), relayed: Summary(total.relayed),
+                                        errors: total.errors, tokensPerSecond: Double(total.tokens) / total.seconds,
+                                        cpuSecondsPer1000Tokens: cpu.map { $0 / Double(max(1, total.tokens)) * 1000 },
+                                        peakMemoryMB: peak))
         }
         let stopConversations = try await session.conversations(count: 1, model: "mock-slow")
         var stopLatencies: [Double] = []

@@ -26,18 +26,26 @@ struct BenchResults: Codable {
         var direct: Summary
         var relayed: Summary
         var errors: Int
+        var tokensPerSecond: Double
+        var cpuSecondsPer1000Tokens: Double?
+        var peakMemoryMB: Double?
     }
+    var idleMemoryMB: Double?
     var levels: [Level] = []
     var stop = Summary([])
 
     /// A plain-text table of the results.
     var table: String {
         func ms(_ value: Double) -> String { String(format: "%8.2f", value) }
-        var lines = ["streams | direct p50   p95    p99 | via Parley p50  p95    p99 | added p50 | errors"]
+        func optional(_ value: Double?, _ format: String) -> String { value.map { String(format: format, $0) } ?? "       -" }
+        var lines = ["server idle memory: " + optional(idleMemoryMB, "%.1f MB"),
+                     "streams | direct p50   p95    p99 | via Parley p50  p95    p99 | added p50  p99 | errors | tokens/s | CPU s/1k tok | peak MB"]
         for level in levels {
             lines.append(String(format: "%7d |", level.concurrency) + ms(level.direct.p50) + ms(level.direct.p95) + ms(level.direct.p99)
                 + " |" + ms(level.relayed.p50) + ms(level.relayed.p95) + ms(level.relayed.p99)
-                + " |" + ms(level.relayed.p50 - level.direct.p50) + "  | \(level.errors)")
+                + " |" + ms(level.relayed.p50 - level.direct.p50) + ms(level.relayed.p99 - level.direct.p99)
+                + String(format: " | %6d | %8.0f | ", level.errors, level.tokensPerSecond)
+                + optional(level.cpuSecondsPer1000Tokens, "%12.4f") + " | " + optional(level.peakMemoryMB, "%7.1f"))
         }
         lines.append("stop → upstream closed (ms): p50 \(ms(stop.p50)) p95 \(ms(stop.p95)) p99 \(ms(stop.p99)) over \(stop.count)")
         return lines.joined(separator: "\n")

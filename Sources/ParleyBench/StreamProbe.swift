@@ -9,26 +9,70 @@ struct StreamProbe {
     let mock: String
     let token: String
 
-    /// The first-token times (milliseconds) of one round: every conversation streams at once, through Parley and
-    /// straight to the mock, so both see the same load.
-    func firstTokenRound(conversations: [Int]) async throws -> (direct: [Double], relayed: [Double], errors: Int) {
-        try await withThrowingTaskGroup(of: (Double?, Bool).self) { group in
-            for id in conversations {
-                group.addTask { (try? await relayedFirstToken(conversation: id), true) }
-                group.addTask { (try? await directFirstToken(), false) }
-            }
-            var direct: [Double] = [], relayed: [Double] = [], errors = 0
-            for try await (milliseconds, isRelayed) in group {
-                guard let milliseconds else { errors += 1; continue }
-                if isRelayed { relayed.append(milliseconds) } else { direct.append(milliseconds) }
-            }
-            return (direct, relayed, errors)
-        }
+    /// What a steady round measured: first-token times (milliseconds), tokens relayed, errors and wall time.
+    struct SteadyRound {
+        var direct: [Double] = []
+        var relayed: [Double] = []
+        var tokens = 0
+        var errors = 0
+        var seconds = 0.0
     }
 
-    /// Milliseconds from sending a message to Parley until its first `token` event; reads the reply to its end.
-    func relayedFirstToken(conversation: Int) async throws -> Double {
-        try await timeToFirst(marker: "event: token", request: streamingSend(conversation: conversation, content: "benchmark question"))
+    /// Starts one reply per conversation, `rampPerStream` apart, so that later sends meet the streams already running,
+    /// and `directSamples` requests straight to the mock spread over the same ramp; reads every reply to its end.
+    func steadyRound(conversations: [Int], rampPerStream: Duration, directSamples: Int) async throws -> SteadyRound {
+        let start = ContinuousClock.now
+        let directEvery = max(1, conversations.count / max(1, directSamples))
+        var round = try await withThrowingTaskGroup(of: (Double?, Int?, Bool).self) { group in
+            for (index, id) in conversations.enumerated() {
+                let at = start + rampPerStream * index
+                group.addTask {
+                    try? await Task.sleep(until: at)
+                    guard let reply = try? await relayedReply(conversation: id) else { return (nil, nil, true) }
+                    return (reply.firstToken, reply.tokens, true)
+                }
+                if index % directEvery == 0 {
+                    group.addTask {
+                        try? await Task.sleep(until: at)
+                        return (try? await directFirstToken(), nil, false)
+                    }
+                }
+            }
+            var round = SteadyRound()
+            for try await (milliseconds, tokens, isRelayed) in group {
+                guard let milliseconds else { round.errors += 1; continue }
+                if isRelayed {
+                    round.relayed.append(milliseconds)
+                    round.tokens += tokens ?? 0
+                } else {
+                    round.direct.append(milliseconds)
+                }
+            }
+            return round
+        }
+        round.seconds = start.duration(to: .now).milliseconds / 1000
+        return round
+    }
+
+    /// Milliseconds from sending a message to Parley until its first `token` event, and the completion tokens its
+    /// `done` reports; nil tokens (an error) when the reply did not complete.
+    func relayedReply(conversation: Int) async throws -> (firstToken: Double, tokens: Int?) {
+        let start = ContinuousClock.now
+        let response = try await client.execute(streamingSend(conversation: conversation, content: "benchmark question"),
+                                                 timeout: .seconds(600))
+        guard response.status.code == 200 else { throw BenchError("HTTP \(response.status.code)") }
+        var first: Duration?
+        var recent = ""
+        for try await buffer in response.body {
+            let text = String(buffer: buffer)
+            if first == nil, text.contains("event: token") { first = start.duration(to: .now) }
+            recent = String((recent + text).suffix(4096))
+        }
+        guard let first, recent.contains(#""status":"complete""#),
+              let tokens = recent.firstMatch(of: /"completion_tokens":(\d+)/).flatMap({ Int($0.1) }) else {
+            throw BenchError("the reply did not complete")
+        }
+        return (first.milliseconds, tokens)
     }
 
     /// Milliseconds from sending a streaming request to the mock until its first content chunk.

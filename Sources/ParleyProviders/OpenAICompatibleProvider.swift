@@ -1,99 +1,85 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
-import NIOHTTP1
 import ParleyCore
 
 /// Any server speaking OpenAI's streaming Chat Completions (OpenAI, Ollama, vLLM, llama.cpp, OpenRouter).
 public struct OpenAICompatibleProvider: ChatProvider {
-    /// The name used in messages to users (for example "OpenAI").
-    public let name: String
-    /// The base URL including the version, as OpenAI's SDK takes it (for example https://api.openai.com/v1).
-    public let baseURL: String
-    let apiKey: String?
-    let client: HTTPClient
+    /// Where the server is; its base URL includes the version, as OpenAI's SDK takes it (https://api.openai.com/v1).
+    public let connection: ProviderConnection
 
     /// Creates a provider.
-    public init(name: String, baseURL: String, apiKey: String?, client: HTTPClient) {
-        self.name = name
-        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
-        self.client = client
+    public init(connection: ProviderConnection) {
+        self.connection = connection
     }
 
     public func streamCompletion(_ request: CompletionRequest,
                                  onChunk: @Sendable (CompletionChunk) async -> Void) async throws(ProviderError) {
+        try await upstreamRequest(for: request).stream(OpenAIStreamDecoder(), onChunk: onChunk)
+    }
+
+    /// The HTTP request for a completion: `POST {base}/chat/completions` with a bearer key.
+    func upstreamRequest(for request: CompletionRequest) -> UpstreamRequest {
         let body = ChatCompletionsBody(model: request.model,
                                        messages: request.turns.map { .init(role: $0.role.rawValue, content: $0.content) })
-        let upstream = UpstreamRequest(client: client, url: baseURL + "/chat/completions", headers: authorization,
-                                       body: (try? JSONEncoder().encode(body)) ?? Data())
-        var finished = false
-        let decoder = JSONDecoder()
-        try await upstream.stream(mapStatus: mapStatus) { message in
-            if message.data == "[DONE]" {
-                finished = true
-                return
-            }
-            guard let chunk = try? decoder.decode(ChatCompletionChunk.self, from: Data(message.data.utf8)) else {
-                throw ProviderError.malformedResponse(detail: "undecodable chunk")
-            }
-            if let error = chunk.error {
-                throw ProviderError.rejected(status: 502, detail: error.message ?? "the stream reported an error")
-            }
-            if let text = chunk.choices?.first?.delta?.content { await onChunk(.text(text)) }
-            switch chunk.choices?.first?.finishReason {
-            case "content_filter": throw ProviderError.refused(detail: "the content filter stopped the reply")
-            case .some: finished = true
-            case nil: break
-            }
-            if let usage = chunk.usage {
-                await onChunk(.usage(promptTokens: usage.promptTokens ?? 0, completionTokens: usage.completionTokens ?? 0))
-            }
-        }
-        guard finished else { throw ProviderError.unreachable(detail: "the stream ended before [DONE]") }
+        return UpstreamRequest(connection: connection, url: connection.baseURL + "/chat/completions", headers: authorization,
+                               body: (try? JSONEncoder().encode(body)) ?? Data(), model: request.model)
     }
 
-    /// The model ids the server lists at `GET {baseURL}/models`.
-    public func listModels() async throws(ProviderError) -> [String] {
+    /// The model ids the server lists at `GET {baseURL}/models`; the whole exchange must end within `timeout`.
+    public func listModels(timeout: Duration = .seconds(10)) async throws(ProviderError) -> [String] {
         do {
-            var request = HTTPClientRequest(url: baseURL + "/models")
-            for (header, value) in authorization { request.headers.add(name: header, value: value) }
-            let response = try await client.execute(request, timeout: .seconds(10))
-            let body = try await response.body.collect(upTo: 4 * 1024 * 1024)
-            guard response.status == .ok else { throw mapStatus(Int(response.status.code), String(buffer: body), response.headers) }
-            return try JSONDecoder().decode(ModelList.self, from: Data(body.readableBytesView)).data.map(\.id)
+            return try await ProgressWatchdog(first: timeout, between: timeout).run { [connection, authorization] _ in
+                var request = HTTPClientRequest(url: connection.baseURL + "/models")
+                for (header, value) in authorization { request.headers.add(name: header, value: value) }
+                let response = try await connection.client.execute(request, deadline: .distantFuture)
+                let body = try await response.body.collect(upTo: 4 * 1024 * 1024)
+                guard response.status == .ok else {
+                    throw UpstreamFailure(status: Int(response.status.code), body: String(buffer: body), headers: response.headers)
+                }
+                return try JSONDecoder().decode(ModelList.self, from: Data(body.readableBytesView)).data.map(\.id)
+            }
         } catch {
-            throw UpstreamRequest.providerError(from: error)
+            throw connection.providerError(from: error, model: "")
         }
     }
 
+    /// The `Authorization` header, when a key is configured.
     private var authorization: [(String, String)] {
-        apiKey.map { [("Authorization", "Bearer \($0)")] } ?? []
+        connection.apiKey.map { [("Authorization", "Bearer \($0)")] } ?? []
+    }
+}
+
+/// Reads a Chat Completions stream: `choices[0].delta.content`, `finish_reason`, the final `usage`, then `[DONE]`;
+/// the reply is complete once a finish reason or `[DONE]` came.
+struct OpenAIStreamDecoder: StreamDecoder {
+    private let decoder = JSONDecoder()
+    private var finished = false
+
+    mutating func decode(_ message: SSEMessage, into chunks: inout [CompletionChunk]) throws {
+        if message.data == "[DONE]" {
+            finished = true
+            return
+        }
+        guard let chunk = try? decoder.decode(ChatCompletionChunk.self, from: Data(message.data.utf8)) else {
+            throw ProviderError.malformedResponse(detail: "undecodable chunk")
+        }
+        if chunk.error != nil {
+            throw UpstreamFailure(status: 502, body: message.data)
+        }
+        if let text = chunk.choices?.first?.delta?.content { chunks.append(.text(text)) }
+        switch chunk.choices?.first?.finishReason {
+        case "content_filter": throw ProviderError.refused(detail: "the content filter stopped the reply")
+        case .some: finished = true
+        case nil: break
+        }
+        if let usage = chunk.usage {
+            chunks.append(.usage(promptTokens: usage.promptTokens ?? 0, completionTokens: usage.completionTokens ?? 0))
+        }
     }
 
-    /// Maps an OpenAI-style error status and body to a provider error.
-    private func mapStatus(_ status: Int, _ body: String, _ headers: HTTPHeaders) -> ProviderError {
-        let error = (try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(body.utf8)))?.error
-        let code = error?.code ?? error?.type ?? ""
-        let detail = error?.message ?? String(body.prefix(200))
-        switch status {
-        case 401, 403:
-            return apiKey == nil ? .missingKey(provider: name) : .rejectedKey(provider: name)
-        case 404 where code == "model_not_found" || detail.localizedCaseInsensitiveContains("model"):
-            return .modelNotFound(model: detail)
-        case 400 where code == "context_length_exceeded" || detail.localizedCaseInsensitiveContains("context length"):
-            return .contextTooLong
-        case 400 where code == "content_filter" || code == "content_policy_violation":
-            return .refused(detail: detail)
-        case 429 where code == "insufficient_quota":
-            return .rejected(status: status, detail: detail)
-        case 429:
-            return .rateLimited(retryAfterSeconds: UpstreamRequest.retryAfter(headers))
-        case 500...599:
-            return .overloaded(status: status)
-        default:
-            return .rejected(status: status, detail: detail)
-        }
+    func finish() throws(ProviderError) {
+        guard finished else { throw .unreachable(detail: "the stream ended before a finish reason or [DONE]") }
     }
 }
 
@@ -127,22 +113,10 @@ private struct ChatCompletionChunk: Decodable {
         var completionTokens: Int?
         enum CodingKeys: String, CodingKey { case promptTokens = "prompt_tokens", completionTokens = "completion_tokens" }
     }
-    struct StreamError: Decodable {
-        var message: String?
-    }
+    struct StreamError: Decodable {}
     var choices: [Choice]?
     var usage: TokenUsage?
     var error: StreamError?
-}
-
-/// An OpenAI-style error body.
-private struct ErrorEnvelope: Decodable {
-    struct Detail: Decodable {
-        var message: String?
-        var type: String?
-        var code: String?
-    }
-    var error: Detail
 }
 
 /// The answer of `GET /models`.

@@ -2,61 +2,157 @@ import AsyncHTTPClient
 import Logging
 import ParleyCore
 
-/// Builds the model catalog from the environment: OpenAI-compatible servers when configured, else the demo model.
+/// Builds the model catalog from the environment and the optional `PARLEY_CONFIG` file: the vendors whose key or
+/// base URL is set, the file's providers and models, the built-in models of the vendors' standard providers, and
+/// the models OpenAI-compatible servers list. With no provider at all, only the demo model.
 public struct ProviderSetup: Sendable {
-    /// The default OpenAI base URL.
-    public static let openAIBaseURL = "https://api.openai.com/v1"
+    /// A configured provider, before it has an HTTP client.
+    struct Resolved: Sendable, Equatable {
+        /// The id models name: `openai`, `anthropic` or `gemini` for the vendors' standard providers, else the file's.
+        let id: String
+        let kind: ProviderKind
+        /// The name shown to users.
+        let name: String
+        let baseURL: String
+        let apiKey: String?
+    }
 
-    /// Models of api.openai.com with their prices (US dollars per million tokens).
-    static let openAIModels: [ModelInfo] = [
-        ModelInfo(id: "gpt-4o-mini", providerID: "openai", contextWindow: 128_000, vision: true,
-                  price: ModelPrice(input: 0.15, cachedInput: 0.075, output: 0.6)),
-        ModelInfo(id: "gpt-4o", providerID: "openai", contextWindow: 128_000, vision: true,
-                  price: ModelPrice(input: 2.5, cachedInput: 1.25, output: 10)),
-        ModelInfo(id: "gpt-4.1", providerID: "openai", contextWindow: 1_047_576, vision: true,
-                  price: ModelPrice(input: 2, cachedInput: 0.5, output: 8)),
-        ModelInfo(id: "gpt-4.1-mini", providerID: "openai", contextWindow: 1_047_576, vision: true,
-                  price: ModelPrice(input: 0.4, cachedInput: 0.1, output: 1.6)),
-    ]
-
-    let environment: [String: String]
-    let client: HTTPClient
+    /// Every provider, the environment's first, in order.
+    let providers: [Resolved]
+    /// The models the file lists, completed from the built-in table.
+    let configuredModels: [ModelInfo]
+    /// Problems worth an admin's attention that do not stop the server (a key variable that is not set).
+    let warnings: [String]
+    let timeouts: UpstreamTimeouts
     let demoTokenDelay: Duration
 
-    /// Creates the setup from environment variables.
-    public init(environment: [String: String], client: HTTPClient, demoTokenDelay: Duration = .milliseconds(25)) {
-        self.environment = environment
-        self.client = client
+    /// Resolves the providers and models; throws when the file is unreadable, malformed, or names an unknown provider.
+    public init(environment: [String: String], configPath: String? = nil, timeouts: UpstreamTimeouts = UpstreamTimeouts(),
+                demoTokenDelay: Duration = .milliseconds(25)) throws(ProviderConfigError) {
+        let config = try configPath.map { path throws(ProviderConfigError) in try ProviderConfig.load(path: path) }
+        let value = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        var providers: [Resolved] = []
+        var warnings: [String] = []
+        for kind in ProviderKind.allCases {
+            let key = value(kind.keyVariable)
+            let base = value(kind.baseURLVariable)
+            guard key != nil || base != nil else { continue }
+            providers.append(Resolved(id: kind.rawValue, kind: kind, name: kind.displayName, baseURL: base ?? kind.defaultBaseURL, apiKey: key))
+        }
+        for entry in config?.providers ?? [] {
+            let kind = entry.kind ?? ProviderKind(rawValue: entry.id) ?? .openai
+            // A vendor's standard id extends its environment variables; any other id gets a key only when it names one,
+            // so that a vendor's key never goes to another server.
+            let isStandard = entry.id == kind.rawValue
+            let key = (entry.apiKeyEnv ?? (isStandard ? kind.keyVariable : nil)).flatMap(value)
+            if let variable = entry.apiKeyEnv, key == nil {
+                warnings.append("provider “\(entry.id)”: api_key_env names \(variable), which is not set; requests go without a key")
+            } else if key == nil, kind.requiresKey {
+                warnings.append("provider “\(entry.id)” has no API key; set api_key_env in PARLEY_CONFIG")
+            }
+            let resolved = Resolved(id: entry.id, kind: kind, name: isStandard ? kind.displayName : entry.id,
+                                    baseURL: entry.baseURL ?? (isStandard ? value(kind.baseURLVariable) : nil) ?? kind.defaultBaseURL,
+                                    apiKey: key)
+            if let index = providers.firstIndex(where: { $0.id == entry.id }) {
+                providers[index] = resolved
+            } else {
+                providers.append(resolved)
+            }
+        }
+        let providerIDs = providers.map(\.id)
+        configuredModels = try (config?.models ?? []).enumerated().map { index, entry throws(ProviderConfigError) in
+            try Self.model(entry, place: "models[\(index)]", providerIDs: providerIDs, file: configPath ?? "")
+        }
+        self.providers = providers
+        self.warnings = warnings
+        self.timeouts = timeouts
         self.demoTokenDelay = demoTokenDelay
     }
 
-    /// The configured OpenAI-compatible provider, if any.
-    var openAI: OpenAICompatibleProvider? {
-        let key = environment["OPENAI_API_KEY"].flatMap { $0.isEmpty ? nil : $0 }
-        let base = environment["OPENAI_BASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
-        guard key != nil || base != nil else { return nil }
-        return OpenAICompatibleProvider(name: "OpenAI", baseURL: base ?? Self.openAIBaseURL, apiKey: key, client: client)
+    /// A model of the file, completed from the built-in entry of the same id and provider.
+    private static func model(_ entry: ProviderConfig.Model, place: String, providerIDs: [String],
+                              file: String) throws(ProviderConfigError) -> ModelInfo {
+        let builtIn = BuiltInModels.model(entry.id)
+        let providerID: String
+        if let named = entry.provider ?? builtIn?.providerID {
+            providerID = named
+        } else if providerIDs.count == 1 {
+            providerID = providerIDs[0]
+        } else {
+            throw ProviderConfigError(file: file, problem: "\(place) (“\(entry.id)”) names no provider, and \(providerIDs.count) are configured")
+        }
+        guard providerIDs.contains(providerID) || providerID == DemoProvider.model.providerID else {
+            throw ProviderConfigError(file: file, problem: "\(place) (“\(entry.id)”) names the provider “\(providerID)”, "
+                                      + "which is neither in providers nor set in the environment")
+        }
+        var model = builtIn.flatMap { $0.providerID == providerID ? $0 : nil } ?? ModelInfo(id: entry.id, providerID: providerID)
+        if let upstreamID = entry.upstreamID { model.upstreamID = upstreamID }
+        if let window = entry.contextWindow { model.contextWindow = Int(window) }
+        if let vision = entry.vision { model.vision = vision }
+        if let price = entry.price {
+            model.price = ModelPrice(input: price.input ?? model.price.input, cachedInput: price.cachedInput ?? model.price.cachedInput,
+                                     output: price.output ?? model.price.output)
+        }
+        if let fallback = entry.fallback { model.fallback = fallback }
+        return model
     }
 
-    /// The catalog: built-in models of the configured providers, or only the demo model when none is.
-    public func makeCatalog() -> ModelCatalog {
-        guard let openAI else {
-            return ModelCatalog(models: [DemoProvider.model], providers: ["demo": DemoProvider(tokenDelay: demoTokenDelay)],
-                                isDemoOnly: true)
+    /// The catalog: the file's models, then the built-in models of the standard providers (OpenAI's only at
+    /// api.openai.com), every provider reached through `client`; only the demo model when no provider is configured.
+    /// Logs the warnings.
+    public func makeCatalog(client: HTTPClient, logger: Logger) -> ModelCatalog {
+        for warning in warnings { logger.warning("\(warning)") }
+        let demo = DemoProvider(tokenDelay: demoTokenDelay)
+        guard !providers.isEmpty else {
+            return ModelCatalog(models: [DemoProvider.model], providers: [DemoProvider.model.providerID: demo], isDemoOnly: true)
         }
-        let builtIn = openAI.baseURL == Self.openAIBaseURL ? Self.openAIModels : []
-        return ModelCatalog(models: builtIn, providers: ["openai": openAI], isDemoOnly: false)
+        var models = configuredModels
+        var chatProviders: [String: any ChatProvider] = [:]
+        for provider in providers {
+            let connection = self.connection(to: provider, client: client)
+            chatProviders[provider.id] = provider.kind.makeProvider(connection)
+            guard provider.id == provider.kind.rawValue,
+                  provider.kind != .openai || connection.baseURL == ProviderKind.openai.defaultBaseURL else { continue }
+            let known = Set(models.map(\.id))
+            models += BuiltInModels.models(of: provider.kind).filter { !known.contains($0.id) }
+        }
+        if chatProviders[DemoProvider.model.providerID] == nil, models.contains(where: { $0.providerID == DemoProvider.model.providerID }) {
+            chatProviders[DemoProvider.model.providerID] = demo
+        }
+        return ModelCatalog(models: models, providers: chatProviders, isDemoOnly: false)
     }
 
-    /// Adds the models an OpenAI-compatible server lists; a discovered model without a price costs 0.
-    public func discoverModels(into catalog: ModelCatalog, logger: Logger) async {
-        guard let openAI else { return }
-        do {
-            let ids = try await openAI.listModels()
-            catalog.addModels(ids.map { ModelInfo(id: $0, providerID: "openai") })
-            logger.info("discovered models", metadata: ["count": "\(ids.count)"])
-        } catch {
-            logger.warning("model discovery failed", metadata: ["error": "\(error)"])
+    /// Adds the models every OpenAI-compatible provider lists (asked side by side, added in provider order);
+    /// a discovered model without a price costs 0, and an id already offered keeps its first provider.
+    public func discoverModels(into catalog: ModelCatalog, client: HTTPClient, logger: Logger) async {
+        let listed = await withTaskGroup(of: (String, Result<[String], ProviderError>).self) { group in
+            for provider in providers where provider.kind == .openai {
+                let server = OpenAICompatibleProvider(connection: connection(to: provider, client: client))
+                group.addTask {
+                    do throws(ProviderError) {
+                        return (provider.id, .success(try await server.listModels()))
+                    } catch {
+                        return (provider.id, .failure(error))
+                    }
+                }
+            }
+            return await group.reduce(into: [String: Result<[String], ProviderError>]()) { $0[$1.0] = $1.1 }
         }
+        for provider in providers {
+            switch listed[provider.id] {
+            case .success(let ids):
+                catalog.addModels(ids.map { ModelInfo(id: $0, providerID: provider.id) })
+                logger.info("discovered models", metadata: ["provider": "\(provider.id)", "count": "\(ids.count)"])
+            case .failure(let error):
+                logger.warning("model discovery failed", metadata: ["provider": "\(provider.id)", "error": "\(error)"])
+            case nil:
+                break
+            }
+        }
+    }
+
+    /// How `provider` is reached through `client`.
+    private func connection(to provider: Resolved, client: HTTPClient) -> ProviderConnection {
+        ProviderConnection(name: provider.name, baseURL: provider.baseURL, apiKey: provider.apiKey, client: client, timeouts: timeouts)
     }
 }

@@ -59,6 +59,77 @@ enum Migrations {
                 CREATE INDEX messages_streaming ON messages(status) WHERE status = 'streaming';
                 """)
         }
+        migrator.registerMigration("v2: shares") { db in
+            // A share keeps its own copy of the messages; attachments will hang off `share_messages.id`.
+            try db.execute(sql: """
+                CREATE TABLE shares (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    title TEXT NOT NULL,
+                    model TEXT NOT NULL,
+                    author_name TEXT,
+                    created_at DATETIME NOT NULL,
+                    snapshot_at DATETIME NOT NULL,
+                    expires_at DATETIME,
+                    views INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX shares_by_owner ON shares(user_id, id);
+                CREATE INDEX shares_by_conversation ON shares(conversation_id);
+                CREATE TABLE share_messages (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    share_id INTEGER NOT NULL REFERENCES shares(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    role TEXT NOT NULL,
+                    content TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    model TEXT NOT NULL,
+                    created_at DATETIME NOT NULL,
+                    UNIQUE (share_id, position)
+                );
+                """)
+        }
+        migrator.registerMigration("v3: search, pins and archive") { db in
+            // Full-text indexes over message text and conversation titles, kept in sync by triggers. A reply is
+            // indexed once it stops streaming, so the partial text saved every second is never re-indexed.
+            try db.execute(sql: """
+                ALTER TABLE conversations ADD COLUMN pinned BOOLEAN NOT NULL DEFAULT 0;
+                ALTER TABLE conversations ADD COLUMN archived BOOLEAN NOT NULL DEFAULT 0;
+                DROP INDEX conversations_by_activity;
+                CREATE INDEX conversations_by_list_order ON conversations(user_id, archived, pinned, updated_at, id);
+
+                CREATE VIRTUAL TABLE messages_fts USING fts5(
+                    content, content = 'messages', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
+                CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.status != 'streaming' BEGIN
+                    INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+                END;
+                CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.status != 'streaming' BEGIN
+                    INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+                END;
+                CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status ON messages
+                WHEN old.status != 'streaming' OR new.status != 'streaming' BEGIN
+                    INSERT INTO messages_fts (messages_fts, rowid, content)
+                        SELECT 'delete', old.id, old.content WHERE old.status != 'streaming';
+                    INSERT INTO messages_fts (rowid, content) SELECT new.id, new.content WHERE new.status != 'streaming';
+                END;
+                INSERT INTO messages_fts (rowid, content) SELECT id, content FROM messages WHERE status != 'streaming';
+
+                CREATE VIRTUAL TABLE conversations_fts USING fts5(
+                    title, content = 'conversations', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
+                CREATE TRIGGER conversations_fts_insert AFTER INSERT ON conversations BEGIN
+                    INSERT INTO conversations_fts (rowid, title) VALUES (new.id, new.title);
+                END;
+                CREATE TRIGGER conversations_fts_delete AFTER DELETE ON conversations BEGIN
+                    INSERT INTO conversations_fts (conversations_fts, rowid, title) VALUES ('delete', old.id, old.title);
+                END;
+                CREATE TRIGGER conversations_fts_update AFTER UPDATE OF title ON conversations BEGIN
+                    INSERT INTO conversations_fts (conversations_fts, rowid, title) VALUES ('delete', old.id, old.title);
+                    INSERT INTO conversations_fts (rowid, title) VALUES (new.id, new.title);
+                END;
+                INSERT INTO conversations_fts (rowid, title) SELECT id, title FROM conversations;
+                """)
+        }
         return migrator
     }
 }

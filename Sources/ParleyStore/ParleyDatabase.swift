@@ -30,6 +30,31 @@ public struct ParleyDatabase: Sendable {
         (try? await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
     }
 
+    /// Copies the whole database into a new file at `path` with SQLite's online backup API: a consistent snapshot,
+    /// taken while the server keeps reading and writing.
+    public func backup(to path: String) async throws(StoreError) {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw StoreError.database("\(path) already exists; a backup never overwrites a file")
+        }
+        do {
+            let destination = try DatabaseQueue(path: path)
+            try pool.backup(to: destination)
+            try destination.close()
+        } catch {
+            try? FileManager.default.removeItem(atPath: path)
+            throw StoreError.database("the backup to \(path) failed: \(error)")
+        }
+    }
+
+    /// Closes every connection, checkpointing the write-ahead log into the database file.
+    public func close() throws(StoreError) {
+        do {
+            try pool.close()
+        } catch {
+            throw StoreError.database("closing the database failed: \(error)")
+        }
+    }
+
     /// The result of SQLite's `PRAGMA integrity_check` ("ok" when healthy).
     public func integrityCheck() async throws(StoreError) -> String {
         try await perform { try await pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "" } }

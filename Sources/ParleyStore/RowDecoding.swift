@@ -13,7 +13,8 @@ extension User {
 extension Conversation {
     init(row: Row) {
         self.init(id: row["id"], userID: row["user_id"], title: row["title"], model: row["model"],
-                  systemPrompt: row["system_prompt"], createdAt: row["created_at"], updatedAt: row["updated_at"])
+                  systemPrompt: row["system_prompt"], createdAt: row["created_at"], updatedAt: row["updated_at"],
+                  pinned: row["pinned"], archived: row["archived"])
     }
 }
 
@@ -35,4 +36,22 @@ extension Message {
 /// A page of rows fetched with one extra row to tell whether more follow.
 func page<Item>(_ rows: [Row], limit: Int, _ make: (Row) -> Item) -> Page<Item> {
     Page(items: rows.prefix(limit).map(make), hasMore: rows.count > limit)
+}
+
+extension Share {
+    init(row: Row) {
+        self.init(id: row["id"], userID: row["user_id"], conversationID: row["conversation_id"], title: row["title"],
+                  model: row["model"], authorName: row["author_name"], createdAt: row["created_at"],
+                  snapshotAt: row["snapshot_at"], expiresAt: row["expires_at"], views: row["views"])
+    }
+}
+
+extension Message {
+    /// A snapshot message of a share (a `share_messages` row joined with its share's `conversation_id`).
+    init(sharedRow row: Row) {
+        self.init(id: row["id"], conversationID: row["conversation_id"],
+                  role: MessageRole(rawValue: row["role"]) ?? .user, content: row["content"],
+                  status: MessageStatus(rawValue: row["status"]) ?? .complete, model: row["model"],
+                  createdAt: row["created_at"])
+    }
 }

@@ -61,6 +61,18 @@ public struct SQLiteAccountStore: AccountStore {
         try await perform { try await pool.write { db in try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [userID]) } }
     }
 
+    public func deleteUser(id: UserID) async throws(StoreError) -> [ConversationID] {
+        try await perform {
+            try await pool.write { db in
+                let conversations = try ConversationID.fetchAll(db, sql: "SELECT id FROM conversations WHERE user_id = ?",
+                                                                arguments: [id])
+                try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [id])
+                if db.changesCount == 0 { throw StoreError.notFound }
+                return conversations
+            }
+        }
+    }
+
     public func setting(_ key: String, orInsert makeValue: @Sendable () -> String) async throws(StoreError) -> String {
         try await perform {
             try await pool.write { db in

@@ -29,21 +29,22 @@ public struct SQLiteChatStore: ChatStore {
         try await perform { try await pool.read { db in try ownedConversation(db, id: id, userID: userID) } }
     }
 
-    public func conversations(userID: UserID, before: ConversationID?, limit: Int) async throws(StoreError) -> Page<Conversation> {
+    public func conversations(userID: UserID, before: ConversationID?, limit: Int, archived: Bool) async throws(StoreError) -> Page<Conversation> {
         try await perform {
             try await pool.read { db in
                 let rows: [Row]
                 if let before {
                     rows = try Row.fetchAll(db, sql: """
                         SELECT c.* FROM conversations c, conversations cursor
-                        WHERE cursor.id = ? AND cursor.user_id = ? AND c.user_id = ?
-                          AND (c.updated_at, c.id) < (cursor.updated_at, cursor.id)
-                        ORDER BY c.updated_at DESC, c.id DESC LIMIT ?
-                        """, arguments: [before, userID, userID, limit + 1])
+                        WHERE cursor.id = ? AND cursor.user_id = ? AND c.user_id = ? AND c.archived = ?
+                          AND (c.pinned, c.updated_at, c.id) < (cursor.pinned, cursor.updated_at, cursor.id)
+                        ORDER BY c.pinned DESC, c.updated_at DESC, c.id DESC LIMIT ?
+                        """, arguments: [before, userID, userID, archived, limit + 1])
                 } else {
                     rows = try Row.fetchAll(db, sql: """
-                        SELECT * FROM conversations WHERE user_id = ? ORDER BY updated_at DESC, id DESC LIMIT ?
-                        """, arguments: [userID, limit + 1])
+                        SELECT * FROM conversations WHERE user_id = ? AND archived = ?
+                        ORDER BY pinned DESC, updated_at DESC, id DESC LIMIT ?
+                        """, arguments: [userID, archived, limit + 1])
                 }
                 return page(rows, limit: limit, Conversation.init(row:))
             }
@@ -64,6 +65,16 @@ public struct SQLiteChatStore: ChatStore {
     public func deleteConversation(id: ConversationID, userID: UserID) async throws(StoreError) {
         try await updateOwned(id: id, userID: userID, sql: "DELETE FROM conversations WHERE id = ? AND user_id = ?",
                               arguments: [id, userID])
+    }
+
+    public func setPinned(_ pinned: Bool, id: ConversationID, userID: UserID) async throws(StoreError) {
+        try await updateOwned(id: id, userID: userID, sql: "UPDATE conversations SET pinned = ? WHERE id = ? AND user_id = ?",
+                              arguments: [pinned, id, userID])
+    }
+
+    public func setArchived(_ archived: Bool, id: ConversationID, userID: UserID) async throws(StoreError) {
+        try await updateOwned(id: id, userID: userID, sql: "UPDATE conversations SET archived = ? WHERE id = ? AND user_id = ?",
+                              arguments: [archived, id, userID])
     }
 
     public func messages(conversationID: ConversationID, userID: UserID, afterID: MessageID?, limit: Int) async throws(StoreError) -> Page<Message> {

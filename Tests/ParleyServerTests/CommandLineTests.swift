@@ -5,11 +5,11 @@ import Testing
 @Suite("Command line")
 struct CommandLineTests {
     /// Runs `parley` with arguments and standard input; returns the exit status and output.
-    static func run(_ arguments: [String], input: String) throws -> (Int32, String) {
+    static func run(_ arguments: [String], input: String, environment: [String: String] = [:]) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CrashRecoveryTests.executable)
         process.arguments = arguments
-        process.environment = ["PARLEY_BCRYPT_COST": "4", "PATH": "/usr/bin:/bin"]
+        process.environment = ["PARLEY_BCRYPT_COST": "4", "PATH": "/usr/bin:/bin"].merging(environment) { $1 }
         let stdin = Pipe(), output = Pipe()
         process.standardInput = stdin
         process.standardOutput = output

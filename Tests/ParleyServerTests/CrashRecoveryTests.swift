@@ -12,7 +12,8 @@ struct CrashRecoveryTests {
     static let executable = TestServer.repositoryRoot + "/.build/debug/parley"
 
     /// Starts `parley serve` on a free port; returns the process and its port.
-    static func startServer(dataDirectory: String, mockPort: Int) async throws -> (Process, Int) {
+    static func startServer(dataDirectory: String, mockPort: Int, environment: [String: String] = [:],
+                            log: FileHandle? = nil) async throws -> (Process, Int) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory]
@@ -20,9 +21,10 @@ struct CrashRecoveryTests {
         process.environment = ProcessInfo.processInfo.environment.merging([
             "OPENAI_BASE_URL": "http://127.0.0.1:\(mockPort)/v1", "OPENAI_API_KEY": "k", "PARLEY_BCRYPT_COST": "4",
             "PARLEY_LOG_LEVEL": "warning",
-        ]) { $1 }
+        ].merging(environment) { $1 }) { $1 }
         let output = Pipe()
         process.standardOutput = output
+        if let log { process.standardError = log }
         try process.run()
         let text = try await firstLine(of: output.fileHandleForReading)
         guard let portText = text.split(separator: ":").last?.split(separator: " ").first, let port = Int(portText) else {
@@ -51,7 +53,8 @@ struct CrashRecoveryTests {
 
     /// Runs `body` with a real `parley serve` process (and an in-process mock upstream) on a fresh data folder;
     /// the process is killed afterwards if it still runs.
-    static func withServerProcess(_ body: (Process, TestServer) async throws -> Void) async throws {
+    static func withServerProcess(environment: [String: String] = [:], log: FileHandle? = nil,
+                                  _ body: (Process, TestServer) async throws -> Void) async throws {
         let directory = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -62,7 +65,7 @@ struct CrashRecoveryTests {
                 var iterator = ports.makeAsyncIterator()
                 let mockPort = try #require(await iterator.next())
                 defer { group.cancelAll() }
-                let (process, port) = try await startServer(dataDirectory: directory, mockPort: mockPort)
+                let (process, port) = try await startServer(dataDirectory: directory, mockPort: mockPort, environment: environment, log: log)
                 defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
                 try await body(process, TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client))
             }
@@ -121,25 +124,64 @@ struct CrashRecoveryTests {
         }
     }
 
-    @Test("SIGTERM with an open event stream and a running reply exits promptly; the reply is saved as interrupted")
+    /// Sends SIGTERM and waits up to `bound` for the process to exit; returns how long it took.
+    static func terminate(_ process: Process, within bound: Duration) async throws -> Duration {
+        let start = ContinuousClock.now
+        process.terminate()
+        while process.isRunning, start.duration(to: .now) < bound { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!process.isRunning, "parley serve did not exit within \(bound) of SIGTERM")
+        #expect(process.terminationStatus == 0)
+        return start.duration(to: .now)
+    }
+
+    /// The stored status and content of the only reply.
+    static func storedReply(_ server: TestServer) async throws -> (status: String?, content: String?) {
+        let database = try ParleyDatabase(directory: server.dataDirectory)
+        #expect(try await database.integrityCheck() == "ok")
+        let reply = try await database.pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT status, content FROM messages WHERE role = 'assistant'")
+        }
+        return (reply?["status"], reply?["content"])
+    }
+
+    @Test("SIGTERM past the grace period: the open stream gets done as interrupted, everything streamed is saved, exit 0")
     func terminateMidStream() async throws {
-        try await Self.withServerProcess { process, server in
+        try await Self.withServerProcess(environment: ["PARLEY_SHUTDOWN_GRACE": "0.5"]) { process, server in
             let api = try await GenerationTests.signedIn(server)
             let id = try await api.createConversation(model: "mock-slow")
             let reader = try await api.events(id)
             #expect(try await api.send(id, "long question").status == 202)
+            let head = try await reader.untilTokens(2)
+            let took = try await Self.terminate(process, within: .seconds(10))
+            #expect(took >= .milliseconds(500), "the reply did not get its grace period")
+            let events = try await reader.untilDone(timeout: .seconds(5))
+            let done = try #require(events.done?.json)
+            #expect(done["status"] as? String == "interrupted")
+            let reply = try await Self.storedReply(server)
+            #expect(reply.status == "interrupted")
+            let streamed = head.text + events.text
+            #expect(!streamed.isEmpty && reply.content == streamed)
+        }
+    }
+
+    @Test("SIGTERM within the grace period: the reply finishes, its stream gets done as complete, new sends get 503")
+    func terminateWithinGrace() async throws {
+        try await Self.withServerProcess(environment: ["PARLEY_SHUTDOWN_GRACE": "30"]) { process, server in
+            let api = try await GenerationTests.signedIn(server)
+            let id = try await api.createConversation(model: "mock-slow")
+            let other = try await api.createConversation(model: "mock-slow")
+            let reader = try await api.events(id)
+            #expect(try await api.send(id, "question").status == 202)
             _ = try await reader.untilTokens(2)
-            let start = ContinuousClock.now
             process.terminate()
-            while process.isRunning, start.duration(to: .now) < .seconds(10) { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(!process.isRunning, "parley serve did not exit within 10 s of SIGTERM")
-            #expect(process.terminationStatus == 0)
-            let database = try ParleyDatabase(directory: server.dataDirectory)
-            let reply = try await database.pool.read { db in
-                try Row.fetchOne(db, sql: "SELECT status, content FROM messages WHERE role = 'assistant'")
-            }
-            #expect(reply?["status"] as String? == "interrupted")
-            #expect((reply?["content"] as String?)?.isEmpty == false)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await api.send(other, "too late").status == 503)
+            let events = try await reader.untilDone(timeout: .seconds(15))
+            #expect(events.done?.json["status"] as? String == "complete")
+            _ = try await Self.terminate(process, within: .seconds(10))
+            let reply = try await Self.storedReply(server)
+            #expect(reply.status == "complete")
+            #expect(reply.content == MockReply.text(model: "mock-slow", tokens: 60))
         }
     }
 }

@@ -52,6 +52,34 @@ struct FaultTests {
         }
     }
 
+    @Test("a model whose upstream keeps failing falls back to its configured fallback, priced as the fallback")
+    func fallbackModel() async throws {
+        let configPath = try makeTempDirectory() + "/parley.json"
+        try await withTestServer(mockTokens: 5, configure: { settings in
+            let base = settings.environment["OPENAI_BASE_URL"] ?? ""
+            try? Data("""
+                {"providers": [{"id": "mock", "kind": "openai", "base_url": "\(base)"}],
+                 "models": [
+                   {"id": "primary", "provider": "mock", "upstream_id": "mock-500", "fallback": "backup",
+                    "price": {"input": 0, "output": 1000000}},
+                   {"id": "backup", "provider": "mock", "upstream_id": "mock-fast", "price": {"input": 0, "output": 2000000}}
+                 ]}
+                """.utf8).write(to: URL(fileURLWithPath: configPath))
+            settings.providerConfigPath = configPath
+        }) { server in
+            let (events, stored) = try await Self.reply(server, model: "primary")
+            #expect(events.done?.json["status"] as? String == "complete")
+            #expect(events.text == MockReply.text(model: "mock-fast", tokens: 5))
+            #expect(!events.contains { $0.name == "error" })
+            // Three tries of the primary (the first and two retries), then one of the fallback.
+            let stats = try await server.mockStats()
+            #expect(stats.requests == 4)
+            // Five completion tokens at the fallback's $2 per token.
+            let usage = try #require(stored["usage"] as? [String: Any])
+            #expect(usage["cost_usd"] as? Double == 10)
+        }
+    }
+
     @Test("a reset, stalled or garbled stream ends with a clear error and keeps the partial text",
           arguments: [("mock-reset", "upstream_unreachable"), ("mock-stall", "upstream_timeout"),
                       ("mock-garbage", "upstream_malformed")])

@@ -14,7 +14,7 @@ struct RouterTests {
         settings.environment = [:]
         let app = try await buildApplication(settings: settings)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await app.test(.router) { client in
+        try await app.http.test(.router) { client in
             try await client.execute(uri: "/login", method: .get) { response in
                 #expect(response.status == .ok)
                 let body = String(buffer: response.body)

@@ -23,10 +23,11 @@ public struct ChatService: Sendable {
         self.logger = logger
     }
 
-    /// Creates a conversation with the given or default model; the title defaults to "New conversation".
+    /// Creates a conversation with the given or default model; the title defaults to the placeholder, which the
+    /// first message replaces.
     public func createConversation(userID: UserID, title: String?, model: String?, systemPrompt: String?) async throws(ChatError) -> Conversation {
         let model = try resolveModel(model, current: nil)
-        let title = try validTitle(title ?? "New conversation")
+        let title = try validTitle(title ?? ConversationTitle.placeholder)
         guard (systemPrompt ?? "").count <= Self.maxSystemPromptLength else { throw .systemPromptTooLong }
         return try await storing {
             try await store.createConversation(userID: userID, title: title, model: model.id, systemPrompt: systemPrompt ?? "")
@@ -42,7 +43,8 @@ public struct ChatService: Sendable {
     }
 
     /// Stores a user message and starts the reply; a repeated request id returns the first result
-    /// (or `.requestInFlight` while that reply still runs).
+    /// (or `.requestInFlight` while that reply still runs). A conversation still under the placeholder title is
+    /// titled from the message's first words.
     public func send(userID: UserID, conversationID: ConversationID, content: String, model: String?,
                      requestID: String?) async throws(ChatError) -> SendResult {
         guard !content.allSatisfy(\.isWhitespace) else { throw .emptyMessage }
@@ -60,6 +62,7 @@ public struct ChatService: Sendable {
                 userMessageID = exchange.userMessage?.id
                 return makeJob(for: conversation, model: model, exchange: exchange)
             }
+            await titleIfUntitled(conversation, from: content)
             return SendResult(conversationID: conversationID, userMessageID: userMessageID,
                               assistantMessageID: job.assistantMessageID, isRepeat: false)
         } catch StoreError.duplicate {
@@ -106,6 +109,23 @@ public struct ChatService: Sendable {
         try await storing { try await store.renameConversation(id: conversationID, userID: userID, title: title) }
     }
 
+    /// Pins the user's conversation to the top of the list, or unpins it.
+    public func setPinned(_ pinned: Bool, userID: UserID, conversationID: ConversationID) async throws(ChatError) {
+        try await storing { try await store.setPinned(pinned, id: conversationID, userID: userID) }
+    }
+
+    /// Archives the user's conversation (out of the list, still searchable), or brings it back.
+    public func setArchived(_ archived: Bool, userID: UserID, conversationID: ConversationID) async throws(ChatError) {
+        try await storing { try await store.setArchived(archived, id: conversationID, userID: userID) }
+    }
+
+    /// Deletes a user's account and everything of theirs, stopping their running replies (for the user
+    /// themselves, or an admin); `.notFound` when there is no such user.
+    public func deleteAccount(userID: UserID, accounts: any AccountStore) async throws(ChatError) {
+        let conversationIDs = try await storing { try await accounts.deleteUser(id: userID) }
+        for id in conversationIDs { generations.stop(conversationID: id) }
+    }
+
     /// Changes the conversation's model and system prompt (used from the next reply on).
     public func configure(userID: UserID, conversationID: ConversationID, model: String?, systemPrompt: String) async throws(ChatError) {
         guard systemPrompt.count <= Self.maxSystemPromptLength else { throw .systemPromptTooLong }
@@ -141,6 +161,17 @@ public struct ChatService: Sendable {
         guard exchange.assistantMessage.status != .streaming else { throw .requestInFlight }
         return SendResult(conversationID: conversationID, userMessageID: exchange.userMessage?.id,
                           assistantMessageID: exchange.assistantMessage.id, isRepeat: true)
+    }
+
+    /// Gives a conversation still under the placeholder title one from the first words of a message; a failure is
+    /// only logged, since the message itself was sent.
+    private func titleIfUntitled(_ conversation: Conversation, from content: String) async {
+        guard conversation.title == ConversationTitle.placeholder, let title = ConversationTitle.fromFirstMessage(content) else { return }
+        do {
+            try await store.renameConversation(id: conversation.id, userID: conversation.userID, title: title)
+        } catch {
+            logger.warning("titling a conversation failed", metadata: ["conversation": "\(conversation.id)", "error": "\(error)"])
+        }
     }
 
     private func makeJob(for conversation: Conversation, model: ModelInfo, exchange: Exchange) -> GenerationJob {

@@ -75,7 +75,7 @@ public struct EventSubscription: Sendable {
                     guard !Task.isCancelled, !state.endedSubscribers.contains(id),
                           let channel = state.channels[conversationID] else { return .ended }
                     if channel.messageID != messageID || index < channel.frames.count { return .frames }
-                    if state.isShuttingDown { return .ended }
+                    if state.isShuttingDown, channel.running == nil { return .ended }
                     state.channels[conversationID]?.waiters[id] = continuation
                     return nil
                 }

@@ -23,10 +23,14 @@ final class Generation: Sendable {
         var stopCause: StopCause?
         var estimatedPromptTokens = 0
         var streaming: Task<StreamEnd, Never>?
+        var hasText = false
+        /// The fallback model answering instead of the job's, if the job's failed.
+        var model: ModelInfo?
     }
 
     let job: GenerationJob
     let state = Mutex(State())
+    let startedAt = ContinuousClock.now
 
     /// Creates the state of a reply that is about to stream.
     init(job: GenerationJob) {
@@ -39,13 +43,16 @@ final class Generation: Sendable {
         return EventID(messageID: job.assistantMessageID, sequence: state.sequence)
     }
 
-    /// Records new text.
+    /// Records new text; the first of the reply is timed.
     func receive(_ text: String) {
-        state.withLock { state in
+        let isFirst = state.withLock { state in
+            defer { state.hasText = true }
             state.text += text
             state.unsent += text
             state.markdown.append(text)
+            return !state.hasText
         }
+        if isFirst { GenerationMetrics.firstToken(model: job.model.id, after: startedAt.duration(to: .now)) }
     }
 
     /// Asks the streaming task to end, remembering why.

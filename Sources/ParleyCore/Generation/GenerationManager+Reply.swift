@@ -27,10 +27,11 @@ extension GenerationManager {
         await finish(generation, end: end)
     }
 
-    /// Streams the reply from its provider, retrying rate limits and outages before the first token.
+    /// Streams the reply from its provider, retrying rate limits and outages before the first token, then once more
+    /// through the model's fallback when it has one.
     private func stream(_ generation: Generation) async -> StreamEnd {
         let job = generation.job
-        let request: CompletionRequest
+        var request: CompletionRequest
         do {
             request = try await completionRequest(for: job)
         } catch let failure {
@@ -38,8 +39,9 @@ extension GenerationManager {
         }
         let promptTokens = request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1.content) }
         generation.state.withLock { $0.estimatedPromptTokens = promptTokens }
-        guard let provider = catalog.provider(for: job.model) else {
-            return .failed(ProviderError.missingKey(provider: job.model.providerID).reason)
+        var model = job.model
+        guard var provider = catalog.provider(for: model) else {
+            return .failed(ProviderError.missingKey(provider: model.providerID).reason)
         }
         var attempt = 0
         while true {
@@ -48,7 +50,15 @@ extension GenerationManager {
                 return .completed
             } catch {
                 if error == .cancelled || Task.isCancelled { return .cancelled }
-                let hasText = generation.state.withLock { !$0.text.isEmpty }
+                GenerationMetrics.upstreamError(model: model.id, code: error.reason.code)
+                let hasText = generation.state.withLock { $0.hasText }
+                if error.isRetryable, !hasText, attempt >= settings.retry.maxRetries, model == job.model,
+                   let fallback = model.fallback.flatMap(catalog.model), let fallbackProvider = catalog.provider(for: fallback) {
+                    logger.notice("falling back", metadata: ["model": "\(model.id)", "fallback": "\(fallback.id)"])
+                    (model, provider, request.model, attempt) = (fallback, fallbackProvider, fallback.upstreamID, 0)
+                    generation.state.withLock { $0.model = fallback }
+                    continue
+                }
                 guard error.isRetryable, !hasText, attempt < settings.retry.maxRetries else {
                     logger.notice("reply failed", metadata: ["message": "\(job.assistantMessageID)", "error": "\(error)"])
                     return .failed(error.reason)
@@ -61,6 +71,7 @@ extension GenerationManager {
                     return .cancelled
                 }
                 attempt += 1
+                GenerationMetrics.retry(model: model.id)
             }
         }
     }
@@ -137,8 +148,8 @@ extension GenerationManager {
     private func finish(_ generation: Generation, end: StreamEnd) async {
         let job = generation.job
         emitTokens(of: generation, force: true)
-        let (text, providerUsage, estimatedPrompt, cause) = generation.state.withLock {
-            ($0.text, $0.providerUsage, $0.estimatedPromptTokens, $0.stopCause)
+        let (text, providerUsage, estimatedPrompt, cause, model) = generation.state.withLock {
+            ($0.text, $0.providerUsage, $0.estimatedPromptTokens, $0.stopCause, $0.model ?? job.model)
         }
         var status: MessageStatus
         var failure: FailureReason?
@@ -147,7 +158,7 @@ extension GenerationManager {
         case .failed(let reason): status = .error; failure = reason
         case .cancelled: status = cause == .user ? .stopped : .interrupted
         }
-        let usage = self.usage(of: job, text: text, reported: providerUsage, estimatedPrompt: estimatedPrompt)
+        let usage = self.usage(of: model, text: text, reported: providerUsage, estimatedPrompt: estimatedPrompt)
         let outcome = ReplyOutcome(content: text, status: status, usage: usage, failure: failure)
         // The final save must happen even when this task is being cancelled by a shutdown.
         let saved = await uncancelled { [store] in
@@ -156,26 +167,32 @@ extension GenerationManager {
         if !saved {
             logger.error("saving a finished reply failed", metadata: ["message": "\(job.assistantMessageID)"])
         }
+        GenerationMetrics.replyEnded(model: model.id, status: status, after: generation.startedAt.duration(to: .now), usage: usage)
         if let failure { publish(.error(messageID: job.assistantMessageID, reason: failure), of: generation) }
         let done = StreamEvent.done(messageID: job.assistantMessageID, status: status, html: MarkdownRenderer.html(text), usage: usage)
-        generation.state.withLock { _ in
-            appendFrame(done.frame(id: EventID(messageID: job.assistantMessageID, sequence: EventID.doneSequence)),
-                        conversationID: job.conversationID)
+            .frame(id: EventID(messageID: job.assistantMessageID, sequence: EventID.doneSequence))
+        // `done` and the release of the conversation happen at once: whoever sees `done` sees nothing running.
+        let (waiters, wake) = generation.state.withLock { _ in
+            state.withLock { state in
+                state.channels[job.conversationID]?.frames.append(done)
+                state.running[job.assistantMessageID] = nil
+                state.pendingTokens[job.assistantMessageID] = nil
+                state.channels[job.conversationID]?.running = nil
+                let waiters = state.channels[job.conversationID]?.takeWaiters() ?? []
+                removeIfUnused(job.conversationID, in: &state)
+                // During a shutdown, streams of this conversation end once they have sent `done`.
+                return (waiters, state.isShuttingDown ? Wake.ended : .frames)
+            }
         }
-        state.withLock { state in
-            state.running[job.assistantMessageID] = nil
-            state.pendingTokens[job.assistantMessageID] = nil
-            state.channels[job.conversationID]?.running = nil
-            removeIfUnused(job.conversationID, in: &state)
-        }
+        for waiter in waiters { waiter.resume(returning: wake) }
     }
 
-    /// The provider's token counts when it sent them, else an estimate flagged as such; priced by the model.
-    private func usage(of job: GenerationJob, text: String, reported: (prompt: Int, completion: Int)?, estimatedPrompt: Int) -> Usage {
+    /// The provider's token counts when it sent them, else an estimate flagged as such; priced by the model that answered.
+    private func usage(of model: ModelInfo, text: String, reported: (prompt: Int, completion: Int)?, estimatedPrompt: Int) -> Usage {
         let prompt = reported?.prompt ?? estimatedPrompt
         let completion = reported?.completion ?? ContextWindow.estimatedTokens(text)
         return Usage(promptTokens: prompt, completionTokens: completion,
-                     costUSD: job.model.price.cost(promptTokens: prompt, completionTokens: completion),
+                     costUSD: model.price.cost(promptTokens: prompt, completionTokens: completion),
                      estimated: reported == nil)
     }
 }

@@ -33,7 +33,8 @@ public final class GenerationManager: Sendable {
         (jobs, jobsInput) = AsyncStream.makeStream(of: Generation.self)
     }
 
-    /// Runs the replies and the timers (coalescing, saving, heartbeats) until `shutdown()` or cancellation.
+    /// Runs the replies and the timers (coalescing, saving, heartbeats) until `shutdown()` or cancellation. After
+    /// `shutdown()`, the running replies get the grace period to finish; those still running then end as `interrupted`.
     public func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.every(self.settings.coalesceInterval) { self.emitPendingTokens() } }
@@ -45,9 +46,23 @@ public final class GenerationManager: Sendable {
                 group.addTask { await self.run(generation) }
             }
             shutdown()
+            await waitForRunningReplies(upTo: settings.shutdownGrace)
+            let running = state.withLock { Array($0.running.values) }
+            if !running.isEmpty {
+                logger.notice("interrupting replies still running after the grace period", metadata: ["count": "\(running.count)"])
+            }
+            for generation in running { generation.stop(.shutdown) }
             group.cancelAll()
         }
         await uncancelled { await self.saveProgress() }
+    }
+
+    /// Waits until no reply runs, for at most `grace` (less when cancelled).
+    private func waitForRunningReplies(upTo grace: Duration) async {
+        let deadline = clock.now + grace
+        while runningCount > 0, clock.now < deadline {
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { return }
+        }
     }
 
     /// Runs work that must finish even while the caller is being cancelled (saving what a shutdown interrupts).
@@ -55,15 +70,19 @@ public final class GenerationManager: Sendable {
         await Task { await work() }.value
     }
 
-    /// Stops accepting replies and ends the running ones as `interrupted`.
+    /// Stops accepting replies and ends the event streams of conversations where none runs; `run()` then gives the
+    /// running replies the grace period. Streams of running replies stay open until their `done`.
     public func shutdown() {
-        let running = state.withLock { state in
+        let idleWaiters = state.withLock { state in
             state.isShuttingDown = true
-            return Array(state.running.values)
+            var waiters: [CheckedContinuation<Wake, Never>] = []
+            for key in Array(state.channels.keys) where state.channels[key]?.running == nil {
+                waiters += state.channels[key]?.takeWaiters() ?? []
+            }
+            return waiters
         }
         jobsInput.finish()
-        for generation in running { generation.stop(.shutdown) }
-        wakeAll(.ended)
+        for waiter in idleWaiters { waiter.resume(returning: .ended) }
     }
 
     /// Reserves the conversation, writes the reply's messages with `prepare`, and starts the reply.
@@ -175,7 +194,9 @@ public final class GenerationManager: Sendable {
         }
         guard !contents.isEmpty else { return }
         do {
+            let started = clock.now
             try await store.saveProgress(contents)
+            GenerationMetrics.flush(after: started.duration(to: clock.now))
         } catch {
             logger.error("saving partial replies failed", metadata: ["error": "\(error)"])
             for generation in saving { generation.markUnsaved() }

@@ -10,14 +10,18 @@ public struct GenerationSettings: Sendable {
     public var replyReserve: Int
     /// Retries before the first token.
     public var retry: RetryPolicy
+    /// How long running replies may go on after a shutdown starts before they end as `interrupted`.
+    public var shutdownGrace: Duration
 
     /// Creates settings; the defaults are the product's.
     public init(flushInterval: Duration = .seconds(1), coalesceInterval: Duration = .milliseconds(30),
-                heartbeatInterval: Duration = .seconds(5), replyReserve: Int = 4096, retry: RetryPolicy = RetryPolicy()) {
+                heartbeatInterval: Duration = .seconds(5), replyReserve: Int = 4096, retry: RetryPolicy = RetryPolicy(),
+                shutdownGrace: Duration = .seconds(10)) {
         self.flushInterval = flushInterval
         self.coalesceInterval = coalesceInterval
         self.heartbeatInterval = heartbeatInterval
         self.replyReserve = replyReserve
         self.retry = retry
+        self.shutdownGrace = shutdownGrace
     }
 }

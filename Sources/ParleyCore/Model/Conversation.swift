@@ -9,10 +9,14 @@ public struct Conversation: Sendable, Equatable {
     public var systemPrompt: String
     public var createdAt: Date
     public var updatedAt: Date
+    /// Kept on top of the list.
+    public var pinned: Bool
+    /// Left out of the list (still searchable and exported).
+    public var archived: Bool
 
     /// Creates a conversation value.
     public init(id: ConversationID, userID: UserID, title: String, model: String, systemPrompt: String,
-                createdAt: Date, updatedAt: Date) {
+                createdAt: Date, updatedAt: Date, pinned: Bool = false, archived: Bool = false) {
         self.id = id
         self.userID = userID
         self.title = title
@@ -20,6 +24,8 @@ public struct Conversation: Sendable, Equatable {
         self.systemPrompt = systemPrompt
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.pinned = pinned
+        self.archived = archived
     }
 }
 

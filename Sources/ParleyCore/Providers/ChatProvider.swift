@@ -1,12 +1,27 @@
+/// An image sent with a turn to a vision model: its media type and bytes.
+public struct TurnImage: Sendable, Equatable {
+    public var contentType: String
+    public var bytes: [UInt8]
+
+    /// Creates an image.
+    public init(contentType: String, bytes: [UInt8]) {
+        self.contentType = contentType
+        self.bytes = bytes
+    }
+}
+
 /// One message of the context sent upstream.
 public struct ChatTurn: Sendable, Equatable {
     public var role: MessageRole
     public var content: String
+    /// Images attached to the turn; providers do not send them yet.
+    public var images: [TurnImage]
 
     /// Creates a turn.
-    public init(role: MessageRole, content: String) {
+    public init(role: MessageRole, content: String, images: [TurnImage] = []) {
         self.role = role
         self.content = content
+        self.images = images
     }
 }
 

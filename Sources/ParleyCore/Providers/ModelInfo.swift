@@ -27,15 +27,18 @@ public struct ModelInfo: Sendable, Equatable {
     public var contextWindow: Int
     public var vision: Bool
     public var price: ModelPrice
+    /// The model to try instead when this one fails before its first token (the generation's retry loop decides).
+    public var fallback: String?
 
     /// Creates a model description.
     public init(id: String, upstreamID: String? = nil, providerID: String, contextWindow: Int = 128_000,
-                vision: Bool = false, price: ModelPrice = ModelPrice()) {
+                vision: Bool = false, price: ModelPrice = ModelPrice(), fallback: String? = nil) {
         self.id = id
         self.upstreamID = upstreamID ?? id
         self.providerID = providerID
         self.contextWindow = contextWindow
         self.vision = vision
         self.price = price
+        self.fallback = fallback
     }
 }

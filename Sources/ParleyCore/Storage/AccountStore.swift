@@ -16,6 +16,9 @@ public protocol AccountStore: Sendable {
     func deleteSession(id: String) async throws(StoreError)
     /// Revokes every session of a user.
     func deleteSessions(userID: UserID) async throws(StoreError)
+    /// Deletes a user and everything of theirs (sessions, conversations, messages); returns the ids of the
+    /// conversations deleted; `.notFound` when there is no such user.
+    func deleteUser(id: UserID) async throws(StoreError) -> [ConversationID]
     /// Reads a setting, storing `makeValue()` first if it is unset (atomically).
     func setting(_ key: String, orInsert makeValue: @Sendable () -> String) async throws(StoreError) -> String
 }

@@ -34,14 +34,24 @@ public protocol ChatStore: Sendable {
     func createConversation(userID: UserID, title: String, model: String, systemPrompt: String) async throws(StoreError) -> Conversation
     /// The conversation if it belongs to the user.
     func conversation(id: ConversationID, userID: UserID) async throws(StoreError) -> Conversation?
-    /// The user's conversations, newest activity first, strictly after the cursor conversation.
-    func conversations(userID: UserID, before: ConversationID?, limit: Int) async throws(StoreError) -> Page<Conversation>
+    /// The user's archived or other conversations, pinned ones first, then newest activity first, strictly after the cursor conversation.
+    func conversations(userID: UserID, before: ConversationID?, limit: Int, archived: Bool) async throws(StoreError) -> Page<Conversation>
     /// Renames a conversation; `.notFound` when it is not the user's.
     func renameConversation(id: ConversationID, userID: UserID, title: String) async throws(StoreError)
     /// Changes a conversation's model and system prompt; `.notFound` when it is not the user's.
     func configureConversation(id: ConversationID, userID: UserID, model: String, systemPrompt: String) async throws(StoreError)
     /// Deletes a conversation and its messages; `.notFound` when it is not the user's.
     func deleteConversation(id: ConversationID, userID: UserID) async throws(StoreError)
+    /// Pins or unpins a conversation; `.notFound` when it is not the user's.
+    func setPinned(_ pinned: Bool, id: ConversationID, userID: UserID) async throws(StoreError)
+    /// Archives or unarchives a conversation; `.notFound` when it is not the user's.
+    func setArchived(_ archived: Bool, id: ConversationID, userID: UserID) async throws(StoreError)
+    /// The user's messages and titles matching a search typed by the user (any text: it is never run as query syntax), best first.
+    func search(userID: UserID, text: String, limit: Int) async throws(StoreError) -> [SearchHit]
+    /// The user's conversations with their messages, oldest first: all of them, or only `conversationID` (none when it is not the user's).
+    func transcripts(userID: UserID, conversationID: ConversationID?) async throws(StoreError) -> [ConversationTranscript]
+    /// Stores transcripts as new conversations of the user (their ids are ignored), all or nothing; returns the new conversations.
+    func importTranscripts(_ transcripts: [ConversationTranscript], userID: UserID) async throws(StoreError) -> [Conversation]
     /// Messages in order, strictly after `afterID`.
     func messages(conversationID: ConversationID, userID: UserID, afterID: MessageID?, limit: Int) async throws(StoreError) -> Page<Message>
     /// One message of the user's.
@@ -59,4 +69,11 @@ public protocol ChatStore: Sendable {
     func finishReply(id: MessageID, outcome: ReplyOutcome) async throws(StoreError)
     /// Marks every reply left `streaming` (by a crash) as `interrupted`; returns how many.
     func interruptUnfinishedReplies() async throws(StoreError) -> Int
+}
+
+extension ChatStore {
+    /// The user's conversations that are not archived, pinned ones first, then newest activity first.
+    public func conversations(userID: UserID, before: ConversationID?, limit: Int) async throws(StoreError) -> Page<Conversation> {
+        try await conversations(userID: userID, before: before, limit: limit, archived: false)
+    }
 }

@@ -7,6 +7,7 @@ struct AppServices: Sendable {
     let database: ParleyDatabase
     let accounts: any AccountStore
     let chat: ChatService
+    let shares: ShareService
     let sessions: SessionAuthority
     let hasher: PasswordHasher
     let throttle: LoginThrottle

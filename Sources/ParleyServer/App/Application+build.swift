@@ -9,9 +9,10 @@ import ParleyStore
 /// Builds the Parley application: opens the database, recovers interrupted replies, configures providers,
 /// and wires the routes. `onServerRunning` gets the bound port (useful with port 0 in tests).
 public func buildApplication(settings: ServerSettings,
-                             onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws -> some ApplicationProtocol {
+                             onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws -> ParleyApp {
     var logger = Logger(label: "parley")
     logger.logLevel = settings.logLevel
+    _ = PrometheusExport.registry
     let database = try ParleyDatabase(directory: settings.dataDirectory)
     let accounts = SQLiteAccountStore(database: database)
     let chatStore = SQLiteChatStore(database: database)
@@ -20,53 +21,71 @@ public func buildApplication(settings: ServerSettings,
 
     var secret = settings.jwtSecret ?? ""
     if secret.isEmpty { secret = try await accounts.setting("jwt_secret") { RandomToken.make(bytes: 32) } }
-    let client = makeUpstreamClient(settings: settings)
-    let providers = ProviderSetup(environment: settings.environment, client: client, demoTokenDelay: settings.demoTokenDelay)
-    let catalog = providers.makeCatalog()
-    await providers.discoverModels(into: catalog, logger: logger)
+    let timeouts = UpstreamTimeouts(connect: settings.upstreamConnectTimeout, firstToken: settings.upstreamFirstTokenTimeout,
+                                    betweenTokens: settings.upstreamIdleTimeout)
+    // A bad PARLEY_CONFIG stops the start here, with a message naming the file and the problem.
+    let providers = try ProviderSetup(environment: settings.environment, configPath: settings.providerConfigPath,
+                                      timeouts: timeouts, demoTokenDelay: settings.demoTokenDelay)
+    let client = makeUpstreamClient(timeouts: timeouts)
+    let catalog = providers.makeCatalog(client: client, logger: logger)
+    await providers.discoverModels(into: catalog, client: client, logger: logger)
 
     let generations = GenerationManager(store: chatStore, catalog: catalog, settings: settings.generation, logger: logger)
     let services = AppServices(
         settings: settings, database: database, accounts: accounts,
         chat: ChatService(store: chatStore, generations: generations, catalog: catalog, logger: logger),
+        shares: ShareService(store: SQLiteShareStore(database: database), chats: chatStore, catalog: catalog,
+                             tokens: DigestShareTokens(), logger: logger),
         sessions: await SessionAuthority(secret: secret, accounts: accounts, lifetime: settings.sessionLifetime),
         hasher: PasswordHasher(cost: settings.bcryptCost), throttle: LoginThrottle(),
         pages: try await PageRenderer(templatesDirectory: settings.templatesDirectory, catalog: catalog))
 
-    return Application(
+    let http = Application(
         router: buildRouter(services),
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "Parley", backlog: 4096),
-        services: [GenerationService(manager: generations), HTTPClientService(client: client)],
+        services: [HTTPClientService(client: client)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },
         logger: logger)
+    return ParleyApp(http: http, generations: GenerationService(manager: generations), database: database, logger: logger)
 }
 
-/// The routes and middleware, outermost first: security headers, error pages, static files, identity, CSRF.
+/// The routes and middleware, outermost first: the request log, security headers, request metrics, error pages;
+/// then, for every route but the health and metrics probes (which have no users), static files, identity and CSRF.
+/// (A Hummingbird router wraps each route in the middleware added before it.)
 func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.addMiddleware {
+        RequestLogMiddleware()
         SecurityHeadersMiddleware()
+        MetricsMiddleware()
         ErrorMiddleware(pages: services.pages)
+    }
+    HealthController(database: services.database).addRoutes(to: router)
+    MetricsController(generations: services.chat.generations, token: services.settings.metricsToken).addRoutes(to: router)
+    router.addMiddleware {
         FileMiddleware(services.settings.publicDirectory, urlBasePath: "/static",
                        cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: Logger(label: "parley.static"))
         AuthenticationMiddleware(sessions: services.sessions)
         CSRFMiddleware(secureCookies: services.settings.usesSecureCookies)
     }
-    HealthController(database: services.database).addRoutes(to: router)
-    MetricsController(generations: services.chat.generations).addRoutes(to: router)
     AuthController(services: services).addRoutes(to: router)
     ConversationController(services: services).addRoutes(to: router)
     ReplyController(services: services).addRoutes(to: router)
     APIController(services: services).addRoutes(to: router)
+    SearchController(services: services).addRoutes(to: router)
+    PinArchiveController(services: services).addRoutes(to: router)
+    ExportController(services: services).addRoutes(to: router)
+    SettingsController(services: services).addRoutes(to: router)
+    ShareController(services: services).addRoutes(to: router)
     return router
 }
 
-/// The client for upstream providers: many connections per host, and an idle timeout for stalled streams.
-private func makeUpstreamClient(settings: ServerSettings) -> HTTPClient {
+/// The client for upstream providers: many connections per host, and the connect timeout (each reply's token
+/// deadlines are watched by the providers).
+private func makeUpstreamClient(timeouts: UpstreamTimeouts) -> HTTPClient {
     var configuration = HTTPClient.Configuration()
     configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 10_000)
-    configuration.timeout = .init(connect: .seconds(10), read: .nanoseconds(Int64(settings.upstreamIdleTimeout.components.seconds) * 1_000_000_000
-        + settings.upstreamIdleTimeout.components.attoseconds / 1_000_000_000))
+    configuration.timeout = timeouts.clientTimeout
     configuration.decompression = .disabled
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
 }

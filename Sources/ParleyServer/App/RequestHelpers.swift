@@ -11,16 +11,21 @@ extension AppRequestContext {
 }
 
 extension Request {
-    /// Decodes a JSON body (which must be sent as `application/json`), or throws 400/413/415.
-    func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
+    /// The body of a JSON request (which must be sent as `application/json`), up to `limit` bytes, or throws 413/415.
+    func jsonBody(limit: Int = AppRequestContext.maxBodySize) async throws -> ByteBuffer {
         guard headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
             throw AppError(.unsupportedMediaType, code: "unsupported_media_type", message: "Send the body as application/json.")
         }
-        if let length = headers[.contentLength].flatMap(Int.init), length > AppRequestContext.maxBodySize {
+        if let length = headers[.contentLength].flatMap(Int.init), length > limit {
             throw HTTPError(.contentTooLarge)
         }
         var request = self
-        let body = try await request.collectBody(upTo: AppRequestContext.maxBodySize)
+        return try await request.collectBody(upTo: limit)
+    }
+
+    /// Decodes a JSON body (which must be sent as `application/json`), or throws 400/413/415.
+    func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
+        let body = try await jsonBody()
         do {
             return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))
         } catch {
@@ -46,8 +51,16 @@ extension Response {
     }
 }
 
-/// The API's JSON encoder.
+/// The API's JSON encoder and decoder.
 enum APIEncoding {
+    /// Reads what `encoder` writes (export files).
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase

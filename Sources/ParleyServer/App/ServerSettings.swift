@@ -29,36 +29,54 @@ public struct ServerSettings: Sendable {
     public var demoTokenDelay: Duration = .milliseconds(25)
     /// How long an upstream may stay silent mid-reply before the reply fails.
     public var upstreamIdleTimeout: Duration = .seconds(60)
+    /// How long a connection to an upstream may take to open.
+    public var upstreamConnectTimeout: Duration = .seconds(10)
+    /// How long an upstream may take to send a reply's first token.
+    public var upstreamFirstTokenTimeout: Duration = .seconds(120)
+    /// The `PARLEY_CONFIG` file of providers and models, if any.
+    public var providerConfigPath: String?
     public var logLevel = Logger.Level.info
+    /// When set, `/metrics` answers only requests with this bearer token.
+    public var metricsToken: String?
     /// The environment the providers are configured from.
     public var environment: [String: String] = [:]
 
     /// Settings with the product's defaults.
     public init() {}
 
-    /// Settings from `PARLEY_*` and provider variables.
-    public init(environment: [String: String]) {
+    /// Settings from `PARLEY_*` and provider variables; a variable that is set but unusable stops start-up, named.
+    public init(environment: [String: String]) throws(SettingsError) {
         self.environment = environment
-        host = environment["PARLEY_HOST"] ?? host
-        port = environment["PARLEY_PORT"].flatMap(Int.init) ?? port
-        dataDirectory = environment["PARLEY_DATA_DIR"] ?? dataDirectory
-        templatesDirectory = environment["PARLEY_TEMPLATES_DIR"] ?? templatesDirectory
-        publicDirectory = environment["PARLEY_PUBLIC_DIR"] ?? publicDirectory
-        jwtSecret = environment["PARLEY_JWT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
-        signup = environment["PARLEY_SIGNUP"].flatMap(SignupMode.init(rawValue:)) ?? signup
-        switch environment["PARLEY_COOKIE_SECURE"]?.lowercased() {
-        case "true", "1", "on", "yes": cookieSecure = true
-        case "false", "0", "off", "no": cookieSecure = false
-        default: cookieSecure = nil
-        }
-        bcryptCost = environment["PARLEY_BCRYPT_COST"].flatMap(UInt8.init).map { min(max($0, 4), 31) } ?? bcryptCost
-        if let seconds = environment["PARLEY_UPSTREAM_IDLE_TIMEOUT"].flatMap(Double.init) {
-            upstreamIdleTimeout = .milliseconds(Int64(seconds * 1000))
-        }
-        if let millis = environment["PARLEY_DEMO_TOKEN_DELAY_MS"].flatMap(Int64.init) {
-            demoTokenDelay = .milliseconds(millis)
-        }
-        logLevel = environment["PARLEY_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? logLevel
+        let read = EnvironmentReader(environment: environment)
+        host = read.text("PARLEY_HOST") ?? host
+        port = try read.value("PARLEY_PORT", expected: "a port number from 0 to 65535") { Int($0).filter { (0...65_535).contains($0) } } ?? port
+        dataDirectory = read.text("PARLEY_DATA_DIR") ?? dataDirectory
+        templatesDirectory = read.text("PARLEY_TEMPLATES_DIR") ?? templatesDirectory
+        publicDirectory = read.text("PARLEY_PUBLIC_DIR") ?? publicDirectory
+        jwtSecret = read.text("PARLEY_JWT_SECRET")
+        signup = try read.value("PARLEY_SIGNUP", expected: "open, first-user or closed", SignupMode.init(rawValue:)) ?? signup
+        cookieSecure = try read.value("PARLEY_COOKIE_SECURE", expected: "auto, true or false") { text -> Bool?? in
+            switch text.lowercased() {
+            case "auto": .some(nil)
+            case "true", "1", "on", "yes": .some(true)
+            case "false", "0", "off", "no": .some(false)
+            default: nil
+            }
+        } ?? nil
+        bcryptCost = try read.value("PARLEY_BCRYPT_COST", expected: "a whole number from 4 to 31") {
+            UInt8($0).filter { (4...31).contains($0) }
+        } ?? bcryptCost
+        upstreamIdleTimeout = try read.seconds("PARLEY_UPSTREAM_IDLE_TIMEOUT", positive: true) ?? upstreamIdleTimeout
+        upstreamConnectTimeout = try read.seconds("PARLEY_UPSTREAM_CONNECT_TIMEOUT", positive: true) ?? upstreamConnectTimeout
+        upstreamFirstTokenTimeout = try read.seconds("PARLEY_UPSTREAM_FIRST_TOKEN_TIMEOUT", positive: true) ?? upstreamFirstTokenTimeout
+        providerConfigPath = read.text("PARLEY_CONFIG")
+        generation.shutdownGrace = try read.seconds("PARLEY_SHUTDOWN_GRACE", positive: false) ?? generation.shutdownGrace
+        demoTokenDelay = try read.value("PARLEY_DEMO_TOKEN_DELAY_MS", expected: "a whole number of milliseconds") {
+            Int64($0).filter { $0 >= 0 }.map { Duration.milliseconds($0) }
+        } ?? demoTokenDelay
+        logLevel = try read.value("PARLEY_LOG_LEVEL", expected: "trace, debug, info, notice, warning, error or critical",
+                                  Logger.Level.init(rawValue:)) ?? logLevel
+        metricsToken = read.text("PARLEY_METRICS_TOKEN")
     }
 
     /// Whether cookies get the `Secure` flag.

@@ -39,7 +39,8 @@ struct APIController {
     private func conversations(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let (after, limit) = try Self.cursor(request)
-        let page = try await services.chat.store.conversations(userID: user.id, before: after, limit: limit)
+        let archived = request.uri.queryParameters["archived"] == "1"
+        let page = try await services.chat.store.conversations(userID: user.id, before: after, limit: limit, archived: archived)
         return try .json(ListJSON(data: page.items.map(ConversationJSON.init), hasMore: page.hasMore))
     }
 

@@ -1,14 +1,16 @@
 import Foundation
 import ParleyCore
 
-/// A conversation in the JSON API.
-struct ConversationJSON: Encodable {
+/// A conversation in the JSON API (and in export files, hence decodable too).
+struct ConversationJSON: Codable {
     var id: ConversationID
     var title: String
     var model: String
     var systemPrompt: String
     var createdAt: Date
     var updatedAt: Date
+    var pinned: Bool
+    var archived: Bool
 
     init(_ conversation: Conversation) {
         id = conversation.id
@@ -17,22 +19,24 @@ struct ConversationJSON: Encodable {
         systemPrompt = conversation.systemPrompt
         createdAt = conversation.createdAt
         updatedAt = conversation.updatedAt
+        pinned = conversation.pinned
+        archived = conversation.archived
     }
 }
 
-/// A message in the JSON API.
-struct MessageJSON: Encodable {
-    struct UsageJSON: Encodable {
+/// A message in the JSON API (and in export files, hence decodable too).
+struct MessageJSON: Codable {
+    struct UsageJSON: Codable {
         var promptTokens: Int
         var completionTokens: Int
         var costUsd: Double
         var estimated: Bool
     }
-    struct ErrorJSON: Encodable {
+    struct ErrorJSON: Codable {
         var code: String
         var message: String
     }
-    struct AttachmentJSON: Encodable {
+    struct AttachmentJSON: Codable {
         var id: Int64
         var contentType: String
         var bytes: Int

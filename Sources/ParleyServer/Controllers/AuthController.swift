@@ -8,8 +8,9 @@ struct AuthController {
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
-        router.get("/login") { _, context in
-            context.identity == nil ? loginPage(context) : Response.seeOther("/c")
+        router.get("/login") { request, context in
+            let next = LocalRedirect.path(request.uri.queryParameters["next"].map(String.init))
+            return context.identity == nil ? loginPage(context, next: next) : Response.seeOther(next ?? "/c")
         }
         router.post("/login") { request, context in try await login(request, context) }
         router.post("/logout") { _, context in try await logout(context, everywhere: false) }
@@ -29,11 +30,12 @@ struct AuthController {
         var request = request
         let form = try await FormFields(request: &request)
         let email = form["email"] ?? ""
+        let next = LocalRedirect.path(form["next"])
         do {
             let user = try await authenticate(email: email, password: form["password"] ?? "", context: context)
-            return try await signedIn(user)
+            return try await signedIn(user, goingTo: next ?? "/c")
         } catch let error as AppError where error.status == .unauthorized || error.status == .tooManyRequests {
-            var response = loginPage(context, email: email, error: error.message, status: error.status)
+            var response = loginPage(context, email: email, error: error.message, status: error.status, next: next)
             for field in error.headers { response.headers.append(field) }
             return response
         }
@@ -48,7 +50,7 @@ struct AuthController {
     }
 
     /// Checks a password, with throttling per email and per address; the same 401 whether or not the email exists.
-    private func authenticate(email: String, password: String, context: AppRequestContext) async throws -> User {
+    func authenticate(email: String, password: String, context: AppRequestContext) async throws -> User {
         let keys = ["email:" + email.lowercased(), "address:" + context.remoteAddress]
         if let wait = services.throttle.retryAfter(keys: keys) {
             throw AppError(.tooManyRequests, code: "too_many_attempts",
@@ -94,24 +96,30 @@ struct AuthController {
                 try await services.sessions.signOut(sessionID: identity.sessionID)
             }
         }
+        return signedOut()
+    }
+
+    /// The redirect to the sign-in page that also clears the session cookie.
+    func signedOut() -> Response {
         var response = Response.seeOther("/login")
         response.setCookie(Cookie(name: AuthenticationMiddleware.cookieName, value: "", maxAge: 0, path: "/",
                                   secure: services.settings.usesSecureCookies, httpOnly: true, sameSite: .lax))
         return response
     }
 
-    private func signedIn(_ user: User) async throws -> Response {
+    private func signedIn(_ user: User, goingTo path: String = "/c") async throws -> Response {
         let (token, expiresAt) = try await services.sessions.signIn(user)
-        var response = Response.seeOther("/c")
+        var response = Response.seeOther(path)
         response.setCookie(Cookie(name: AuthenticationMiddleware.cookieName, value: token, expires: expiresAt, path: "/",
                                   secure: services.settings.usesSecureCookies, httpOnly: true, sameSite: .lax))
         return response
     }
 
     private func loginPage(_ context: AppRequestContext, email: String = "", error: String? = nil,
-                           status: HTTPResponse.Status = .ok) -> Response {
+                           status: HTTPResponse.Status = .ok, next: String? = nil) -> Response {
         var values: [String: Any] = ["email": email, "signup_open": services.settings.signup != .closed]
         values["error"] = error
+        values["next"] = next
         return services.pages.page("login", title: "Sign in", context: context, values: values, status: status)
     }
 

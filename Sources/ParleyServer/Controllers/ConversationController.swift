@@ -25,14 +25,18 @@ struct ConversationController {
             guard let id = ConversationID(value), id > 0 else { throw AppError.malformed("The cursor is not valid.") }
             return id
         }
-        let page = try await services.chat.store.conversations(userID: user.id, before: before, limit: Self.pageSize)
+        let archived = request.uri.queryParameters["archived"] == "1"
+        let page = try await services.chat.store.conversations(userID: user.id, before: before, limit: Self.pageSize, archived: archived)
         var values: [String: Any] = [
             "conversations": page.items.map(Self.listValues),
+            "archived_view": archived,
+            "back": archived ? "/c?archived=1" : "/c",
             "models": modelOptions(selected: services.chat.catalog.defaultModel?.id),
             "request_id": UUID().uuidString,
         ]
         if page.hasMore, let last = page.items.last { values["next_cursor"] = String(last.id) }
-        return services.pages.page("conversations", title: "Conversations", context: context, values: values)
+        return services.pages.page("conversations", title: archived ? "Archived conversations" : "Conversations",
+                                   context: context, values: values)
     }
 
     private func create(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -40,9 +44,8 @@ struct ConversationController {
         var request = request
         let form = try await FormFields(request: &request)
         let content = form["content"] ?? ""
-        let title = Self.titleFrom(content)
         let conversation = try await chatCall { () async throws(ChatError) in
-            try await services.chat.createConversation(userID: user.id, title: title, model: form["model"], systemPrompt: form["system_prompt"])
+            try await services.chat.createConversation(userID: user.id, title: nil, model: form["model"], systemPrompt: form["system_prompt"])
         }
         if !content.allSatisfy(\.isWhitespace) {
             _ = try await chatCall { () async throws(ChatError) in
@@ -62,7 +65,9 @@ struct ConversationController {
         let sidebar = try await services.chat.store.conversations(userID: user.id, before: nil, limit: Self.pageSize).items
         return services.pages.page("conversation", title: conversation.title, context: context, values: [
             "conversation": ["id": conversation.id, "title": conversation.title, "model": conversation.model,
-                             "system_prompt": conversation.systemPrompt] as [String: Any],
+                             "system_prompt": conversation.systemPrompt, "pinned": conversation.pinned,
+                             "archived": conversation.archived] as [String: Any],
+            "back": "/c/\(id)",
             "messages": messages.map(MessageView.values),
             "is_streaming": streaming != nil,
             "resume_event_id": streaming.map { String(EventID(messageID: $0.id, sequence: 0).value) } ?? "",
@@ -113,15 +118,7 @@ struct ConversationController {
 
     private static func listValues(_ conversation: Conversation, current: ConversationID?) -> [String: Any] {
         ["id": conversation.id, "title": conversation.title, "model": conversation.model,
-         "updated_at": conversation.updatedAt.formatted(.iso8601), "current": conversation.id == current]
-    }
-
-    /// A title from the first words of the first message, without markdown's emphasis and heading marks;
-    /// nil (the default title) when no words are left.
-    static func titleFrom(_ content: String) -> String? {
-        let plain = content.filter { !"*_`#>~".contains($0) }
-        let words = plain.split(whereSeparator: \.isWhitespace).prefix(8).joined(separator: " ")
-        guard !words.isEmpty else { return nil }
-        return words.count > 60 ? String(words.prefix(60)) + "…" : words
+         "updated_at": conversation.updatedAt.formatted(.iso8601), "current": conversation.id == current,
+         "pinned": conversation.pinned, "archived": conversation.archived]
     }
 }

@@ -1,14 +1,24 @@
 import Hummingbird
 import ParleyCore
 
-/// `GET /metrics` in the Prometheus text format: the generation engine's gauges.
+/// `GET /metrics` in the Prometheus text format: everything recorded through swift-metrics (requests by route and
+/// status, first-token time, reply duration, tokens, cost, upstream errors, retries, save latency) plus the engine's
+/// gauges; guarded by a bearer token when `PARLEY_METRICS_TOKEN` is set.
 struct MetricsController {
     let generations: GenerationManager
+    let token: String?
 
     /// Adds the route.
     func addRoutes(to router: Router<AppRequestContext>) {
-        router.get("/metrics") { _, _ in
-            let text = """
+        router.get("/metrics") { request, _ in
+            if let token, !RandomToken.constantTimeEqual(request.headers[.authorization] ?? "", "Bearer " + token) {
+                // A scraper, not a person: a plain 401, never the sign-in redirect of pages.
+                return Response(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"])
+            }
+            // The engine's gauges are read from this server's manager at scrape time, not kept in the process-wide
+            // registry (a test process runs several servers).
+            var text = PrometheusExport.registry.emitToString()
+            text += """
                 # HELP parley_generations_running Replies being generated now.
                 # TYPE parley_generations_running gauge
                 parley_generations_running \(generations.runningCount)

@@ -18,7 +18,7 @@ struct ErrorMiddleware: RouterMiddleware {
                 return Response.redirect(to: "/login", type: .normal)
             }
             var response = request.wantsJSON
-                ? Self.json(appError)
+                ? Self.json(appError, requestID: context.id)
                 : pages.errorPage(appError, requestID: context.id, context: context)
             for field in appError.headers { response.headers.append(field) }
             return response
@@ -37,17 +37,24 @@ struct ErrorMiddleware: RouterMiddleware {
         case let error as HTTPError where error.status.code < 500:
             return AppError(error.status, code: "bad_request", message: error.body ?? "The request could not be read.")
         default:
-            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            // The route template, not the path: a path can hold a share token.
+            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))",
+                                                              "route": "\(context.endpointPath ?? "unmatched")"])
             var failure = AppError.internalError
             failure.message += " (request id \(context.id))"
             return failure
         }
     }
 
-    /// The JSON error body of the API.
-    static func json(_ error: AppError) -> Response {
-        let body = #"{"error":{"code":"# + JSONText.quoted(error.code) + #","message":"# + JSONText.quoted(error.message) + "}}"
+    /// The JSON error body of the API, naming the request id that the server's log line carries too.
+    static func json(_ error: AppError, requestID: String) -> Response {
+        var object = JSONText()
+        object.field("code", error.code)
+        object.field("message", error.message)
+        object.field("request_id", requestID)
+        var body = JSONText()
+        body.field("error", object: object)
         return Response(status: error.status, headers: [.contentType: "application/json; charset=utf-8"],
-                         body: .init(byteBuffer: ByteBuffer(string: body)))
+                         body: .init(byteBuffer: ByteBuffer(string: body.result)))
     }
 }

@@ -31,7 +31,8 @@ public struct PageRenderer: Sendable {
     /// The page shown for an error.
     func errorPage(_ error: AppError, requestID: String, context: AppRequestContext) -> Response {
         page("error", title: error.status.reasonPhrase, context: context,
-             values: ["status": error.status.code, "reason": error.status.reasonPhrase, "message": error.message],
+             values: ["status": error.status.code, "reason": error.status.reasonPhrase, "message": error.message,
+                      "requestID": requestID],
              status: error.status)
     }
 }

@@ -1,0 +1,7 @@
+/// Why a share action was refused, each mapped to one status code by the HTTP layer.
+public enum ShareError: Error, Equatable, Sendable {
+    /// No such conversation or link, not the user's, or the link expired.
+    case notFound
+    /// Storage failed; details are in the logs.
+    case storage
+}

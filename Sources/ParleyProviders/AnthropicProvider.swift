@@ -1,0 +1,129 @@
+import Foundation
+import ParleyCore
+
+/// Anthropic's Messages API, streaming (`POST {base}/v1/messages`).
+public struct AnthropicProvider: ChatProvider {
+    /// The API version sent in `anthropic-version`.
+    static let apiVersion = "2023-06-01"
+    /// The longest reply asked for (`max_tokens` is required); every current Claude model allows at least this many.
+    static let maxTokens = 8192
+
+    /// Where the API is; its base URL has no version (https://api.anthropic.com).
+    public let connection: ProviderConnection
+
+    /// Creates a provider.
+    public init(connection: ProviderConnection) {
+        self.connection = connection
+    }
+
+    public func streamCompletion(_ request: CompletionRequest,
+                                 onChunk: @Sendable (CompletionChunk) async -> Void) async throws(ProviderError) {
+        try await upstreamRequest(for: request).stream(AnthropicStreamDecoder(), onChunk: onChunk)
+    }
+
+    /// The HTTP request for a completion: system turns go in the top-level `system`, the others in `messages`.
+    func upstreamRequest(for request: CompletionRequest) -> UpstreamRequest {
+        let system = request.turns.filter { $0.role == .system }.map(\.content).joined(separator: "\n\n")
+        let body = MessagesBody(model: request.model, maxTokens: Self.maxTokens, system: system.isEmpty ? nil : system,
+                                messages: request.turns.filter { $0.role != .system }.map { .init(role: $0.role.rawValue, content: $0.content) })
+        var headers = [("anthropic-version", Self.apiVersion)]
+        if let key = connection.apiKey { headers.append(("x-api-key", key)) }
+        return UpstreamRequest(connection: connection, url: connection.baseURL + "/v1/messages", headers: headers,
+                               body: (try? JSONEncoder().encode(body)) ?? Data(), model: request.model)
+    }
+}
+
+/// Reads a Messages stream: text from `content_block_delta`, the prompt size from `message_start`, the reply size
+/// and stop reason from `message_delta`, the end from `message_stop`, and `error` events.
+struct AnthropicStreamDecoder: StreamDecoder {
+    private let decoder = JSONDecoder()
+    private var promptTokens = 0
+    private var stopReason: String?
+    private var finished = false
+
+    mutating func decode(_ message: SSEMessage, into chunks: inout [CompletionChunk]) throws {
+        guard let event = try? decoder.decode(MessagesEvent.self, from: Data(message.data.utf8)) else {
+            throw ProviderError.malformedResponse(detail: "undecodable event")
+        }
+        switch event.type {
+        case "content_block_delta":
+            if let text = event.delta?.text { chunks.append(.text(text)) }
+        case "message_start":
+            promptTokens = event.message?.usage?.promptTokens ?? 0
+        case "message_delta":
+            stopReason = event.delta?.stopReason ?? stopReason
+            if let usage = event.usage {
+                chunks.append(.usage(promptTokens: usage.promptTokens ?? promptTokens, completionTokens: usage.outputTokens ?? 0))
+            }
+        case "message_stop":
+            finished = true
+        case "error":
+            throw UpstreamFailure(status: Self.status(ofErrorType: event.error?.type ?? ""), body: message.data)
+        default:
+            break  // ping, content_block_start, content_block_stop, and events added later
+        }
+    }
+
+    func finish() throws(ProviderError) {
+        if stopReason == "refusal" { throw .refused(detail: "the model declined to answer (stop reason “refusal”)") }
+        guard finished else { throw .unreachable(detail: "the stream ended before message_stop") }
+    }
+
+    /// The HTTP status Anthropic gives each error type, for errors reported inside a stream.
+    static func status(ofErrorType type: String) -> Int {
+        switch type {
+        case "invalid_request_error": 400
+        case "authentication_error": 401
+        case "permission_error": 403
+        case "not_found_error": 404
+        case "request_too_large": 413
+        case "rate_limit_error": 429
+        case "overloaded_error": 529
+        default: 500
+        }
+    }
+}
+
+/// The body of a streaming Messages request.
+private struct MessagesBody: Encodable {
+    struct Turn: Encodable {
+        var role: String
+        var content: String
+    }
+    var model: String
+    var maxTokens: Int
+    var system: String?
+    var messages: [Turn]
+    var stream = true
+    enum CodingKeys: String, CodingKey { case model, maxTokens = "max_tokens", system, messages, stream }
+}
+
+/// One streamed event; only the fields Parley reads.
+private struct MessagesEvent: Decodable {
+    struct Delta: Decodable {
+        var text: String?
+        var stopReason: String?
+        enum CodingKeys: String, CodingKey { case text, stopReason = "stop_reason" }
+    }
+    struct Usage: Decodable {
+        var inputTokens: Int?
+        var cacheCreationInputTokens: Int?
+        var cacheReadInputTokens: Int?
+        var outputTokens: Int?
+        enum CodingKeys: String, CodingKey {
+            case inputTokens = "input_tokens", cacheCreationInputTokens = "cache_creation_input_tokens"
+            case cacheReadInputTokens = "cache_read_input_tokens", outputTokens = "output_tokens"
+        }
+        /// Every prompt token, whether read from the cache, written to it, or neither.
+        var promptTokens: Int? {
+            inputTokens.map { $0 + (cacheCreationInputTokens ?? 0) + (cacheReadInputTokens ?? 0) }
+        }
+    }
+    struct Message: Decodable { var usage: Usage? }
+    struct ErrorDetail: Decodable { var type: String? }
+    var type: String
+    var delta: Delta?
+    var usage: Usage?
+    var message: Message?
+    var error: ErrorDetail?
+}

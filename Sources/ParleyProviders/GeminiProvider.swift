@@ -1,0 +1,107 @@
+import Foundation
+import ParleyCore
+
+/// Google's Gemini API, streaming (`POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse`).
+public struct GeminiProvider: ChatProvider {
+    /// Where the API is; its base URL has no version (https://generativelanguage.googleapis.com).
+    public let connection: ProviderConnection
+
+    /// Creates a provider.
+    public init(connection: ProviderConnection) {
+        self.connection = connection
+    }
+
+    public func streamCompletion(_ request: CompletionRequest,
+                                 onChunk: @Sendable (CompletionChunk) async -> Void) async throws(ProviderError) {
+        try await upstreamRequest(for: request).stream(GeminiStreamDecoder(), onChunk: onChunk)
+    }
+
+    /// The HTTP request for a completion: the key in `x-goog-api-key`, system turns in `systemInstruction`,
+    /// the others in `contents` with the roles `user` and `model`.
+    func upstreamRequest(for request: CompletionRequest) -> UpstreamRequest {
+        let system = request.turns.filter { $0.role == .system }.map { GenerateContentBody.Part(text: $0.content) }
+        let contents = request.turns.filter { $0.role != .system }.map {
+            GenerateContentBody.Content(role: $0.role == .assistant ? "model" : "user", parts: [.init(text: $0.content)])
+        }
+        let body = GenerateContentBody(contents: contents, systemInstruction: system.isEmpty ? nil : .init(parts: system))
+        let model = request.model.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? request.model
+        return UpstreamRequest(connection: connection,
+                               url: connection.baseURL + "/v1beta/models/\(model):streamGenerateContent?alt=sse",
+                               headers: connection.apiKey.map { [("x-goog-api-key", $0)] } ?? [],
+                               body: (try? JSONEncoder().encode(body)) ?? Data(), model: request.model)
+    }
+}
+
+/// Reads a `streamGenerateContent` stream: text parts of the first candidate (thoughts skipped), `usageMetadata`,
+/// the finish reason, a blocked prompt, and errors reported inside the stream.
+struct GeminiStreamDecoder: StreamDecoder {
+    /// Finish reasons meaning Gemini withheld the reply.
+    static let refusalReasons: Set<String> = ["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"]
+
+    private let decoder = JSONDecoder()
+    private var finishReason: String?
+
+    mutating func decode(_ message: SSEMessage, into chunks: inout [CompletionChunk]) throws {
+        guard let response = try? decoder.decode(GenerateContentResponse.self, from: Data(message.data.utf8)) else {
+            throw ProviderError.malformedResponse(detail: "undecodable response")
+        }
+        if let error = response.error {
+            throw UpstreamFailure(status: error.code ?? 500, body: message.data)
+        }
+        if let reason = response.promptFeedback?.blockReason {
+            throw ProviderError.refused(detail: "the prompt was blocked (\(reason))")
+        }
+        let candidate = response.candidates?.first
+        for part in candidate?.content?.parts ?? [] where part.thought != true {
+            if let text = part.text, !text.isEmpty { chunks.append(.text(text)) }
+        }
+        finishReason = candidate?.finishReason ?? finishReason
+        // Early chunks may carry only the prompt's count; the reply's comes with (or after) the finish reason.
+        if let usage = response.usageMetadata, usage.candidatesTokenCount != nil || finishReason != nil {
+            chunks.append(.usage(promptTokens: usage.promptTokenCount ?? 0,
+                                 completionTokens: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0)))
+        }
+    }
+
+    func finish() throws(ProviderError) {
+        guard let finishReason else { throw .unreachable(detail: "the stream ended before a finish reason") }
+        if Self.refusalReasons.contains(finishReason) { throw .refused(detail: "the reply was blocked (\(finishReason))") }
+    }
+}
+
+/// The body of a `streamGenerateContent` request.
+private struct GenerateContentBody: Encodable {
+    struct Part: Encodable { var text: String }
+    struct Content: Encodable {
+        var role: String?
+        var parts: [Part]
+    }
+    var contents: [Content]
+    var systemInstruction: Content?
+}
+
+/// One streamed `GenerateContentResponse`; only the fields Parley reads.
+private struct GenerateContentResponse: Decodable {
+    struct Candidate: Decodable {
+        struct Content: Decodable {
+            struct Part: Decodable {
+                var text: String?
+                var thought: Bool?
+            }
+            var parts: [Part]?
+        }
+        var content: Content?
+        var finishReason: String?
+    }
+    struct UsageMetadata: Decodable {
+        var promptTokenCount: Int?
+        var candidatesTokenCount: Int?
+        var thoughtsTokenCount: Int?
+    }
+    struct PromptFeedback: Decodable { var blockReason: String? }
+    struct ErrorStatus: Decodable { var code: Int? }
+    var candidates: [Candidate]?
+    var usageMetadata: UsageMetadata?
+    var promptFeedback: PromptFeedback?
+    var error: ErrorStatus?
+}

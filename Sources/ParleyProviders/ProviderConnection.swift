@@ -1,0 +1,38 @@
+import AsyncHTTPClient
+import ParleyCore
+
+/// How Parley reaches one provider: the name shown to users, the base URL, the API key, the HTTP client and the timeouts.
+public struct ProviderConnection: Sendable {
+    /// The name used in messages to users (for example "OpenAI" or a configured provider's id).
+    public let name: String
+    /// The base URL as the vendor's SDK takes it, without a trailing slash.
+    public let baseURL: String
+    /// The API key, if one is configured (an empty key counts as none).
+    let apiKey: String?
+    let client: HTTPClient
+    let timeouts: UpstreamTimeouts
+
+    /// Creates a connection.
+    public init(name: String, baseURL: String, apiKey: String?, client: HTTPClient, timeouts: UpstreamTimeouts = UpstreamTimeouts()) {
+        self.name = name
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
+        self.client = client
+        self.timeouts = timeouts
+    }
+
+    /// Maps anything thrown while asking this provider about `model` to a provider error.
+    func providerError(from error: any Error, model: String) -> ProviderError {
+        if let error = error as? ProviderError { return error }
+        if let failure = error as? UpstreamFailure { return failure.providerError(provider: name, hasKey: apiKey != nil, model: model) }
+        if error is CancellationError || Task.isCancelled { return .cancelled }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .readTimeout, .deadlineExceeded: return .timedOut
+            case .cancelled: return .cancelled
+            default: return .unreachable(detail: "\(error)")
+            }
+        }
+        return .unreachable(detail: "\(error)")
+    }
+}

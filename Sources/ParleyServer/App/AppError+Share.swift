@@ -1,0 +1,11 @@
+import ParleyCore
+
+extension AppError {
+    /// The HTTP form of a share action's refusal.
+    init(_ error: ShareError) {
+        switch error {
+        case .notFound: self = .notFound
+        case .storage: self = .internalError
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Hummingbird
+import Logging
+import ParleyStore
+import ServiceLifecycle
+
+/// The whole running server: the HTTP application (which owns the upstream client) and the generation engine, shut
+/// down in the order that lets running replies finish: first the replies (within their grace period, their streams
+/// still open), then HTTP, then the upstream client; the database closes last.
+public struct ParleyApp: Service {
+    let http: Application<RouterResponder<AppRequestContext>>
+    let generations: GenerationService
+    let database: ParleyDatabase
+    let logger: Logger
+
+    /// Runs until a graceful shutdown (or cancellation) and everything has stopped.
+    public func run() async throws {
+        // A service group shuts its services down in reverse order.
+        let group = ServiceGroup(configuration: .init(services: [.init(service: http), .init(service: generations)],
+                                                      logger: logger))
+        try await group.run()
+        do {
+            try database.close()
+        } catch {
+            logger.error("the database did not close cleanly", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Runs until SIGTERM or SIGINT.
+    public func runUntilSignalled() async throws {
+        let group = ServiceGroup(configuration: .init(services: [.init(service: self)],
+                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}

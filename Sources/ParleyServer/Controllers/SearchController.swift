@@ -1,0 +1,26 @@
+import Hummingbird
+import ParleyCore
+
+/// `GET /search?q=`: full-text search over the signed-in user's own conversations.
+struct SearchController {
+    /// The most results shown.
+    static let resultLimit = 50
+    let services: AppServices
+
+    /// Adds the routes.
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("/search") { request, context in try await search(request, context) }
+    }
+
+    private func search(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let query = FormFields(encoded: request.uri.query ?? "")["q"] ?? ""
+        let searched = !query.allSatisfy(\.isWhitespace)
+        let hits = searched ? try await services.chat.store.search(userID: user.id, text: query, limit: Self.resultLimit) : []
+        return services.pages.page("search", title: searched ? "Search: \(query)" : "Search", context: context, values: [
+            "search_query": query,
+            "searched": searched,
+            "results": hits.map(SearchResultView.values),
+        ])
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Hummingbird
+import ParleyCore
+
+/// The settings page: export and import of conversations, and deleting the account.
+struct SettingsController {
+    let services: AppServices
+
+    /// Adds the routes.
+    func addRoutes(to router: Router<AppRequestContext>) {
+        router.get("/settings") { _, context in try page(context) }
+        router.post("/settings/import") { request, context in try await importFile(request, context) }
+        router.post("/settings/delete-account") { request, context in try await deleteAccount(request, context) }
+    }
+
+    /// What an import created.
+    struct ImportResult: Encodable {
+        var imported: Int
+        var conversationIds: [ConversationID]
+    }
+
+    private func page(_ context: AppRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
+        _ = try context.requireUser()
+        var values: [String: Any] = ["max_import_megabytes": ImportReader.maxBytes / (1024 * 1024)]
+        values["error"] = error
+        return services.pages.page("settings", title: "Settings", context: context, values: values, status: status)
+    }
+
+    /// Imports a Parley export or ChatGPT's `conversations.json`, sent as the raw `application/json` body; all or nothing.
+    private func importFile(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let body = try await request.jsonBody(limit: ImportReader.maxBytes)
+        let transcripts = try ImportReader.transcripts(from: Data(body.readableBytesView),
+                                                       defaultModel: services.chat.catalog.defaultModel?.id ?? "")
+        let imported = try await services.chat.store.importTranscripts(transcripts, userID: user.id)
+        return try .json(ImportResult(imported: imported.count, conversationIds: imported.map(\.id)), status: .created)
+    }
+
+    /// Deletes the account and everything of it once the current password is confirmed, then signs out.
+    private func deleteAccount(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        var request = request
+        let form = try await FormFields(request: &request)
+        let auth = AuthController(services: services)
+        do {
+            _ = try await auth.authenticate(email: user.email, password: form["password"] ?? "", context: context)
+        } catch let error as AppError where error.status == .unauthorized {
+            return try page(context, error: "That is not your password; nothing was deleted.", status: .forbidden)
+        }
+        try await chatCall { () async throws(ChatError) in
+            try await services.chat.deleteAccount(userID: user.id, accounts: services.accounts)
+        }
+        return auth.signedOut()
+    }
+}

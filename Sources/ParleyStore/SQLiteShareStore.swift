@@ -1,0 +1,130 @@
+import Foundation
+import GRDB
+import ParleyCore
+
+/// Share links and their snapshots in SQLite: owner actions are scoped by the owner, the public lookup by token digest.
+public struct SQLiteShareStore: ShareStore {
+    let pool: DatabasePool
+
+    /// Creates the store over an open database.
+    public init(database: ParleyDatabase) {
+        pool = database.pool
+    }
+
+    public func createShare(conversationID: ConversationID, userID: UserID, tokenHash: String, content: ShareContent,
+                            now: Date) async throws(StoreError) -> Share {
+        try await perform {
+            try await pool.write { db in
+                try db.execute(sql: """
+                    INSERT INTO shares (token_hash, user_id, conversation_id, title, model, author_name, created_at, snapshot_at, expires_at)
+                    SELECT ?, user_id, id, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? AND user_id = ?
+                    """, arguments: [tokenHash, content.title, content.model, content.authorName, now, now, content.expiresAt,
+                                     conversationID, userID])
+                guard db.changesCount == 1 else { throw StoreError.notFound }
+                let id = db.lastInsertedRowID
+                try insertMessages(db, shareID: id, content.messages)
+                return Share(id: id, userID: userID, conversationID: conversationID, title: content.title, model: content.model,
+                             authorName: content.authorName, createdAt: now, snapshotAt: now, expiresAt: content.expiresAt, views: 0)
+            }
+        }
+    }
+
+    public func updateShares(conversationID: ConversationID, userID: UserID, content: ShareContent,
+                             now: Date) async throws(StoreError) -> Int {
+        try await perform {
+            try await pool.write { db in
+                let ids = try ShareID.fetchAll(db, sql: """
+                    SELECT id FROM shares WHERE conversation_id = ? AND user_id = ? AND (expires_at IS NULL OR expires_at > ?)
+                    """, arguments: [conversationID, userID, now])
+                for id in ids {
+                    try db.execute(sql: """
+                        UPDATE shares SET title = ?, model = ?, author_name = ?, snapshot_at = ?, expires_at = ? WHERE id = ?
+                        """, arguments: [content.title, content.model, content.authorName, now, content.expiresAt, id])
+                    try db.execute(sql: "DELETE FROM share_messages WHERE share_id = ?", arguments: [id])
+                    try insertMessages(db, shareID: id, content.messages)
+                }
+                return ids.count
+            }
+        }
+    }
+
+    public func share(tokenHash: String) async throws(StoreError) -> Share? {
+        try await perform {
+            try await pool.read { db in
+                try Row.fetchOne(db, sql: "SELECT * FROM shares WHERE token_hash = ?", arguments: [tokenHash]).map(Share.init(row:))
+            }
+        }
+    }
+
+    public func messages(shareID: ShareID) async throws(StoreError) -> [Message] {
+        try await perform { try await pool.read { db in try snapshotMessages(db, shareID: shareID) } }
+    }
+
+    public func recordView(shareID: ShareID) async throws(StoreError) {
+        try await perform {
+            try await pool.write { db in try db.execute(sql: "UPDATE shares SET views = views + 1 WHERE id = ?", arguments: [shareID]) }
+        }
+    }
+
+    public func shares(userID: UserID) async throws(StoreError) -> [Share] {
+        try await perform {
+            try await pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM shares WHERE user_id = ? ORDER BY id DESC", arguments: [userID])
+                    .map(Share.init(row:))
+            }
+        }
+    }
+
+    public func deleteShare(id: ShareID, userID: UserID) async throws(StoreError) {
+        try await perform {
+            try await pool.write { db in
+                try db.execute(sql: "DELETE FROM shares WHERE id = ? AND user_id = ?", arguments: [id, userID])
+                if db.changesCount == 0 { throw StoreError.notFound }
+            }
+        }
+    }
+
+    public func copyShare(id: ShareID, toUser userID: UserID, model: String, now: Date) async throws(StoreError) -> Conversation {
+        try await perform {
+            try await pool.write { db in
+                guard let share = try Row.fetchOne(db, sql: "SELECT * FROM shares WHERE id = ?", arguments: [id])
+                    .map(Share.init(row:)) else { throw StoreError.notFound }
+                try db.execute(sql: """
+                    INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at) VALUES (?, ?, ?, '', ?, ?)
+                    """, arguments: [userID, share.title, model, now, now])
+                let conversationID = db.lastInsertedRowID
+                var question: MessageID?
+                for message in try snapshotMessages(db, shareID: id) {
+                    try db.execute(sql: """
+                        INSERT INTO messages (conversation_id, role, content, status, model, parent_id, created_at, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [conversationID, message.role.rawValue, message.content, message.status.rawValue,
+                                         message.model, message.role == .assistant ? question : nil, message.createdAt, now])
+                    if message.role == .user { question = db.lastInsertedRowID }
+                }
+                guard let conversation = try Row.fetchOne(db, sql: "SELECT * FROM conversations WHERE id = ?",
+                                                          arguments: [conversationID]).map(Conversation.init(row:)) else {
+                    throw StoreError.notFound
+                }
+                return conversation
+            }
+        }
+    }
+
+    private func insertMessages(_ db: Database, shareID: ShareID, _ messages: [Message]) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO share_messages (share_id, position, role, content, status, model, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        for (position, message) in messages.enumerated() {
+            try statement.execute(arguments: [shareID, position, message.role.rawValue, message.content, message.status.rawValue,
+                                              message.model, message.createdAt])
+        }
+    }
+
+    private func snapshotMessages(_ db: Database, shareID: ShareID) throws -> [Message] {
+        try Row.fetchAll(db, sql: """
+            SELECT m.*, s.conversation_id FROM share_messages m JOIN shares s ON s.id = m.share_id
+            WHERE m.share_id = ? ORDER BY m.position
+            """, arguments: [shareID]).map(Message.init(sharedRow:))
+    }
+}

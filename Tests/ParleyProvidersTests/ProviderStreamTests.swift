@@ -1,0 +1,173 @@
+import MockUpstream
+import ParleyCore
+@testable import ParleyProviders
+import Testing
+
+/// Every wire format against the mock upstream over loopback HTTP: replies, faults, deadlines and cancellation.
+@Suite struct ProviderStreamTests {
+    typealias Harness = ProviderHarness
+
+    @Test("a reply streams its text, then the provider's usage", arguments: ProviderKind.allCases)
+    func replyStreamsTextThenUsage(kind: ProviderKind) async throws {
+        try await withMock { mock in
+            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-fast"))
+            #expect(error == nil)
+            #expect(chunks == Harness.texts("mock-fast") + [.usage(promptTokens: Harness.promptTokens, completionTokens: MockUpstreamTests.tokens)])
+        }
+    }
+
+    @Test("a long reply arrives whole", arguments: ProviderKind.allCases)
+    func longReplyArrivesWhole(kind: ProviderKind) async throws {
+        try await withMock { mock in
+            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-long"))
+            #expect(error == nil)
+            #expect(Array(chunks.dropLast()) == Harness.texts("mock-long"))
+        }
+    }
+
+    @Test("a rate limit throws with the Retry-After seconds (the caller retries)", arguments: ProviderKind.allCases)
+    func rateLimitCarriesRetryAfter(kind: ProviderKind) async throws {
+        try await withMock { mock in
+            let provider = Harness.provider(kind, mock: mock)
+            let first = await Harness.collect(provider, Harness.request(model: "mock-429"))
+            #expect(first.error == .rateLimited(retryAfterSeconds: 1))
+            #expect(first.chunks.isEmpty)
+            let second = await Harness.collect(provider, Harness.request(model: "mock-429"))
+            #expect(second.error == nil)
+            #expect(Array(second.chunks.dropLast()) == Harness.texts("mock-429"))
+        }
+    }
+
+    @Test("a server error is an overloaded provider", arguments: ProviderKind.allCases)
+    func serverErrorIsOverloaded(kind: ProviderKind) async throws {
+        try await withMock { mock in
+            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-500"))
+            #expect(error == .overloaded(status: 500))
+            #expect(error?.reason.code == "provider_overloaded")
+            #expect(chunks.isEmpty)
+        }
+    }
+
+    @Test("a dropped connection is unreachable, after the text that came", arguments: ProviderKind.allCases)
+    func droppedConnectionIsUnreachable(kind: ProviderKind) async throws {
+        try await withMock { mock in
+            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-reset"))
+            #expect(error?.reason.code == "upstream_unreachable")
+            #expect(chunks == Harness.texts("mock-reset", first: MockReply.tokensBeforeFault))
+        }
+    }
+
+    @Test("a stalled stream times out after the between-tokens deadline", arguments: ProviderKind.allCases)
+    func stalledStreamTimesOut(kind: ProviderKind) async throws {
+        try await withMock { mock in
+            let timeouts = UpstreamTimeouts(firstToken: .seconds(10), betweenTokens: .milliseconds(300))
+            let started = ContinuousClock.now
+            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock, timeouts: timeouts),
+                                                        Harness.request(model: "mock-stall"))
+            #expect(error == .timedOut)
+            #expect(chunks == Harness.texts("mock-stall", first: MockReply.tokensBeforeFault))
+            #expect(ContinuousClock.now - started < .seconds(5))
+            // Timing out closes the upstream request.
+            let stats = try await Harness.waitForAbort(mock)
+            #expect(stats["aborted"] as? Int == 1)
+        }
+    }
+
+    @Test("a first token slower than its deadline times out", arguments: ProviderKind.allCases)
+    func slowFirstTokenTimesOut(kind: ProviderKind) async throws {
+        try await withMock(.init(port: 0, tokens: 3, firstTokenMilliseconds: 3_000)) { mock in
+            let timeouts = UpstreamTimeouts(firstToken: .milliseconds(300), betweenTokens: .seconds(10))
+            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock, timeouts: timeouts),
+                                                        Harness.request(model: "mock-fast"))
+            #expect(error == .timedOut)
+            #expect(chunks.isEmpty)
+        }
+    }
+
+    @Test("the first token has its own, longer deadline", arguments: ProviderKind.allCases)
+    func firstTokenMayTakeLongerThanTheGapBetweenTokens(kind: ProviderKind) async throws {
+        try await withMock(.init(port: 0, tokens: 3, delayMilliseconds: 10, firstTokenMilliseconds: 2_000)) { mock in
+            let timeouts = UpstreamTimeouts(firstToken: .seconds(10), betweenTokens: .seconds(1))
+            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock, timeouts: timeouts),
+                                                        Harness.request(model: "mock-fast"))
+            #expect(error == nil)
+            #expect(chunks == MockReply.chunks(model: "mock-fast", tokens: 3).map(CompletionChunk.text)
+                + [.usage(promptTokens: Harness.promptTokens, completionTokens: 3)])
+        }
+    }
+
+    @Test("a malformed stream is reported as such, after the text that came", arguments: [
+        (ProviderKind.openai, "undecodable chunk"), (.anthropic, "undecodable event"), (.gemini, "undecodable response"),
+    ])
+    func garbageIsMalformed(kind: ProviderKind, detail: String) async throws {
+        try await withMock { mock in
+            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-garbage"))
+            #expect(error == .malformedResponse(detail: detail))
+            #expect(chunks == Harness.texts("mock-garbage", first: MockReply.tokensBeforeFault))
+        }
+    }
+
+    @Test("a rejected key names the provider", arguments: ProviderKind.allCases)
+    func rejectedKeyNamesTheProvider(kind: ProviderKind) async throws {
+        try await withMock { mock in
+            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock, key: "bad-key"), Harness.request(model: "mock-fast"))
+            #expect(error == .rejectedKey(provider: kind.displayName))
+            #expect(error?.reason.code == "provider_rejected_key")
+            #expect(chunks.isEmpty)
+        }
+    }
+
+    @Test("an unknown model is named", arguments: ProviderKind.allCases)
+    func unknownModelIsNamed(kind: ProviderKind) async throws {
+        try await withMock { mock in
+            let (_, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-missing"))
+            #expect(error == .modelNotFound(model: "mock-missing"))
+            #expect(error?.reason.message == "The provider does not know the model “mock-missing”.")
+        }
+    }
+
+    @Test("a server that cannot be reached is unreachable once the connect timeout passes", arguments: ProviderKind.allCases)
+    func closedPortIsUnreachable(kind: ProviderKind) async throws {
+        let timeouts = UpstreamTimeouts(connect: .milliseconds(300))
+        try await Harness.withClient(timeouts) { client in
+            let provider = kind.makeProvider(ProviderConnection(name: kind.displayName, baseURL: "http://127.0.0.1:1", apiKey: "k",
+                                                                client: client, timeouts: timeouts))
+            let started = ContinuousClock.now
+            let (_, error) = await Harness.collect(provider, Harness.request(model: "mock-fast"))
+            #expect(error?.reason.code == "upstream_unreachable")
+            #expect(error?.isRetryable == true)
+            #expect(ContinuousClock.now - started < .seconds(5))
+        }
+    }
+
+    @Test func theClientGetsOnlyTheConnectTimeout() {
+        let timeout = UpstreamTimeouts(connect: .milliseconds(1_500)).clientTimeout
+        #expect(timeout.connect == .milliseconds(1_500))
+        #expect(timeout.read == nil)
+        #expect(UpstreamTimeouts() == UpstreamTimeouts(connect: .seconds(10), firstToken: .seconds(120), betweenTokens: .seconds(60)))
+    }
+
+    @Test("cancelling mid-stream closes the upstream connection", arguments: ProviderKind.allCases)
+    func cancellingClosesTheUpstreamConnection(kind: ProviderKind) async throws {
+        try await withMock { mock in
+            let provider = Harness.provider(kind, mock: mock)
+            let (texts, received) = AsyncStream.makeStream(of: Void.self)
+            let streaming = Task {
+                await Harness.collect(provider, Harness.request(model: "mock-slow")) { chunk in
+                    if case .text = chunk { received.yield() }
+                }
+            }
+            var iterator = texts.makeAsyncIterator()
+            await iterator.next()
+            await iterator.next()
+            streaming.cancel()
+            let (chunks, error) = await streaming.value
+            #expect(error == .cancelled)
+            #expect(chunks.count < MockUpstreamTests.tokens)
+            let stats = try await Harness.waitForAbort(mock)
+            #expect(stats["aborted"] as? Int == 1)
+            #expect(stats["open"] as? Int == 0)
+            #expect(stats["completed"] as? Int == 0)
+        }
+    }
+}

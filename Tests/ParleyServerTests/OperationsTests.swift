@@ -1,0 +1,164 @@
+import Foundation
+import GRDB
+import MockUpstream
+import ParleyServer
+import ParleyStore
+import Testing
+
+/// Running Parley for real: metrics, request ids and logs, settings that stop start-up, and online backups.
+@Suite("Operations")
+struct OperationsTests {
+    /// The value of the sample line `name{labels…}` whose labels include every one of `labels`, if any.
+    static func sample(_ text: String, _ name: String, labels: [String]) -> Double? {
+        text.split(separator: "\n")
+            .first { line in line.hasPrefix(name + "{") && labels.allSatisfy { line.contains($0) } }
+            .flatMap { $0.split(separator: " ").last }
+            .flatMap { Double($0) }
+    }
+
+    @Test("/metrics reports requests by route and status, first-token time, tokens and reply duration by model")
+    func metricsAfterAReply() async throws {
+        try await withTestServer(mockTokens: 12) { server in
+            let api = try await GenerationTests.signedIn(server)
+            // Other suites share this process's registry, so the test looks at what its own reply added.
+            let before = try await api.request(.GET, "/metrics").body
+            let id = try await api.createConversation(model: "mock-fast")
+            let reader = try await api.events(id)
+            #expect(try await api.send(id, "count me").status == 202)
+            _ = try await reader.untilDone()
+            #expect(try await api.request(.GET, "/api/conversations/999999/messages").status == 404)
+            let response = try await api.request(.GET, "/metrics")
+            #expect(response.status == 200)
+            #expect(response.headers.first(name: "content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
+            let after = response.body
+            func added(_ name: String, _ labels: [String]) -> Double {
+                (Self.sample(after, name, labels: labels) ?? 0) - (Self.sample(before, name, labels: labels) ?? 0)
+            }
+            #expect(after.contains("# TYPE parley_generations_running gauge"))
+            #expect(added("hb_requests", [#"http_route="/api/conversations/{id}/messages""#, #"http_response_status_code="202""#]) >= 1)
+            #expect(added("hb_requests", [#"http_route="/api/conversations/{id}/messages""#, #"http_request_method="GET""#,
+                                          #"http_response_status_code="404""#]) >= 1)
+            #expect(added("parley_time_to_first_token_seconds_count", [#"model="mock-fast""#]) >= 1)
+            #expect(added("parley_tokens_total", [#"model="mock-fast""#, #"kind="completion""#]) >= 12)
+            #expect(added("parley_reply_duration_seconds_count", [#"model="mock-fast""#, #"status="complete""#]) >= 1)
+        }
+    }
+
+    @Test("with a metrics token, /metrics needs it: none or a wrong one is 401")
+    func metricsToken() async throws {
+        try await withTestServer(configure: { $0.metricsToken = "scrape-secret" }) { server in
+            var browser = server.browser()
+            #expect(try await browser.get("/metrics").status == 401)
+            #expect(try await browser.get("/metrics", headers: [("Authorization", "Bearer wrong")]).status == 401)
+            let allowed = try await browser.get("/metrics", headers: [("Authorization", "Bearer scrape-secret")])
+            #expect(allowed.status == 200)
+            #expect(allowed.body.contains("parley_event_streams_open"))
+        }
+    }
+
+    @Test("every response names its request id, and an API error carries the same id")
+    func requestIDs() async throws {
+        try await withTestServer { server in
+            let api = try await GenerationTests.signedIn(server)
+            let missing = try await api.request(.GET, "/api/conversations/424242/messages")
+            #expect(missing.status == 404)
+            let id = try #require(missing.headers.first(name: "x-request-id"))
+            #expect(!id.isEmpty)
+            let error = try #require(try missing.json()["error"] as? [String: Any])
+            #expect(error["request_id"] as? String == id)
+            #expect(error["code"] as? String == "not_found")
+            var browser = server.browser()
+            let page = try await browser.get("/no/such/page")
+            #expect(page.status == 404)
+            let pageID = try #require(page.headers.first(name: "x-request-id"))
+            #expect(page.body.contains(pageID))
+            #expect(pageID != id)
+        }
+    }
+
+    @Test("a setting that is set but unusable is refused with its name; good ones are read")
+    func settingsValidation() throws {
+        for (name, value) in [("PARLEY_PORT", "eighty"), ("PARLEY_PORT", "70000"), ("PARLEY_SIGNUP", "sometimes"),
+                              ("PARLEY_COOKIE_SECURE", "maybe"), ("PARLEY_BCRYPT_COST", "99"), ("PARLEY_LOG_LEVEL", "loud"),
+                              ("PARLEY_SHUTDOWN_GRACE", "-1"), ("PARLEY_UPSTREAM_IDLE_TIMEOUT", "0"),
+                              ("PARLEY_DEMO_TOKEN_DELAY_MS", "soon")] {
+            #expect(throws: SettingsError.self) { try ServerSettings(environment: [name: value]) }
+            do {
+                _ = try ServerSettings(environment: [name: value])
+            } catch {
+                #expect(error.name == name && error.value == value)
+                #expect("\(error)".hasPrefix("\(name)=\(value) cannot be used"))
+            }
+        }
+        let settings = try ServerSettings(environment: [
+            "PARLEY_PORT": "9090", "PARLEY_SIGNUP": "closed", "PARLEY_COOKIE_SECURE": "auto", "PARLEY_BCRYPT_COST": "10",
+            "PARLEY_LOG_LEVEL": "debug", "PARLEY_SHUTDOWN_GRACE": "2.5", "PARLEY_UPSTREAM_IDLE_TIMEOUT": "30",
+            "PARLEY_METRICS_TOKEN": "t", "PARLEY_HOST": "", "PARLEY_JWT_SECRET": "",
+        ])
+        #expect(settings.port == 9090 && settings.signup == .closed && settings.cookieSecure == nil)
+        #expect(settings.bcryptCost == 10 && settings.logLevel == .debug && settings.metricsToken == "t")
+        #expect(settings.generation.shutdownGrace == .milliseconds(2500) && settings.upstreamIdleTimeout == .seconds(30))
+        #expect(settings.host == "127.0.0.1" && settings.jwtSecret == nil)
+    }
+
+    @Test("parley serve with a bad setting exits non-zero and names it")
+    func badSettingStopsStartUp() throws {
+        let (status, output) = try CommandLineTests.run(["serve", "--port", "0"], input: "",
+                                                        environment: ["PARLEY_SIGNUP": "sometimes"])
+        #expect(status != 0)
+        #expect(output.contains("PARLEY_SIGNUP=sometimes"))
+    }
+
+    @Test("a backup taken while replies stream is a consistent, complete copy; an existing file is never overwritten")
+    func onlineBackup() async throws {
+        try await withTestServer(mockTokens: 30) { server in
+            let api = try await GenerationTests.signedIn(server)
+            let finished = try await api.createConversation()
+            let reader = try await api.events(finished)
+            #expect(try await api.send(finished, "kept in the backup").status == 202)
+            _ = try await reader.untilDone()
+            let running = try await api.createConversation(model: "mock-slow")
+            #expect(try await api.send(running, "still streaming").status == 202)
+            let target = try makeTempDirectory() + "/copy.sqlite"
+            let (status, output) = try CommandLineTests.run(["backup", "--to", target, "--data-dir", server.dataDirectory], input: "")
+            #expect(status == 0, "\(output)")
+            let copy = try DatabaseQueue(path: target)
+            let (check, users, question) = try await copy.read { db in
+                (try String.fetchOne(db, sql: "PRAGMA integrity_check"),
+                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users"),
+                 try String.fetchOne(db, sql: "SELECT content FROM messages WHERE conversation_id = ? AND role = 'user'",
+                                     arguments: [finished]))
+            }
+            #expect(check == "ok" && users == 1 && question == "kept in the backup")
+            let sizeBefore = try FileManager.default.attributesOfItem(atPath: target)[.size] as? Int
+            let (again, message) = try CommandLineTests.run(["backup", "--to", target, "--data-dir", server.dataDirectory], input: "")
+            #expect(again != 0)
+            #expect(message.contains("already exists"))
+            #expect(try FileManager.default.attributesOfItem(atPath: target)[.size] as? Int == sizeBefore)
+        }
+    }
+
+    @Test("the server logs one line per request with its route and status, and never message text or passwords")
+    func requestLogsLeakNothing() async throws {
+        let logPath = try makeTempDirectory() + "/server.log"
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        try await CrashRecoveryTests.withServerProcess(environment: ["PARLEY_LOG_LEVEL": "info"], log: log) { process, server in
+            let api = try await GenerationTests.signedIn(server)
+            let id = try await api.createConversation()
+            let reader = try await api.events(id)
+            #expect(try await api.send(id, "the-secret-question-7781").status == 202)
+            _ = try await reader.untilDone()
+            _ = try await api.request(.GET, "/search?q=the-secret-search-5512")
+            _ = try await CrashRecoveryTests.terminate(process, within: .seconds(10))
+        }
+        try log.close()
+        let text = try String(contentsOfFile: logPath, encoding: .utf8)
+        #expect(text.contains("route=/api/conversations/{id}/messages"))
+        #expect(text.contains("status=202"))
+        #expect(text.contains("hb.request.id="))
+        for secret in ["the-secret-question-7781", "the-secret-search-5512", "correct horse battery", "Bearer "] {
+            #expect(!text.contains(secret), "the log contains \(secret)")
+        }
+    }
+}
