@@ -16,7 +16,9 @@ COPY Public /app/Public
 WORKDIR /app
 USER parley
 VOLUME /data
-ENV PARLEY_HOST=0.0.0.0 PARLEY_PORT=8080 PARLEY_DATA_DIR=/data
+# Replies get 8 s to finish on `docker stop`, inside Docker's default 10 s before SIGKILL.
+ENV PARLEY_HOST=0.0.0.0 PARLEY_PORT=8080 PARLEY_DATA_DIR=/data PARLEY_SHUTDOWN_GRACE=8
+STOPSIGNAL SIGTERM
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=3s CMD curl -fsS http://127.0.0.1:8080/healthz || exit 1
 CMD ["parley", "serve"]

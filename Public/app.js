@@ -105,8 +105,23 @@
     return window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
   }
 
+  // While a reply grows, the view follows it only for a reader at the bottom; anyone who scrolled up gets a
+  // "Jump to latest" button instead, which brings the view (and the following) back.
+  const jump = document.createElement("button");
+  jump.type = "button";
+  jump.className = "jump-latest";
+  jump.textContent = "Jump to latest ↓";
+  jump.hidden = true;
+  jump.addEventListener("click", () => {
+    window.scrollTo(0, document.body.scrollHeight);
+    jump.hidden = true;
+  });
+  document.body.appendChild(jump);
+  window.addEventListener("scroll", () => { if (nearBottom()) jump.hidden = true; }, { passive: true });
+
   function followIfAtBottom(wasAtBottom) {
     if (wasAtBottom) window.scrollTo(0, document.body.scrollHeight);
+    else jump.hidden = false;
   }
 
   /** The article of a message, created when it is not on the page yet. */

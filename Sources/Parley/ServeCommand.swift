@@ -13,6 +13,8 @@ struct ServeCommand: AsyncParsableCommand {
           PARLEY_BCRYPT_COST           4 to 31 (default 12)
           PARLEY_LOG_LEVEL             trace, debug, info (default), notice, warning, error, critical
           PARLEY_SHUTDOWN_GRACE        seconds running replies may finish after SIGTERM (default 10)
+          PARLEY_MODEL_TITLES          on (default): ask the model for a title after the first reply; off
+          PARLEY_UPSTREAM_CONNECT_TIMEOUT, PARLEY_UPSTREAM_FIRST_TOKEN_TIMEOUT   seconds (defaults 10, 120)
           PARLEY_UPSTREAM_IDLE_TIMEOUT seconds an upstream may stay silent mid-reply (default 60)
           PARLEY_METRICS_TOKEN         when set, /metrics needs this bearer token
           PARLEY_DEMO_TOKEN_DELAY_MS   the demo model's pace (default 25)

@@ -14,7 +14,7 @@ public struct DemoProvider: ChatProvider {
 
     /// The model as offered to users.
     public static var model: ModelInfo {
-        ModelInfo(id: modelID, providerID: "demo", contextWindow: 32_000)
+        ModelInfo(id: modelID, providerID: ModelInfo.demoProviderID, contextWindow: 32_000)
     }
 
     public func streamCompletion(_ request: CompletionRequest,

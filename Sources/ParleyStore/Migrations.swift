@@ -130,6 +130,44 @@ enum Migrations {
                 INSERT INTO conversations_fts (rowid, title) SELECT id, title FROM conversations;
                 """)
         }
+        migrator.registerMigration("v4: usage accounting") { db in
+            // Money is integer micro-dollars. A reply records the price version it was charged at, and the same
+            // transaction adds it to `usage_daily`, which the dashboard and budget checks read instead of messages.
+            // The rollup keeps the spend of deleted users (no foreign key). Usage is counted from this version on.
+            try db.execute(sql: """
+                CREATE TABLE model_prices (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    model_id TEXT NOT NULL,
+                    input INTEGER NOT NULL,
+                    cached_input INTEGER NOT NULL,
+                    output INTEGER NOT NULL,
+                    effective_from DATETIME NOT NULL
+                );
+                CREATE INDEX model_prices_by_model ON model_prices(model_id, effective_from, id);
+
+                ALTER TABLE messages ADD COLUMN provider TEXT;
+                ALTER TABLE messages ADD COLUMN cached_prompt_tokens INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE messages ADD COLUMN cost_micros INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE messages ADD COLUMN price_version_id INTEGER REFERENCES model_prices(id);
+                UPDATE messages SET cost_micros = CAST(round(cost_usd * 1000000) AS INTEGER) WHERE cost_usd != 0;
+                ALTER TABLE messages DROP COLUMN cost_usd;
+
+                CREATE TABLE usage_daily (
+                    day TEXT NOT NULL,
+                    user_id INTEGER NOT NULL,
+                    model TEXT NOT NULL,
+                    requests INTEGER NOT NULL,
+                    input_tokens INTEGER NOT NULL,
+                    cached_input_tokens INTEGER NOT NULL,
+                    output_tokens INTEGER NOT NULL,
+                    cost_micros INTEGER NOT NULL,
+                    PRIMARY KEY (day, user_id, model)
+                ) WITHOUT ROWID;
+                CREATE INDEX usage_daily_by_user ON usage_daily(user_id, day);
+
+                ALTER TABLE users ADD COLUMN monthly_budget_micros INTEGER;
+                """)
+        }
         return migrator
     }
 }

@@ -27,8 +27,9 @@ extension Message {
                   role: MessageRole(rawValue: row["role"]) ?? .user, content: row["content"],
                   status: MessageStatus(rawValue: row["status"]) ?? .error, model: row["model"],
                   requestID: row["request_id"], parentID: row["parent_id"],
-                  usage: Usage(promptTokens: row["prompt_tokens"], completionTokens: row["completion_tokens"],
-                               costUSD: row["cost_usd"], estimated: row["usage_estimated"]),
+                  usage: Usage(promptTokens: row["prompt_tokens"], cachedPromptTokens: row["cached_prompt_tokens"],
+                               completionTokens: row["completion_tokens"], costMicros: row["cost_micros"],
+                               estimated: row["usage_estimated"]),
                   failure: failure, createdAt: row["created_at"])
     }
 }

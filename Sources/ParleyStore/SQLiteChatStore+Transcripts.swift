@@ -41,7 +41,7 @@ extension SQLiteChatStore {
         conversation.userID = userID
         let statement = try db.cachedStatement(sql: """
             INSERT INTO messages (conversation_id, role, content, status, model, parent_id, prompt_tokens, completion_tokens,
-                                  cost_usd, usage_estimated, created_at, updated_at)
+                                  cost_micros, usage_estimated, created_at, updated_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         var question: MessageID?
@@ -49,7 +49,7 @@ extension SQLiteChatStore {
             try statement.execute(arguments: [
                 conversation.id, message.role.rawValue, message.content, message.status.rawValue, message.model,
                 message.role == .assistant ? question : nil, message.usage.promptTokens, message.usage.completionTokens,
-                message.usage.costUSD, message.usage.estimated, message.createdAt, message.createdAt,
+                message.usage.costMicros, message.usage.estimated, message.createdAt, message.createdAt,
             ])
             if message.role == .user { question = db.lastInsertedRowID }
         }

@@ -56,6 +56,16 @@ public struct SQLiteChatStore: ChatStore {
                               arguments: [title, id, userID])
     }
 
+    public func retitleConversation(id: ConversationID, userID: UserID, from current: String, to title: String) async throws(StoreError) -> Bool {
+        try await perform {
+            try await pool.write { db in
+                try db.execute(sql: "UPDATE conversations SET title = ? WHERE id = ? AND user_id = ? AND title = ?",
+                               arguments: [title, id, userID, current])
+                return db.changesCount == 1
+            }
+        }
+    }
+
     public func configureConversation(id: ConversationID, userID: UserID, model: String, systemPrompt: String) async throws(StoreError) {
         try await updateOwned(id: id, userID: userID,
                               sql: "UPDATE conversations SET model = ?, system_prompt = ? WHERE id = ? AND user_id = ?",
@@ -109,6 +119,7 @@ public struct SQLiteChatStore: ChatStore {
         try await perform {
             try await pool.write { db in
                 let now = Date()
+                try BudgetLedger.enforce(db, conversationID: conversationID, today: UsageDay(now))
                 var userMessage: Message?
                 var parentID: MessageID?
                 if let userContent {
@@ -168,20 +179,34 @@ public struct SQLiteChatStore: ChatStore {
         }
     }
 
-    public func finishReply(id: MessageID, outcome: ReplyOutcome) async throws(StoreError) {
+    @discardableResult
+    public func finishReply(id: MessageID, outcome: ReplyOutcome) async throws(StoreError) -> Usage {
         try await perform {
             try await pool.write { db in
                 let now = Date()
+                var usage = outcome.usage
+                var priceID: Int64?
+                if let pricing = outcome.pricing {
+                    let price = try PriceVersions.current(db, modelID: pricing.modelID, at: now)
+                        ?? PriceVersions.insert(db, modelID: pricing.modelID, rates: pricing.listRates, at: now)
+                    usage.costMicros = price.rates.cost(of: usage)
+                    priceID = price.id
+                }
                 try db.execute(sql: """
-                    UPDATE messages SET content = ?, status = ?, prompt_tokens = ?, completion_tokens = ?, cost_usd = ?,
-                        usage_estimated = ?, error_code = ?, error_message = ?, updated_at = ?
+                    UPDATE messages SET content = ?, status = ?, model = COALESCE(?, model), provider = ?, prompt_tokens = ?,
+                        cached_prompt_tokens = ?, completion_tokens = ?, cost_micros = ?, usage_estimated = ?,
+                        price_version_id = ?, error_code = ?, error_message = ?, updated_at = ?
                     WHERE id = ?
-                    """, arguments: [outcome.content, outcome.status.rawValue, outcome.usage.promptTokens,
-                                     outcome.usage.completionTokens, outcome.usage.costUSD, outcome.usage.estimated,
-                                     outcome.failure?.code, outcome.failure?.message, now, id])
+                    """, arguments: [outcome.content, outcome.status.rawValue, outcome.pricing?.modelID, outcome.pricing?.providerID,
+                                     usage.promptTokens, usage.cachedPromptTokens, usage.completionTokens, usage.costMicros,
+                                     usage.estimated, priceID, outcome.failure?.code, outcome.failure?.message, now, id])
                 try db.execute(sql: """
                     UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)
                     """, arguments: [now, id])
+                if let pricing = outcome.pricing {
+                    try UsageRollup.add(db, replyID: id, model: pricing.modelID, usage: usage, day: UsageDay(now))
+                }
+                return usage
             }
         }
     }

@@ -86,3 +86,18 @@ def test_reload_mid_stream_resumes_the_reply(browser, server):
     reply = replies(browser)[-1].text
     assert reply.startswith("This is Parley's demo model")
     assert "Set one of the keys above" in reply
+
+
+def test_scrolling_up_stops_following_and_jump_to_latest_returns(browser, server):
+    browser.set_window_size(900, 420)
+    sign_up(browser, server)
+    start_conversation(browser, "a long answer please")
+    WebDriverWait(browser, 10).until(lambda b: replies(b) and len(replies(b)[-1].text) > 40)
+    browser.execute_script("window.scrollTo(0, 0)")
+    jump = browser.find_element(By.CSS_SELECTOR, "button.jump-latest")
+    WebDriverWait(browser, 10).until(lambda b: jump.is_displayed())
+    assert browser.execute_script("return window.scrollY") == 0  # the view did not follow the reply
+    jump.click()
+    WebDriverWait(browser, 5).until(lambda b: b.execute_script(
+        "return window.innerHeight + window.scrollY >= document.body.scrollHeight - 80"))
+    assert not jump.is_displayed()

@@ -122,7 +122,7 @@ import Testing
             json.field("k\(index) \"<&>\"", value)
         }
         let text = json.result
-        #expect(!text.contains("<") && !text.contains(">") && !text.contains("&") && !text.contains("\u{2028}"))
+        #expect(!text.contains("\u{2028}") && !text.contains("\u{2029}"))
         let parsed = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String])
         #expect(parsed.count == values.count)
         for (index, value) in values.enumerated() {

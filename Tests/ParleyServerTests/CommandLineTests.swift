@@ -4,8 +4,18 @@ import Testing
 /// The real `parley` executable's account command.
 @Suite("Command line")
 struct CommandLineTests {
-    /// Runs `parley` with arguments and standard input; returns the exit status and output.
-    static func run(_ arguments: [String], input: String, environment: [String: String] = [:]) throws -> (Int32, String) {
+    /// Runs `parley` with arguments and standard input; returns the exit status and output. The wait happens on a
+    /// dispatch thread, never on one of the few cooperative threads that in-process servers need.
+    static func run(_ arguments: [String], input: String, environment: [String: String] = [:]) async throws -> (Int32, String) {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try runBlocking(arguments, input: input, environment: environment) })
+            }
+        }
+    }
+
+    /// Runs `parley` and waits for it on the calling thread.
+    private static func runBlocking(_ arguments: [String], input: String, environment: [String: String]) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CrashRecoveryTests.executable)
         process.arguments = arguments
@@ -25,14 +35,14 @@ struct CommandLineTests {
     func createUser() async throws {
         let directory = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (status, output) = try Self.run(["user", "create", "--email", "cli@example.com", "--admin", "--data-dir", directory],
+        let (status, output) = try await Self.run(["user", "create", "--email", "cli@example.com", "--admin", "--data-dir", directory],
                                             input: "correct horse battery\n")
         #expect(status == 0, "\(output)")
         #expect(output.contains("Created admin account cli@example.com"))
-        let (short, shortOutput) = try Self.run(["user", "create", "--email", "b@example.com", "--data-dir", directory], input: "short\n")
+        let (short, shortOutput) = try await Self.run(["user", "create", "--email", "b@example.com", "--data-dir", directory], input: "short\n")
         #expect(short != 0)
         #expect(shortOutput.contains("at least 8"))
-        let (duplicate, duplicateOutput) = try Self.run(["user", "create", "--email", "CLI@example.com", "--data-dir", directory],
+        let (duplicate, duplicateOutput) = try await Self.run(["user", "create", "--email", "CLI@example.com", "--data-dir", directory],
                                                         input: "another long password\n")
         #expect(duplicate != 0)
         #expect(duplicateOutput.contains("exists already"))

@@ -102,8 +102,8 @@ struct OperationsTests {
     }
 
     @Test("parley serve with a bad setting exits non-zero and names it")
-    func badSettingStopsStartUp() throws {
-        let (status, output) = try CommandLineTests.run(["serve", "--port", "0"], input: "",
+    func badSettingStopsStartUp() async throws {
+        let (status, output) = try await CommandLineTests.run(["serve", "--port", "0"], input: "",
                                                         environment: ["PARLEY_SIGNUP": "sometimes"])
         #expect(status != 0)
         #expect(output.contains("PARLEY_SIGNUP=sometimes"))
@@ -120,7 +120,7 @@ struct OperationsTests {
             let running = try await api.createConversation(model: "mock-slow")
             #expect(try await api.send(running, "still streaming").status == 202)
             let target = try makeTempDirectory() + "/copy.sqlite"
-            let (status, output) = try CommandLineTests.run(["backup", "--to", target, "--data-dir", server.dataDirectory], input: "")
+            let (status, output) = try await CommandLineTests.run(["backup", "--to", target, "--data-dir", server.dataDirectory], input: "")
             #expect(status == 0, "\(output)")
             let copy = try DatabaseQueue(path: target)
             let (check, users, question) = try await copy.read { db in
@@ -131,7 +131,7 @@ struct OperationsTests {
             }
             #expect(check == "ok" && users == 1 && question == "kept in the backup")
             let sizeBefore = try FileManager.default.attributesOfItem(atPath: target)[.size] as? Int
-            let (again, message) = try CommandLineTests.run(["backup", "--to", target, "--data-dir", server.dataDirectory], input: "")
+            let (again, message) = try await CommandLineTests.run(["backup", "--to", target, "--data-dir", server.dataDirectory], input: "")
             #expect(again != 0)
             #expect(message.contains("already exists"))
             #expect(try FileManager.default.attributesOfItem(atPath: target)[.size] as? Int == sizeBefore)

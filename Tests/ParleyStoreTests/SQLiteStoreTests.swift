@@ -64,8 +64,8 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
             }
             #expect(tables == ["conversations", "conversations_fts", "conversations_fts_config", "conversations_fts_data",
                                "conversations_fts_docsize", "conversations_fts_idx", "messages", "messages_fts", "messages_fts_config",
-                               "messages_fts_data", "messages_fts_docsize", "messages_fts_idx", "sessions", "settings", "share_messages",
-                               "shares", "users"])
+                               "messages_fts_data", "messages_fts_docsize", "messages_fts_idx", "model_prices", "sessions", "settings",
+                               "share_messages", "shares", "usage_daily", "users"])
             #expect(try await store.database.integrityCheck() == "ok")
             #expect(await store.database.ping())
         }

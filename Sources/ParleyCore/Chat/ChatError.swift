@@ -16,6 +16,10 @@ public enum ChatError: Error, Equatable, Sendable {
     case busy
     /// A send with this request id is still running.
     case requestInFlight
+    /// The user's monthly budget is spent; sends are refused until it resets.
+    case budgetExceeded(BudgetStatus)
+    /// The user has a monthly budget, so their replies run one at a time, and another one is running.
+    case budgetReplyRunning
     /// The server is shutting down.
     case shuttingDown
     /// Storage failed; details are in the logs.

@@ -54,15 +54,18 @@ public struct ChatService: Sendable {
             return earlier
         }
         let model = try resolveModel(model, current: conversation.model)
+        let provisionalTitle = conversation.title == ConversationTitle.placeholder ? ConversationTitle.fromFirstMessage(content) : nil
         do {
             var userMessageID: MessageID?
             let job = try await generations.start(conversationID: conversationID) {
                 let exchange = try await store.beginExchange(conversationID: conversationID, userContent: content,
                                                              requestID: requestID, model: model.id)
                 userMessageID = exchange.userMessage?.id
-                return makeJob(for: conversation, model: model, exchange: exchange)
+                var job = makeJob(for: conversation, model: model, exchange: exchange)
+                job.provisionalTitle = provisionalTitle
+                return job
             }
-            await titleIfUntitled(conversation, from: content)
+            if let provisionalTitle { await title(conversation, provisionalTitle) }
             return SendResult(conversationID: conversationID, userMessageID: userMessageID,
                               assistantMessageID: job.assistantMessageID, isRepeat: false)
         } catch StoreError.duplicate {
@@ -75,10 +78,12 @@ public struct ChatService: Sendable {
         }
     }
 
-    /// Generates the last reply again, replacing it.
+    /// Generates the last reply again, replacing it; refused before the last reply is removed when the budget is spent.
     public func regenerate(userID: UserID, conversationID: ConversationID, model: String?) async throws(ChatError) -> SendResult {
         let conversation = try await self.conversation(conversationID, userID: userID)
         let model = try resolveModel(model, current: conversation.model)
+        let budget = try await budgetStatus(userID: userID)
+        guard !budget.isExhausted else { throw .budgetExceeded(budget) }
         do {
             var userMessageID: MessageID?
             let job = try await generations.start(conversationID: conversationID) {
@@ -143,6 +148,11 @@ public struct ChatService: Sendable {
         try await storing { try await store.deleteConversation(id: conversationID, userID: userID) }
     }
 
+    /// The user's spend this month against their monthly budget.
+    public func budgetStatus(userID: UserID) async throws(ChatError) -> BudgetStatus {
+        try await storing { try await store.budgetStatus(userID: userID) }
+    }
+
     /// The model to use: the one named (which must exist), else the conversation's, else the default.
     public func resolveModel(_ requested: String?, current: String?) throws(ChatError) -> ModelInfo {
         if let requested, !requested.isEmpty {
@@ -163,10 +173,9 @@ public struct ChatService: Sendable {
                           assistantMessageID: exchange.assistantMessage.id, isRepeat: true)
     }
 
-    /// Gives a conversation still under the placeholder title one from the first words of a message; a failure is
-    /// only logged, since the message itself was sent.
-    private func titleIfUntitled(_ conversation: Conversation, from content: String) async {
-        guard conversation.title == ConversationTitle.placeholder, let title = ConversationTitle.fromFirstMessage(content) else { return }
+    /// Gives a conversation still under the placeholder title one from the first words of its first message (the
+    /// model may improve on it once it has answered); a failure is only logged, since the message itself was sent.
+    private func title(_ conversation: Conversation, _ title: String) async {
         do {
             try await store.renameConversation(id: conversation.id, userID: conversation.userID, title: title)
         } catch {
@@ -199,6 +208,8 @@ public struct ChatService: Sendable {
         case GenerationError.busy: return .busy
         case GenerationError.shuttingDown: return .shuttingDown
         case StoreError.notFound: return .notFound
+        case StoreError.budgetExceeded(let status): return .budgetExceeded(status)
+        case StoreError.budgetReplyRunning: return .budgetReplyRunning
         default:
             logger.error("chat storage failed", metadata: ["error": "\(error)"])
             return .storage

@@ -5,14 +5,19 @@ public struct GenerationJob: Sendable, Equatable {
     public var assistantMessageID: MessageID
     public var systemPrompt: String
     public var model: ModelInfo
+    /// For a conversation's first reply: the title it got from the question's first words, which the model may
+    /// replace with a better one once the reply is complete.
+    public var provisionalTitle: String?
 
     /// Creates a job.
-    public init(conversationID: ConversationID, userID: UserID, assistantMessageID: MessageID, systemPrompt: String, model: ModelInfo) {
+    public init(conversationID: ConversationID, userID: UserID, assistantMessageID: MessageID, systemPrompt: String, model: ModelInfo,
+                provisionalTitle: String? = nil) {
         self.conversationID = conversationID
         self.userID = userID
         self.assistantMessageID = assistantMessageID
         self.systemPrompt = systemPrompt
         self.model = model
+        self.provisionalTitle = provisionalTitle
     }
 }
 

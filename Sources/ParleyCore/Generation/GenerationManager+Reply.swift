@@ -158,15 +158,15 @@ extension GenerationManager {
         case .failed(let reason): status = .error; failure = reason
         case .cancelled: status = cause == .user ? .stopped : .interrupted
         }
-        let usage = self.usage(of: model, text: text, reported: providerUsage, estimatedPrompt: estimatedPrompt)
-        let outcome = ReplyOutcome(content: text, status: status, usage: usage, failure: failure)
-        // The final save must happen even when this task is being cancelled by a shutdown.
-        let saved = await uncancelled { [store] in
-            do { try await store.finishReply(id: job.assistantMessageID, outcome: outcome); return true } catch { return false }
-        }
-        if !saved {
+        let outcome = ReplyOutcome(content: text, status: status,
+                                   usage: self.usage(text: text, reported: providerUsage, estimatedPrompt: estimatedPrompt),
+                                   failure: failure, pricing: ReplyPricing(model))
+        // The final save must happen even when this task is being cancelled by a shutdown. The store prices the reply.
+        let charged = await uncancelled { [store] in try? await store.finishReply(id: job.assistantMessageID, outcome: outcome) }
+        if charged == nil {
             logger.error("saving a finished reply failed", metadata: ["message": "\(job.assistantMessageID)"])
         }
+        let usage = charged ?? outcome.usage
         GenerationMetrics.replyEnded(model: model.id, status: status, after: generation.startedAt.duration(to: .now), usage: usage)
         if let failure { publish(.error(messageID: job.assistantMessageID, reason: failure), of: generation) }
         let done = StreamEvent.done(messageID: job.assistantMessageID, status: status, html: MarkdownRenderer.html(text), usage: usage)
@@ -185,14 +185,12 @@ extension GenerationManager {
             }
         }
         for waiter in waiters { waiter.resume(returning: wake) }
+        if status == .complete { await improveTitle(of: job, model: model, answer: text) }
     }
 
-    /// The provider's token counts when it sent them, else an estimate flagged as such; priced by the model that answered.
-    private func usage(of model: ModelInfo, text: String, reported: (prompt: Int, completion: Int)?, estimatedPrompt: Int) -> Usage {
-        let prompt = reported?.prompt ?? estimatedPrompt
-        let completion = reported?.completion ?? ContextWindow.estimatedTokens(text)
-        return Usage(promptTokens: prompt, completionTokens: completion,
-                     costUSD: model.price.cost(promptTokens: prompt, completionTokens: completion),
-                     estimated: reported == nil)
+    /// The provider's token counts when it sent them, else an estimate flagged as such (the store prices them).
+    private func usage(text: String, reported: (prompt: Int, completion: Int)?, estimatedPrompt: Int) -> Usage {
+        Usage(promptTokens: reported?.prompt ?? estimatedPrompt,
+              completionTokens: reported?.completion ?? ContextWindow.estimatedTokens(text), estimated: reported == nil)
     }
 }

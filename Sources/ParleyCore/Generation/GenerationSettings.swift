@@ -12,16 +12,19 @@ public struct GenerationSettings: Sendable {
     public var retry: RetryPolicy
     /// How long running replies may go on after a shutdown starts before they end as `interrupted`.
     public var shutdownGrace: Duration
+    /// Whether a conversation's first complete reply is followed by a request asking its model for a short title.
+    public var modelTitles: Bool
 
     /// Creates settings; the defaults are the product's.
     public init(flushInterval: Duration = .seconds(1), coalesceInterval: Duration = .milliseconds(30),
                 heartbeatInterval: Duration = .seconds(5), replyReserve: Int = 4096, retry: RetryPolicy = RetryPolicy(),
-                shutdownGrace: Duration = .seconds(10)) {
+                shutdownGrace: Duration = .seconds(10), modelTitles: Bool = true) {
         self.flushInterval = flushInterval
         self.coalesceInterval = coalesceInterval
         self.heartbeatInterval = heartbeatInterval
         self.replyReserve = replyReserve
         self.retry = retry
         self.shutdownGrace = shutdownGrace
+        self.modelTitles = modelTitles
     }
 }

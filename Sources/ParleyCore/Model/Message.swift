@@ -10,20 +10,33 @@ public enum MessageStatus: String, Sendable, Codable {
     case complete, streaming, stopped, error, interrupted
 }
 
-/// Tokens and money spent on one reply.
+/// Tokens and money spent on one reply; money in integer micro-dollars.
 public struct Usage: Sendable, Equatable, Codable {
     public var promptTokens: Int
+    /// The part of `promptTokens` read from the provider's prompt cache (charged at the cached-input rate).
+    public var cachedPromptTokens: Int
     public var completionTokens: Int
-    public var costUSD: Double
+    public var costMicros: Int64
     public var estimated: Bool
 
     /// Creates a usage value.
-    public init(promptTokens: Int = 0, completionTokens: Int = 0, costUSD: Double = 0, estimated: Bool = false) {
+    public init(promptTokens: Int = 0, cachedPromptTokens: Int = 0, completionTokens: Int = 0, costMicros: Int64 = 0,
+                estimated: Bool = false) {
         self.promptTokens = promptTokens
+        self.cachedPromptTokens = cachedPromptTokens
         self.completionTokens = completionTokens
-        self.costUSD = costUSD
+        self.costMicros = costMicros
         self.estimated = estimated
     }
+
+    /// Creates a usage value from a cost in dollars read at the edge (an import file).
+    public init(promptTokens: Int, completionTokens: Int, costUSD: Double, estimated: Bool) {
+        self.init(promptTokens: promptTokens, completionTokens: completionTokens, costMicros: MicroDollars.from(dollars: costUSD),
+                  estimated: estimated)
+    }
+
+    /// The cost in dollars, for JSON (`cost_usd`) and metrics only; money is computed in `costMicros`.
+    public var costUSD: Double { MicroDollars.dollars(costMicros) }
 }
 
 /// A user-facing reason why a reply failed.

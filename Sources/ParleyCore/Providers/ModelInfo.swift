@@ -19,6 +19,9 @@ public struct ModelPrice: Sendable, Equatable, Codable {
 
 /// A model users can pick, and how to reach it.
 public struct ModelInfo: Sendable, Equatable {
+    /// The provider id of the built-in demo model.
+    public static let demoProviderID = "demo"
+
     /// The name users pick.
     public var id: String
     /// The name sent to the provider.

@@ -18,13 +18,16 @@ public struct ReplyOutcome: Sendable, Equatable {
     public var status: MessageStatus
     public var usage: Usage
     public var failure: FailureReason?
+    /// How to charge the reply; without it the usage is stored as given and not counted in the rollup.
+    public var pricing: ReplyPricing?
 
     /// Creates an outcome.
-    public init(content: String, status: MessageStatus, usage: Usage, failure: FailureReason? = nil) {
+    public init(content: String, status: MessageStatus, usage: Usage, failure: FailureReason? = nil, pricing: ReplyPricing? = nil) {
         self.content = content
         self.status = status
         self.usage = usage
         self.failure = failure
+        self.pricing = pricing
     }
 }
 
@@ -38,6 +41,8 @@ public protocol ChatStore: Sendable {
     func conversations(userID: UserID, before: ConversationID?, limit: Int, archived: Bool) async throws(StoreError) -> Page<Conversation>
     /// Renames a conversation; `.notFound` when it is not the user's.
     func renameConversation(id: ConversationID, userID: UserID, title: String) async throws(StoreError)
+    /// Renames a conversation only while its title is still `current` (nobody renamed it meanwhile); returns whether it did.
+    func retitleConversation(id: ConversationID, userID: UserID, from current: String, to title: String) async throws(StoreError) -> Bool
     /// Changes a conversation's model and system prompt; `.notFound` when it is not the user's.
     func configureConversation(id: ConversationID, userID: UserID, model: String, systemPrompt: String) async throws(StoreError)
     /// Deletes a conversation and its messages; `.notFound` when it is not the user's.
@@ -59,14 +64,21 @@ public protocol ChatStore: Sendable {
     /// The exchange that a send with this request id created, if any.
     func exchange(conversationID: ConversationID, requestID: String) async throws(StoreError) -> Exchange?
     /// Writes the user message (if any) and an empty streaming assistant message in one transaction;
-    /// `.duplicate` when the request id was used already in this conversation.
+    /// `.duplicate` when the request id was used already in this conversation. When the owner has a monthly budget,
+    /// the same transaction refuses with `.budgetExceeded` once this month's spend reaches it, and with
+    /// `.budgetReplyRunning` while another reply of theirs is streaming (so they cannot overspend by more than one reply).
     func beginExchange(conversationID: ConversationID, userContent: String?, requestID: String?, model: String) async throws(StoreError) -> Exchange
     /// Deletes the last assistant message if it is finished, so that it can be generated again; returns the user message it answered.
     func removeLastReply(conversationID: ConversationID, userID: UserID) async throws(StoreError) -> Message?
     /// Saves the partial text of running replies, all in one transaction.
     func saveProgress(_ contents: [MessageID: String]) async throws(StoreError)
-    /// Saves the final state of a reply.
-    func finishReply(id: MessageID, outcome: ReplyOutcome) async throws(StoreError)
+    /// Saves the final state of a reply. With `outcome.pricing`, the same transaction charges it at the model's current
+    /// price version (started from the list price when the model has none) and adds it to the day's usage rollup.
+    /// Returns the usage as stored, cost included.
+    @discardableResult
+    func finishReply(id: MessageID, outcome: ReplyOutcome) async throws(StoreError) -> Usage
+    /// The user's spend this month (UTC) and their monthly budget (their own, else the default), from the rollup.
+    func budgetStatus(userID: UserID) async throws(StoreError) -> BudgetStatus
     /// Marks every reply left `streaming` (by a crash) as `interrupted`; returns how many.
     func interruptUnfinishedReplies() async throws(StoreError) -> Int
 }

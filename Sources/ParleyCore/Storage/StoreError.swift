@@ -6,6 +6,10 @@ public enum StoreError: Error, Equatable, Sendable {
     case duplicate
     /// Signing up is closed and at least one account exists.
     case signupClosed
+    /// The user's monthly budget is spent.
+    case budgetExceeded(BudgetStatus)
+    /// The user has a monthly budget and another reply streaming.
+    case budgetReplyRunning
     /// The database failed; the text is for logs, never for users.
     case database(String)
 }

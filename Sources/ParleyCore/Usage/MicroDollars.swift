@@ -1,3 +1,5 @@
+import Foundation
+
 /// Money as integer micro-dollars (millionths of a US dollar): converted, parsed and written without floating point,
 /// except where a dollar amount arrives as a JSON number at the edge.
 public enum MicroDollars {

@@ -50,6 +50,12 @@ public struct AppError: Error, Sendable {
                       message: "A reply is still being written in this conversation. Stop it or wait for it to finish.")
         case .requestInFlight:
             self.init(.conflict, code: "request_in_flight", message: "This message is already being answered.")
+        case .budgetExceeded(let status):
+            self.init(.init(code: 402, reasonPhrase: "Payment Required"), code: "budget_exceeded", message: BudgetNotice.exceeded(status))
+        case .budgetReplyRunning:
+            self.init(.conflict, code: "budget_reply_running",
+                      message: "Your account has a monthly budget, so your replies are written one at a time. "
+                          + "Wait for your other reply to finish, or stop it.")
         case .shuttingDown:
             self.init(.serviceUnavailable, code: "shutting_down", message: "The server is restarting. Try again in a moment.")
         case .storage: self = .internalError

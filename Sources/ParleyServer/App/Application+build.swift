@@ -40,13 +40,15 @@ public func buildApplication(settings: ServerSettings,
         hasher: PasswordHasher(cost: settings.bcryptCost), throttle: LoginThrottle(),
         pages: try await PageRenderer(templatesDirectory: settings.templatesDirectory, catalog: catalog))
 
+    let router = buildRouter(services)
     let http = Application(
-        router: buildRouter(services),
+        router: router,
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "Parley", backlog: 4096),
         services: [HTTPClientService(client: client)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },
         logger: logger)
-    return ParleyApp(http: http, generations: GenerationService(manager: generations), database: database, logger: logger)
+    return ParleyApp(http: http, generations: GenerationService(manager: generations), database: database,
+                     routes: router.routes.map(\.description), logger: logger)
 }
 
 /// The routes and middleware, outermost first: the request log, security headers, request metrics, error pages;
@@ -77,6 +79,11 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     ExportController(services: services).addRoutes(to: router)
     SettingsController(services: services).addRoutes(to: router)
     ShareController(services: services).addRoutes(to: router)
+    let admin = router.group("admin").add(middleware: AdminOnlyMiddleware())
+    let usage = SQLiteUsageStore(database: services.database)
+    AdminDashboardController(services: services, usage: usage).addRoutes(to: admin)
+    AdminUsersController(services: services, usage: usage, users: SQLiteAccountStore(database: services.database)).addRoutes(to: admin)
+    AdminModelsController(services: services, usage: usage).addRoutes(to: admin)
     return router
 }
 

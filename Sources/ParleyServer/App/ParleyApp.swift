@@ -10,6 +10,8 @@ public struct ParleyApp: Service {
     let http: Application<RouterResponder<AppRequestContext>>
     let generations: GenerationService
     let database: ParleyDatabase
+    /// Every route, as "METHOD /path/{capture}".
+    public let routes: [String]
     let logger: Logger
 
     /// Runs until a graceful shutdown (or cancellation) and everything has stopped.

@@ -71,6 +71,9 @@ public struct ServerSettings: Sendable {
         upstreamFirstTokenTimeout = try read.seconds("PARLEY_UPSTREAM_FIRST_TOKEN_TIMEOUT", positive: true) ?? upstreamFirstTokenTimeout
         providerConfigPath = read.text("PARLEY_CONFIG")
         generation.shutdownGrace = try read.seconds("PARLEY_SHUTDOWN_GRACE", positive: false) ?? generation.shutdownGrace
+        generation.modelTitles = try read.value("PARLEY_MODEL_TITLES", expected: "on or off") { text in
+            ["on": true, "true": true, "1": true, "off": false, "false": false, "0": false][text.lowercased()]
+        } ?? generation.modelTitles
         demoTokenDelay = try read.value("PARLEY_DEMO_TOKEN_DELAY_MS", expected: "a whole number of milliseconds") {
             Int64($0).filter { $0 >= 0 }.map { Duration.milliseconds($0) }
         } ?? demoTokenDelay

@@ -63,7 +63,9 @@ struct ConversationController {
         let messages = try await services.chat.store.messages(conversationID: id, userID: user.id, afterID: nil, limit: Int.max).items
         let streaming = messages.last { $0.status == .streaming }
         let sidebar = try await services.chat.store.conversations(userID: user.id, before: nil, limit: Self.pageSize).items
+        let budget = try await chatCall { () async throws(ChatError) in try await services.chat.budgetStatus(userID: user.id) }
         return services.pages.page("conversation", title: conversation.title, context: context, values: [
+            "budget_warning": BudgetNotice.warning(budget).map { [$0] } ?? [],
             "conversation": ["id": conversation.id, "title": conversation.title, "model": conversation.model,
                              "system_prompt": conversation.systemPrompt, "pinned": conversation.pinned,
                              "archived": conversation.archived] as [String: Any],

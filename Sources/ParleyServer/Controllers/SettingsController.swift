@@ -8,7 +8,7 @@ struct SettingsController {
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
-        router.get("/settings") { _, context in try page(context) }
+        router.get("/settings") { _, context in try await page(context) }
         router.post("/settings/import") { request, context in try await importFile(request, context) }
         router.post("/settings/delete-account") { request, context in try await deleteAccount(request, context) }
     }
@@ -19,9 +19,10 @@ struct SettingsController {
         var conversationIds: [ConversationID]
     }
 
-    private func page(_ context: AppRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
-        _ = try context.requireUser()
-        var values: [String: Any] = ["max_import_megabytes": ImportReader.maxBytes / (1024 * 1024)]
+    private func page(_ context: AppRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let user = try context.requireUser()
+        let budget = try await chatCall { () async throws(ChatError) in try await services.chat.budgetStatus(userID: user.id) }
+        var values: [String: Any] = ["max_import_megabytes": ImportReader.maxBytes / (1024 * 1024), "usage": BudgetNotice.values(budget)]
         values["error"] = error
         return services.pages.page("settings", title: "Settings", context: context, values: values, status: status)
     }
@@ -45,7 +46,7 @@ struct SettingsController {
         do {
             _ = try await auth.authenticate(email: user.email, password: form["password"] ?? "", context: context)
         } catch let error as AppError where error.status == .unauthorized {
-            return try page(context, error: "That is not your password; nothing was deleted.", status: .forbidden)
+            return try await page(context, error: "That is not your password; nothing was deleted.", status: .forbidden)
         }
         try await chatCall { () async throws(ChatError) in
             try await services.chat.deleteAccount(userID: user.id, accounts: services.accounts)

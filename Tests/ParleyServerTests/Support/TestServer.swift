@@ -13,6 +13,8 @@ struct TestServer: Sendable {
     let mockPort: Int
     let dataDirectory: String
     let client: HTTPClient
+    /// The server's routes as "METHOD /path", when it runs in this process.
+    var routes: [String] = []
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
     var mockURL: String { "http://127.0.0.1:\(mockPort)" }
@@ -29,6 +31,18 @@ struct TestServer: Sendable {
         let response = try await client.execute(HTTPClientRequest(url: mockURL + "/stats"), timeout: .seconds(5))
         let body = try await response.body.collect(upTo: 1 << 20)
         return try JSONDecoder().decode(MockCounters.self, from: Data(body.readableBytesView))
+    }
+
+    /// The body of the last request the mock received, as JSON text.
+    func mockLastRequest() async throws -> String? {
+        let response = try await client.execute(HTTPClientRequest(url: mockURL + "/stats"), timeout: .seconds(5))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        let stats = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+        switch stats?["last_request"] {
+        case let text as String: return text
+        case let object?: return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        case nil: return nil
+        }
     }
 
     /// A gauge from Parley's `/metrics`.
@@ -71,7 +85,8 @@ func testSettings(dataDirectory: String, mockPort: Int) -> ServerSettings {
     settings.upstreamIdleTimeout = .seconds(2)
     settings.demoTokenDelay = .milliseconds(1)
     settings.generation = GenerationSettings(flushInterval: .milliseconds(200), heartbeatInterval: .milliseconds(500),
-                                             retry: RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50)))
+                                             retry: RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50)),
+                                             modelTitles: false)
     settings.environment = ["OPENAI_BASE_URL": "http://127.0.0.1:\(mockPort)/v1", "OPENAI_API_KEY": "test-key"]
     return settings
 }
@@ -110,7 +125,8 @@ func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, dataDi
                 Task { await services.triggerGracefulShutdown() }
                 group.cancelAll()
             }
-            try await body(TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client))
+            try await body(TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client,
+                                      routes: app.routes))
         }
     } catch {
         try? await client.shutdown()

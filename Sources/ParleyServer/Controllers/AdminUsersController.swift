@@ -1,0 +1,174 @@
+import Foundation
+import Hummingbird
+import ParleyCore
+
+/// Account management for admins: the user list with this month's spend, creating users, the default budget, and
+/// each user's page (usage, costliest conversations, and the forms to disable, promote, reset the password and set a budget).
+struct AdminUsersController {
+    /// Conversations listed on a user's page.
+    static let conversationRows = 10
+    let services: AppServices
+    let usage: any UsageStore
+    let users: any UserAdminStore
+
+    /// Adds the routes to the admin group.
+    func addRoutes(to admin: RouterGroup<AppRequestContext>) {
+        admin.get("users") { _, context in try await list(context) }
+        admin.post("users") { request, context in try await create(request, context) }
+        admin.post("budget") { request, context in try await setDefaultBudget(request, context) }
+        admin.get("users/{id}") { request, context in try await show(request, context) }
+        admin.post("users/{id}/disabled") { request, context in
+            try await change(request, context, refusingSelf: "You cannot disable your own account.") { form, id throws(StoreError) in
+                try await users.setDisabled(form["disabled"] == "1", userID: id)
+            }
+        }
+        admin.post("users/{id}/admin") { request, context in
+            try await change(request, context, refusingSelf: "You cannot change your own admin rights.") { form, id throws(StoreError) in
+                try await users.setAdmin(form["admin"] == "1", userID: id)
+            }
+        }
+        admin.post("users/{id}/password") { request, context in try await resetPassword(request, context) }
+        admin.post("users/{id}/budget") { request, context in try await setBudget(request, context) }
+    }
+
+    private func list(_ context: AppRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+        let month = UsageDay.today.firstOfMonth
+        async let accounts = users.accounts()
+        async let spend = usage.spend(since: month)
+        async let defaultBudget = users.defaultMonthlyBudget()
+        let spent = try await spend
+        var values: [String: Any] = [
+            "nav_users": true,
+            "month": DayText.long(month),
+            "default_budget": try await defaultBudget.map(MicroDollars.decimal) ?? "",
+            "users": try await accounts.map { account -> [String: Any] in
+                var row = Self.accountValues(account)
+                row["spent"] = MicroDollars.display(spent[account.user.id] ?? 0)
+                return row
+            },
+        ]
+        values["error"] = error
+        return services.pages.page("admin_users", title: "Users", context: context, values: values, status: status)
+    }
+
+    private func create(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        var request = request
+        let form = try await FormFields(request: &request)
+        let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
+        let password = form["password"] ?? ""
+        if let problem = AuthController.emailProblem(email) ?? PasswordHasher.problem(with: password) {
+            return try await list(context, error: problem, status: .unprocessableContent)
+        }
+        let hash = try await services.hasher.hash(password)
+        do {
+            let user = try await services.accounts.createUser(email: email, passwordHash: hash, isAdmin: form["admin"] == "1")
+            return .seeOther("/admin/users/\(user.id)")
+        } catch {
+            guard error == .duplicate else { throw error }
+            return try await list(context, error: "An account with this email exists already.", status: .conflict)
+        }
+    }
+
+    private func setDefaultBudget(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        var request = request
+        let form = try await FormFields(request: &request)
+        switch Self.budget(form["budget"]) {
+        case .success(let micros):
+            try await users.setDefaultMonthlyBudget(micros)
+            return .seeOther("/admin/users")
+        case .failure(let problem):
+            return try await list(context, error: problem.message, status: .unprocessableContent)
+        }
+    }
+
+    private func show(_ request: Request, _ context: AppRequestContext, error: String? = nil,
+                      status: HTTPResponse.Status = .ok) async throws -> Response {
+        let id = try context.rowID()
+        let query = try UsageQuery(request)
+        guard let account = try await users.account(id: id) else { throw AppError.notFound }
+        async let report = usage.userReport(userID: id, period: query.period, conversationLimit: Self.conversationRows)
+        async let budget = services.chat.budgetStatus(userID: id)
+        let data = try await report
+        let path = "/admin/users/\(id)"
+        var values: [String: Any] = [
+            "nav_users": true,
+            "account": Self.accountValues(account),
+            "budget": BudgetNotice.values(try await budget),
+            "period": UsageViews.period(query, path: path),
+            "totals": UsageViews.figures(data.totals),
+            "chart": UsageChart.values(data.daily, period: query.period, caption: "Spend per day by model"),
+            "conversations": data.conversations.map { conversation -> [String: Any] in
+                ["title": conversation.title, "replies": MicroDollars.grouped(conversation.replies),
+                 "cost": MicroDollars.display(conversation.costMicros)]
+            },
+            "is_self": id == context.identity?.user.id,
+        ]
+        values["error"] = error
+        return services.pages.page("admin_user", title: account.user.email, context: context, values: values, status: status)
+    }
+
+    private func resetPassword(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        var request = request
+        let form = try await FormFields(request: &request)
+        let password = form["password"] ?? ""
+        if let problem = PasswordHasher.problem(with: password) {
+            return try await show(request, context, error: problem, status: .unprocessableContent)
+        }
+        let hash = try await services.hasher.hash(password)
+        return try await change(request, context, refusingSelf: nil) { _, id throws(StoreError) in
+            try await users.setPasswordHash(hash, userID: id)
+        }
+    }
+
+    private func setBudget(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        var request = request
+        let form = try await FormFields(request: &request)
+        switch Self.budget(form["budget"]) {
+        case .success(let micros):
+            return try await change(request, context, refusingSelf: nil) { _, id throws(StoreError) in
+                try await users.setMonthlyBudget(micros, userID: id)
+            }
+        case .failure(let problem):
+            return try await show(request, context, error: problem.message, status: .unprocessableContent)
+        }
+    }
+
+    /// Applies a form's change to the user of the path, then goes back to their page: 404 for no such user, and the
+    /// page again with a 422 for a bad value or, when `refusingSelf` is set, for the admin's own account.
+    private func change(_ request: Request, _ context: AppRequestContext, refusingSelf: String?,
+                        _ apply: (FormFields, UserID) async throws(StoreError) -> Void) async throws -> Response {
+        let id = try context.rowID()
+        var request = request
+        let form = try await FormFields(request: &request)
+        if let refusingSelf, id == context.identity?.user.id {
+            return try await show(request, context, error: refusingSelf, status: .unprocessableContent)
+        }
+        do {
+            try await apply(form, id)
+        } catch {
+            if error == .notFound { throw AppError.notFound }
+            throw error
+        }
+        return .seeOther("/admin/users/\(id)")
+    }
+
+    /// A budget typed in dollars: nil when left empty, a 422 message when it is not an amount.
+    static func budget(_ text: String?) -> Result<Int64?, AppError> {
+        let text = (text ?? "").trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else { return .success(nil) }
+        guard let micros = MicroDollars.parse(text) else {
+            return .failure(AppError(.unprocessableContent, code: "invalid_budget",
+                                     message: "Enter a budget in dollars, like 25 or 12.50, or leave it empty."))
+        }
+        return .success(micros)
+    }
+
+    /// The template values of an account.
+    private static func accountValues(_ account: UserAccount) -> [String: Any] {
+        var values: [String: Any] = ["id": account.user.id, "email": account.user.email, "is_admin": account.user.isAdmin,
+                                     "is_disabled": account.user.isDisabled, "created_at": account.user.createdAt.formatted(.iso8601)]
+        values["budget"] = account.monthlyBudgetMicros.map(MicroDollars.display)
+        values["budget_value"] = account.monthlyBudgetMicros.map(MicroDollars.decimal) ?? ""
+        return values
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import ParleyCore
+
+/// The usage rollup as CSV (RFC 4180, with a header line): one line per day, user and model, money as exact dollars.
+/// Cells are safe to open in a spreadsheet: text starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a
+/// leading `'` so that it is never run as a formula.
+enum UsageCSV {
+    /// The column names.
+    static let header = ["day", "user_id", "email", "model", "messages", "input_tokens", "cached_input_tokens", "output_tokens",
+                         "cost_usd"]
+
+    /// The document for `records`.
+    static func document(_ records: [UsageRecord]) -> String {
+        var text = line(header)
+        for record in records {
+            text += line([record.day.description, String(record.userID), record.email ?? "", record.model,
+                          String(record.totals.requests), String(record.totals.inputTokens), String(record.totals.cachedInputTokens),
+                          String(record.totals.outputTokens), MicroDollars.decimal(record.totals.costMicros)])
+        }
+        return text
+    }
+
+    /// A line of cells, each neutralised and quoted when needed, ended by CRLF.
+    static func line(_ cells: [String]) -> String {
+        cells.map(cell).joined(separator: ",") + "\r\n"
+    }
+
+    /// One cell: a leading `'` before formula characters, and quotes (with inner quotes doubled) around text holding
+    /// a comma, quote or line break.
+    static func cell(_ value: String) -> String {
+        var text = value
+        if let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { text = "'" + text }
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import GRDB
+import ParleyCore
+
+/// The `model_prices` table: each model's price versions, the one in force at a moment, and new versions.
+enum PriceVersions {
+    /// The version of `modelID` in force at `moment`: the latest that took effect by then.
+    static func current(_ db: Database, modelID: String, at moment: Date) throws -> PriceVersion? {
+        try Row.fetchOne(db, sql: """
+            SELECT * FROM model_prices WHERE model_id = ? AND effective_from <= ? ORDER BY effective_from DESC, id DESC LIMIT 1
+            """, arguments: [modelID, moment]).map(PriceVersion.init(row:))
+    }
+
+    /// Adds a version of `modelID` taking effect at `moment`.
+    static func insert(_ db: Database, modelID: String, rates: TokenRates, at moment: Date) throws -> PriceVersion {
+        try db.execute(sql: """
+            INSERT INTO model_prices (model_id, input, cached_input, output, effective_from) VALUES (?, ?, ?, ?, ?)
+            """, arguments: [modelID, rates.input, rates.cachedInput, rates.output, moment])
+        return PriceVersion(id: db.lastInsertedRowID, modelID: modelID, rates: rates, effectiveFrom: moment)
+    }
+}
+
+extension PriceVersion {
+    init(row: Row) {
+        self.init(id: row["id"], modelID: row["model_id"],
+                  rates: TokenRates(input: row["input"], cachedInput: row["cached_input"], output: row["output"]),
+                  effectiveFrom: row["effective_from"])
+    }
+}

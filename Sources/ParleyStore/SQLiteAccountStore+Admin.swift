@@ -1,0 +1,69 @@
+import Foundation
+import GRDB
+import ParleyCore
+
+extension SQLiteAccountStore: UserAdminStore {
+    public func accounts() async throws(StoreError) -> [UserAccount] {
+        try await perform {
+            try await pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM users ORDER BY email, id").map(UserAccount.init(row:)) }
+        }
+    }
+
+    public func account(id: UserID) async throws(StoreError) -> UserAccount? {
+        try await perform {
+            try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id]).map(UserAccount.init(row:)) }
+        }
+    }
+
+    public func setDisabled(_ disabled: Bool, userID: UserID) async throws(StoreError) {
+        try await updateUser(userID, sql: "UPDATE users SET is_disabled = ? WHERE id = ?", [disabled, userID], revokingSessions: disabled)
+    }
+
+    public func setAdmin(_ isAdmin: Bool, userID: UserID) async throws(StoreError) {
+        try await updateUser(userID, sql: "UPDATE users SET is_admin = ? WHERE id = ?", [isAdmin, userID], revokingSessions: false)
+    }
+
+    public func setPasswordHash(_ hash: String, userID: UserID) async throws(StoreError) {
+        try await updateUser(userID, sql: "UPDATE users SET password_hash = ? WHERE id = ?", [hash, userID], revokingSessions: true)
+    }
+
+    public func setMonthlyBudget(_ micros: Int64?, userID: UserID) async throws(StoreError) {
+        try await updateUser(userID, sql: "UPDATE users SET monthly_budget_micros = ? WHERE id = ?", [micros, userID],
+                             revokingSessions: false)
+    }
+
+    public func defaultMonthlyBudget() async throws(StoreError) -> Int64? {
+        try await perform {
+            try await pool.read { db in
+                try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [BudgetLedger.defaultBudgetKey])
+                    .flatMap { Int64($0) }
+            }
+        }
+    }
+
+    public func setDefaultMonthlyBudget(_ micros: Int64?) async throws(StoreError) {
+        try await perform {
+            try await pool.write { db in
+                try db.execute(sql: "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
+                               arguments: [BudgetLedger.defaultBudgetKey, micros.map(String.init) ?? ""])
+            }
+        }
+    }
+
+    /// Runs one update of a user row (`.notFound` when there is none), revoking their sessions in the same transaction if asked.
+    private func updateUser(_ userID: UserID, sql: String, _ arguments: StatementArguments, revokingSessions: Bool) async throws(StoreError) {
+        try await perform {
+            try await pool.write { db in
+                try db.execute(sql: sql, arguments: arguments)
+                guard db.changesCount == 1 else { throw StoreError.notFound }
+                if revokingSessions { try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [userID]) }
+            }
+        }
+    }
+}
+
+extension UserAccount {
+    init(row: Row) {
+        self.init(user: User(row: row), monthlyBudgetMicros: row["monthly_budget_micros"])
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+import ParleyCore
+
+/// Usage reports from the `usage_daily` rollup (never a scan of messages, but for one user's costliest conversations).
+public struct SQLiteUsageStore: UsageStore {
+    let pool: DatabasePool
+
+    /// The sums of a rollup query's rows, aliased as the columns they add up.
+    static let sums = """
+        SUM(requests) AS requests, SUM(input_tokens) AS input_tokens, SUM(cached_input_tokens) AS cached_input_tokens,
+        SUM(output_tokens) AS output_tokens, SUM(cost_micros) AS cost_micros
+        """
+
+    /// Creates the store over an open database.
+    public init(database: ParleyDatabase) {
+        pool = database.pool
+    }
+
+    public func dashboard(period: UsagePeriod, sort: UsageSort, userLimit: Int) async throws(StoreError) -> UsageDashboard {
+        try await perform {
+            try await pool.read { db in
+                let range: StatementArguments = [period.from.description, period.to.description]
+                let daily = try Self.daily(db, condition: "day BETWEEN ? AND ?", arguments: range)
+                let users = try Row.fetchAll(db, sql: """
+                    SELECT d.user_id, u.email, \(Self.sums) FROM usage_daily d LEFT JOIN users u ON u.id = d.user_id
+                    WHERE d.day BETWEEN ? AND ? GROUP BY d.user_id
+                    """, arguments: range).map { UserUsage(userID: $0["user_id"], email: $0["email"], totals: UsageTotals(row: $0)) }
+                var byModel: [String: UsageTotals] = [:]
+                var totals = UsageTotals()
+                for row in daily {
+                    byModel[row.model, default: UsageTotals()] += row.totals
+                    totals += row.totals
+                }
+                let models = byModel.map { ModelUsage(model: $0.key, totals: $0.value) }
+                    .sorted { sort.orders(($0.model, $0.totals), before: ($1.model, $1.totals)) }
+                let ordered = users.sorted { sort.orders(($0.email ?? "", $0.totals), before: ($1.email ?? "", $1.totals)) }
+                return UsageDashboard(totals: totals, activeUsers: users.count, daily: daily, users: Array(ordered.prefix(userLimit)),
+                                      models: models)
+            }
+        }
+    }
+
+    public func records(period: UsagePeriod) async throws(StoreError) -> [UsageRecord] {
+        try await perform {
+            try await pool.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT d.*, u.email FROM usage_daily d LEFT JOIN users u ON u.id = d.user_id
+                    WHERE d.day BETWEEN ? AND ? ORDER BY d.day, d.user_id, d.model
+                    """, arguments: [period.from.description, period.to.description]).map { row in
+                    UsageRecord(day: UsageDay(row["day"] as String) ?? period.from, userID: row["user_id"], email: row["email"],
+                                model: row["model"], totals: UsageTotals(row: row))
+                }
+            }
+        }
+    }
+
+    public func userReport(userID: UserID, period: UsagePeriod, conversationLimit: Int) async throws(StoreError) -> UserUsageReport {
+        try await perform {
+            try await pool.read { db in
+                let daily = try Self.daily(db, condition: "user_id = ? AND day BETWEEN ? AND ?",
+                                           arguments: [userID, period.from.description, period.to.description])
+                var totals = UsageTotals()
+                for row in daily { totals += row.totals }
+                let conversations = try Row.fetchAll(db, sql: """
+                    SELECT c.id, c.title, COUNT(*) AS replies, SUM(m.cost_micros) AS cost_micros
+                    FROM conversations c JOIN messages m ON m.conversation_id = c.id
+                    WHERE c.user_id = ? AND m.role = 'assistant' AND m.price_version_id IS NOT NULL
+                      AND m.updated_at >= ? AND m.updated_at < ?
+                    GROUP BY c.id ORDER BY cost_micros DESC, c.id DESC LIMIT ?
+                    """, arguments: [userID, period.from.start, period.to.adding(days: 1).start, conversationLimit]).map {
+                    ConversationCost(conversationID: $0["id"], title: $0["title"], replies: $0["replies"], costMicros: $0["cost_micros"])
+                }
+                return UserUsageReport(totals: totals, daily: daily, conversations: conversations)
+            }
+        }
+    }
+
+    public func spend(since: UsageDay) async throws(StoreError) -> [UserID: Int64] {
+        try await perform {
+            try await pool.read { db in
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT user_id, SUM(cost_micros) AS cost_micros FROM usage_daily WHERE day >= ? GROUP BY user_id
+                    """, arguments: [since.description])
+                return Dictionary(rows.map { (row: Row) -> (UserID, Int64) in (row["user_id"], row["cost_micros"]) },
+                                  uniquingKeysWith: +)
+            }
+        }
+    }
+
+    /// The rollup summed by day and model over the rows matching `condition`, by day, then model.
+    private static func daily(_ db: Database, condition: String, arguments: StatementArguments) throws -> [DailyModelUsage] {
+        try Row.fetchAll(db, sql: """
+            SELECT day, model, \(sums) FROM usage_daily WHERE \(condition) GROUP BY day, model ORDER BY day, model
+            """, arguments: arguments).compactMap { row in
+            UsageDay(row["day"] as String).map { DailyModelUsage(day: $0, model: row["model"], totals: UsageTotals(row: row)) }
+        }
+    }
+}
+
+extension UsageTotals {
+    /// The totals of a rollup row or of a query's sums of its columns.
+    init(row: Row) {
+        self.init(requests: row["requests"] ?? 0, inputTokens: row["input_tokens"] ?? 0,
+                  cachedInputTokens: row["cached_input_tokens"] ?? 0, outputTokens: row["output_tokens"] ?? 0,
+                  costMicros: row["cost_micros"] ?? 0)
+    }
+}

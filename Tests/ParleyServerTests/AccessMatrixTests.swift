@@ -1,0 +1,126 @@
+import Foundation
+import NIOHTTP1
+import Testing
+
+/// Every route of the router against an anonymous visitor, another user and a request without its CSRF token.
+/// The table must name every route the router has, so a new route cannot be added without a decision here.
+@Suite("Access matrix")
+struct AccessMatrixTests {
+    /// Who may use a route.
+    enum Access {
+        /// Anyone, signed in or not.
+        case open
+        /// A signed-in user, on their own data (no id in the path).
+        case signedIn
+        /// Only the owner of the conversation, share or share link in the path: everyone else gets 404.
+        case owner
+        /// Any signed-in user holding a live share link (it makes their own copy).
+        case shareHolder
+        /// Admins only: 403 for other users.
+        case admin
+    }
+
+    /// Every route and its rule.
+    static let table: [String: Access] = [
+        "GET /": .open, "GET /login": .open, "POST /login": .open, "GET /signup": .open, "POST /signup": .open,
+        "POST /api/login": .open, "GET /healthz": .open, "GET /metrics": .open, "GET /s/{token}": .open,
+        "POST /logout": .signedIn, "POST /logout/everywhere": .signedIn, "GET /c": .signedIn, "POST /c": .signedIn,
+        "GET /search": .signedIn, "GET /settings": .signedIn, "GET /settings/export.json": .signedIn,
+        "POST /settings/import": .signedIn, "POST /settings/delete-account": .signedIn, "GET /shares": .signedIn,
+        "GET /api/conversations": .signedIn, "POST /api/conversations": .signedIn, "GET /api/models": .signedIn,
+        "GET /c/{id}": .owner, "POST /c/{id}/rename": .owner, "POST /c/{id}/settings": .owner,
+        "POST /c/{id}/delete": .owner, "GET /c/{id}/export.md": .owner, "GET /c/{id}/export.json": .owner,
+        "POST /c/{id}/pin": .owner, "POST /c/{id}/unpin": .owner, "POST /c/{id}/archive": .owner,
+        "POST /c/{id}/unarchive": .owner, "POST /c/{id}/messages": .owner, "POST /c/{id}/stop": .owner,
+        "POST /c/{id}/regenerate": .owner, "GET /c/{id}/events": .owner, "POST /c/{id}/share": .owner,
+        "POST /shares/{id}/revoke": .owner, "POST /s/{token}/revoke": .owner, "POST /s/{token}/fork": .shareHolder,
+        "DELETE /api/conversations/{id}": .owner, "GET /api/conversations/{id}/messages": .owner,
+        "POST /api/conversations/{id}/messages": .owner, "POST /api/conversations/{id}/stop": .owner,
+        "GET /admin": .admin, "GET /admin/usage.csv": .admin, "GET /admin/models": .admin, "POST /admin/models": .admin,
+        "GET /admin/users": .admin, "POST /admin/users": .admin, "GET /admin/users/{id}": .admin,
+        "POST /admin/users/{id}/admin": .admin, "POST /admin/users/{id}/disabled": .admin,
+        "POST /admin/users/{id}/budget": .admin, "POST /admin/users/{id}/password": .admin, "POST /admin/budget": .admin,
+    ]
+
+    /// Form fields that every owner route accepts, so that a refusal is about who asks, not what they sent.
+    static let validForm = ["content": "x", "title": "x", "model": "mock-fast", "author": "anonymous", "expires": "never"]
+
+    /// What the owner has that the others must not reach.
+    struct OwnedThings {
+        var conversation: Int64
+        var shareToken: String
+        var shareID: String
+
+        /// The route's path with its captures filled with the owner's ids.
+        func path(for template: String) -> String {
+            let capture = template.hasPrefix("/shares/") ? shareID : "\(conversation)"
+            return template.replacingOccurrences(of: "{id}", with: capture).replacingOccurrences(of: "{token}", with: shareToken)
+        }
+    }
+
+    @Test("every route is in the table, and each refuses anonymous visitors, other users and missing CSRF tokens")
+    func matrix() async throws {
+        try await withTestServer(configure: { $0.signup = .open }) { server in
+            let routes = Set(server.routes)
+            #expect(routes == Set(Self.table.keys), """
+                routes not in the table: \(routes.subtracting(Self.table.keys).sorted()); \
+                table entries with no route: \(Set(Self.table.keys).subtracting(routes).sorted())
+                """)
+            var owner = server.browser()
+            _ = try await owner.signUp("owner@example.com")
+            let conversation = try await owner.createConversation(content: "owned question")
+            let api = try await APIClient.signIn(server, email: "owner@example.com")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while try await api.messages(conversation).last?["status"] as? String == "streaming", ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let shared = try await owner.post("/c/\(conversation)/share", form: ["author": "anonymous", "expires": "never"],
+                                              headers: [("Accept", "application/json")])
+            let url = try #require(try shared.json()["url"] as? String)
+            let list = try await owner.get("/shares").body
+            let shareID = try #require(list.firstMatch(of: /\/shares\/(\d+)\/revoke/).map { String($0.1) })
+            let owned = OwnedThings(conversation: conversation, shareToken: String(url.split(separator: "/").last ?? ""),
+                                    shareID: shareID)
+            var other = server.browser()
+            _ = try await other.signUp("other@example.com")
+            let otherAPI = try await APIClient.signIn(server, email: "other@example.com")
+            var anonymous = server.browser()
+
+            for route in server.routes.sorted() {
+                let parts = route.split(separator: " ", maxSplits: 1).map(String.init)
+                let (method, path) = (HTTPMethod(rawValue: parts[0]), owned.path(for: parts[1]))
+                guard let access = Self.table[route] else { continue }
+                let isAPI = path.hasPrefix("/api/")
+                if access != .open {
+                    let refused = try await anonymous.send(method, path, headers: [("Content-Type", "application/x-www-form-urlencoded")])
+                    #expect(!(200..<300).contains(refused.status), "anonymous \(route) answered \(refused.status)")
+                    #expect(refused.status != 303 || refused.location?.hasPrefix("/login") == true,
+                            "anonymous \(route) redirected to \(refused.location ?? "")")
+                }
+                if method == .POST, route != "POST /api/login" {
+                    let withoutToken = try await other.post(path, csrf: false)
+                    #expect(withoutToken.status == 403, "\(route) without a CSRF token answered \(withoutToken.status)")
+                }
+                switch access {
+                case .owner:
+                    let status = isAPI
+                        ? try await otherAPI.request(method, path, json: method == .GET || method == .DELETE ? nil : ["content": "x"]).status
+                        : method == .GET ? try await other.get(path).status : try await other.post(path, form: Self.validForm).status
+                    #expect(status == 404, "another user's \(route) answered \(status)")
+                case .admin:
+                    let status = method == .GET ? try await other.get(path).status : try await other.post(path).status
+                    #expect(status == 403, "a non-admin's \(route) answered \(status)")
+                case .open, .signedIn, .shareHolder:
+                    break
+                }
+            }
+
+            // Nothing the others tried changed the owner's things.
+            let messages = try await api.messages(conversation)
+            #expect(messages.first?["content"] as? String == "owned question")
+            #expect(messages.count == 2)
+            #expect(try await anonymous.get(url).status == 200)
+            #expect(try await owner.get("/c/\(conversation)").status == 200)
+        }
+    }
+}
