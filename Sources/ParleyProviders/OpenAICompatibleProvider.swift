@@ -53,7 +53,6 @@ public struct OpenAICompatibleProvider: ChatProvider {
 /// Reads a Chat Completions stream: `choices[0].delta.content`, `finish_reason`, the final `usage`, then `[DONE]`;
 /// the reply is complete once a finish reason or `[DONE]` came.
 struct OpenAIStreamDecoder: StreamDecoder {
-    private let decoder = JSONDecoder()
     private var finished = false
 
     mutating func decode(_ message: SSEMessage, into chunks: inout [CompletionChunk]) throws {
@@ -61,13 +60,13 @@ struct OpenAIStreamDecoder: StreamDecoder {
             finished = true
             return
         }
-        guard let chunk = try? decoder.decode(ChatCompletionChunk.self, from: Data(message.data.utf8)) else {
+        guard let chunk = try? ChatCompletionChunk(json: message.data) else {
             throw ProviderError.malformedResponse(detail: "undecodable chunk")
         }
-        if chunk.error != nil {
+        if chunk.hasError {
             throw UpstreamFailure(status: 502, body: message.data)
         }
-        if let text = chunk.choices?.first?.delta?.content { chunks.append(.text(text)) }
+        if let text = chunk.choices?.first?.content { chunks.append(.text(text)) }
         switch chunk.choices?.first?.finishReason {
         case "content_filter": throw ProviderError.refused(detail: "the content filter stopped the reply")
         case .some: finished = true
@@ -98,25 +97,6 @@ private struct ChatCompletionsBody: Encodable {
     var stream = true
     var streamOptions = StreamOptions()
     enum CodingKeys: String, CodingKey { case model, messages, stream, streamOptions = "stream_options" }
-}
-
-/// One streamed chunk; only the fields Parley reads.
-private struct ChatCompletionChunk: Decodable {
-    struct Choice: Decodable {
-        struct Delta: Decodable { var content: String? }
-        var delta: Delta?
-        var finishReason: String?
-        enum CodingKeys: String, CodingKey { case delta, finishReason = "finish_reason" }
-    }
-    struct TokenUsage: Decodable {
-        var promptTokens: Int?
-        var completionTokens: Int?
-        enum CodingKeys: String, CodingKey { case promptTokens = "prompt_tokens", completionTokens = "completion_tokens" }
-    }
-    struct StreamError: Decodable {}
-    var choices: [Choice]?
-    var usage: TokenUsage?
-    var error: StreamError?
 }
 
 /// The answer of `GET /models`.

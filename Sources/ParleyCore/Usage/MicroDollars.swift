@@ -70,8 +70,3 @@ public enum MicroDollars {
         return (value < 0 ? "-" : "") + result
     }
 }
-
-extension Character {
-    /// Whether this is one of the ASCII digits 0 to 9.
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
-}

@@ -1,0 +1,75 @@
+/// One streamed Chat Completions chunk: only the fields Parley reads, each checked for its type, read with a
+/// `JSONCursor` rather than a `JSONDecoder` (a general decoder was the largest single cost of relaying a token).
+struct ChatCompletionChunk: Equatable {
+    /// One of `choices`.
+    struct Choice: Equatable {
+        var content: String?
+        var finishReason: String?
+    }
+
+    /// The token counts of the final chunk (with `stream_options.include_usage`).
+    struct TokenUsage: Equatable {
+        var promptTokens: Int?
+        var completionTokens: Int?
+    }
+
+    var choices: [Choice]?
+    var usage: TokenUsage?
+    /// Whether the chunk carries an `error` instead of content (some servers report failures mid-stream this way).
+    var hasError = false
+
+    /// Reads a chunk from its JSON text; throws `JSONCursor.Invalid` for anything that is not such a chunk.
+    init(json: String) throws {
+        var cursor = JSONCursor(json)
+        self = try cursor.readDocument { cursor in
+            var chunk = ChatCompletionChunk()
+            try cursor.readObject { cursor, key in
+                switch key {
+                case "choices": chunk.choices = try cursor.readNull() ? nil : Self.readChoices(&cursor)
+                case "usage": chunk.usage = try cursor.readNull() ? nil : Self.readUsage(&cursor)
+                case "error":
+                    guard try !cursor.readNull() else { return }
+                    chunk.hasError = true
+                    try cursor.skipValue()
+                default: try cursor.skipValue()
+                }
+            }
+            return chunk
+        }
+    }
+
+    private init() {}
+
+    private static func readChoices(_ cursor: inout JSONCursor) throws -> [Choice] {
+        var choices: [Choice] = []
+        try cursor.readArray { cursor, _ in
+            var choice = Choice()
+            try cursor.readObject { cursor, key in
+                switch key {
+                case "delta":
+                    guard try !cursor.readNull() else { return }
+                    try cursor.readObject { cursor, key in
+                        guard key == "content" else { return try cursor.skipValue() }
+                        choice.content = try cursor.readNull() ? nil : cursor.readString()
+                    }
+                case "finish_reason": choice.finishReason = try cursor.readNull() ? nil : cursor.readString()
+                default: try cursor.skipValue()
+                }
+            }
+            choices.append(choice)
+        }
+        return choices
+    }
+
+    private static func readUsage(_ cursor: inout JSONCursor) throws -> TokenUsage {
+        var usage = TokenUsage()
+        try cursor.readObject { cursor, key in
+            switch key {
+            case "prompt_tokens": usage.promptTokens = try cursor.readNull() ? nil : cursor.readInt()
+            case "completion_tokens": usage.completionTokens = try cursor.readNull() ? nil : cursor.readInt()
+            default: try cursor.skipValue()
+            }
+        }
+        return usage
+    }
+}

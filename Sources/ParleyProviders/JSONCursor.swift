@@ -1,0 +1,165 @@
+/// A forward-only reader over the UTF-8 bytes of one JSON text: it validates as it goes, reads the values a caller
+/// asks for and skips the rest, without building a document (the hot path of every streamed chunk).
+struct JSONCursor {
+    /// The text is not JSON, or a value is not of the type asked for.
+    struct Invalid: Error {}
+
+    private let bytes: [UInt8]
+    private var index = 0
+
+    /// Starts at the beginning of `text`.
+    init(_ text: String) {
+        bytes = Array(text.utf8)
+    }
+
+    /// Reads the whole text as one value with `read`, then expects nothing but whitespace.
+    mutating func readDocument<T>(_ read: (inout JSONCursor) throws -> T) throws -> T {
+        let value = try read(&self)
+        skipWhitespace()
+        guard index == bytes.count else { throw Invalid() }
+        return value
+    }
+
+    /// Whether the next value is `null` (consumed if so).
+    mutating func readNull() throws -> Bool {
+        skipWhitespace()
+        guard peek == UInt8(ascii: "n") else { return false }
+        try expectLiteral("null")
+        return true
+    }
+
+    /// Reads an object, calling `field` with each key; `field` must read or skip that key's value.
+    mutating func readObject(_ field: (inout JSONCursor, String) throws -> Void) throws {
+        try expect(UInt8(ascii: "{"))
+        skipWhitespace()
+        if peek == UInt8(ascii: "}") { index += 1; return }
+        while true {
+            let key = try readString()
+            try expect(UInt8(ascii: ":"))
+            try field(&self, key)
+            skipWhitespace()
+            guard let next = take() else { throw Invalid() }
+            if next == UInt8(ascii: "}") { return }
+            guard next == UInt8(ascii: ",") else { throw Invalid() }
+        }
+    }
+
+    /// Reads an array, calling `element` with each index; `element` must read or skip that element.
+    mutating func readArray(_ element: (inout JSONCursor, Int) throws -> Void) throws {
+        try expect(UInt8(ascii: "["))
+        skipWhitespace()
+        if peek == UInt8(ascii: "]") { index += 1; return }
+        var position = 0
+        while true {
+            try element(&self, position)
+            position += 1
+            skipWhitespace()
+            guard let next = take() else { throw Invalid() }
+            if next == UInt8(ascii: "]") { return }
+            guard next == UInt8(ascii: ",") else { throw Invalid() }
+        }
+    }
+
+    /// Reads a string, resolving escapes (surrogate pairs included).
+    mutating func readString() throws -> String {
+        try expect(UInt8(ascii: "\""))
+        var scalars = String.UnicodeScalarView()
+        var runStart = index
+        while true {
+            guard let byte = take() else { throw Invalid() }
+            switch byte {
+            case UInt8(ascii: "\""):
+                return String(scalars) + String(decoding: bytes[runStart..<(index - 1)], as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                scalars.append(contentsOf: String(decoding: bytes[runStart..<(index - 1)], as: UTF8.self).unicodeScalars)
+                scalars.append(try readEscape())
+                runStart = index
+            case 0..<0x20:
+                throw Invalid()
+            default:
+                continue
+            }
+        }
+    }
+
+    /// Reads a number that must be a whole number fitting an `Int`.
+    mutating func readInt() throws -> Int {
+        skipWhitespace()
+        let start = index
+        while let byte = peek, byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+            index += 1
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        if let whole = Int(text) { return whole }
+        guard let number = Double(text), number.rounded() == number, let whole = Int(exactly: number) else { throw Invalid() }
+        return whole
+    }
+
+    /// Skips any one value, checking that it is well formed.
+    mutating func skipValue() throws {
+        skipWhitespace()
+        switch peek {
+        case UInt8(ascii: "{"): try readObject { cursor, _ in try cursor.skipValue() }
+        case UInt8(ascii: "["): try readArray { cursor, _ in try cursor.skipValue() }
+        case UInt8(ascii: "\""): _ = try readString()
+        case UInt8(ascii: "t"): try expectLiteral("true")
+        case UInt8(ascii: "f"): try expectLiteral("false")
+        case UInt8(ascii: "n"): try expectLiteral("null")
+        default:
+            let start = index
+            while let byte = peek, !",}] \t\r\n".utf8.contains(byte) { index += 1 }
+            guard Double(String(decoding: bytes[start..<index], as: UTF8.self)) != nil else { throw Invalid() }
+        }
+    }
+
+    private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func take() -> UInt8? {
+        defer { index += 1 }
+        return peek
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = peek, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+    }
+
+    private mutating func expect(_ byte: UInt8) throws {
+        skipWhitespace()
+        guard take() == byte else { throw Invalid() }
+    }
+
+    private mutating func expectLiteral(_ literal: String) throws {
+        for byte in literal.utf8 { guard take() == byte else { throw Invalid() } }
+    }
+
+    /// The character of an escape whose backslash was just read.
+    private mutating func readEscape() throws -> Unicode.Scalar {
+        switch take() {
+        case UInt8(ascii: "\""): return "\""
+        case UInt8(ascii: "\\"): return "\\"
+        case UInt8(ascii: "/"): return "/"
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            let unit = try readHex4()
+            guard (0xD800..<0xDC00).contains(unit) else { return Unicode.Scalar(unit) ?? "\u{FFFD}" }
+            guard take() == UInt8(ascii: "\\"), take() == UInt8(ascii: "u") else { throw Invalid() }
+            let low = try readHex4()
+            guard (0xDC00..<0xE000).contains(low) else { throw Invalid() }
+            return Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)) ?? "\u{FFFD}"
+        default: throw Invalid()
+        }
+    }
+
+    private mutating func readHex4() throws -> UInt32 {
+        guard index + 4 <= bytes.count, bytes[index..<(index + 4)].allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
+              let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
+        else { throw Invalid() }
+        index += 4
+        return value
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+@testable import ParleyProviders
+import Testing
+
+/// The hand-written chunk reader against Foundation's JSONDecoder: the same answers for valid chunks, a refusal for
+/// everything JSONDecoder refuses.
+@Suite struct ChatCompletionChunkTests {
+    /// What JSONDecoder makes of the same fields (the shape the reader replaced).
+    private struct Reference: Decodable {
+        struct Choice: Decodable {
+            struct Delta: Decodable { var content: String? }
+            var delta: Delta?
+            var finish_reason: String?
+        }
+        struct TokenUsage: Decodable {
+            var prompt_tokens: Int?
+            var completion_tokens: Int?
+        }
+        var choices: [Choice]?
+        var usage: TokenUsage?
+
+        var chunk: (choices: [ChatCompletionChunk.Choice]?, usage: ChatCompletionChunk.TokenUsage?) {
+            (choices?.map { ChatCompletionChunk.Choice(content: $0.delta?.content, finishReason: $0.finish_reason) },
+             usage.map { ChatCompletionChunk.TokenUsage(promptTokens: $0.prompt_tokens, completionTokens: $0.completion_tokens) })
+        }
+    }
+
+    static let valid = [
+        #"{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#,
+        #"{"choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}]}"#,
+        #"{"choices":[{"delta":{"content":"quote \" backslash \\ slash \/ tab \t newline \n"}}]}"#,
+        #"{"choices":[{"delta":{"content":"caf\u00e9 \ud83d\ude00 \u4e2d 日本 😀"}}]}"#,
+        #"{"choices":[{"delta":{},"finish_reason":"stop"}],"usage":null}"#,
+        #"{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":340,"total_tokens":352,"prompt_tokens_details":{"cached_tokens":0}}}"#,
+        #"{"choices":[{"delta":null,"finish_reason":"length"}]}"#,
+        #"{"choices":null}"#,
+        #"  {  "choices" : [ { "delta" : { "content" : "spaced" } , "logprobs" : null } ] }  "#,
+        #"{"choices":[{"delta":{"content":null,"tool_calls":[{"index":0,"function":{"arguments":"{\"a\":[1,2.5e3,true,false,null]}"}}]}}]}"#,
+        #"{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"}}]}"#,
+        #"{"usage":{"prompt_tokens":1.0e2,"completion_tokens":null}}"#,
+        #"{}"#,
+    ]
+
+    static let invalid = [
+        "", "null", "[]", #"{"choices":[{"delta":{"content":"unterminated}}]}"#, #"{"choices":[{"delta":{"content":5}}]}"#,
+        #"{"choices":{"delta":{}}}"#, #"{"usage":{"prompt_tokens":"12"}}"#, #"{"usage":{"prompt_tokens":1.5}}"#,
+        #"{"choices":[{"delta":{"content":"bad \x escape"}}]}"#, #"{"choices":[{"delta":{"content":"\u12"}}]}"#,
+        #"{"choices":[{"delta":{"content":"a"}}]} trailing"#, #"{"choices":[{"delta":{"content":"a"}},]}"#,
+        "{\"choices\":[{\"delta\":{\"content\":\"raw \n newline\"}}]}", #"{"a":tru}"#, #"{"a":01x}"#, #"{"a" "b"}"#,
+        #"{"choices":[{"finish_reason":7}]}"#, #"{"choices":[{"delta":{"content":"\ud83d"}}]}"#,
+    ]
+
+    @Test(arguments: valid)
+    func readsWhatJSONDecoderReads(json: String) throws {
+        let reference = try JSONDecoder().decode(Reference.self, from: Data(json.utf8)).chunk
+        let chunk = try ChatCompletionChunk(json: json)
+        #expect(chunk.choices == reference.choices)
+        #expect(chunk.usage == reference.usage)
+        #expect(!chunk.hasError)
+    }
+
+    @Test(arguments: invalid)
+    func refusesWhatIsNotAChunk(json: String) {
+        #expect(throws: (any Error).self) { try ChatCompletionChunk(json: json) }
+    }
+
+    @Test func anErrorObjectIsFlagged() throws {
+        #expect(try ChatCompletionChunk(json: #"{"error":{"message":"overloaded","type":"server_error"}}"#).hasError)
+        #expect(try !ChatCompletionChunk(json: #"{"error":null,"choices":[]}"#).hasError)
+    }
+}
