@@ -62,30 +62,44 @@ public struct JSONText: Sendable {
     /// Appends `value` as a quoted JSON string, escaping what JSON requires and U+2028/U+2029 (our JSON is never
     /// embedded in HTML, so `<`, `>` and `&` stay as they are: HTML in events costs a third less).
     public static func appendQuoted(_ value: String, to out: inout String) {
+        // Scans UTF-8 bytes and copies the runs between escapes whole: every escaped character starts a scalar (an
+        // ASCII byte, or the E2 lead byte of U+2028/U+2029), so each run boundary is a valid string index.
         out += "\""
-        var pending = value.unicodeScalars.startIndex
-        let scalars = value.unicodeScalars
-        var index = scalars.startIndex
-        while index < scalars.endIndex {
-            let scalar = scalars[index]
-            let escape: String? = switch scalar {
-            case "\"": "\\\""
-            case "\\": "\\\\"
-            case "\n": "\\n"
-            case "\r": "\\r"
-            case "\t": "\\t"
-            case "\u{2028}": "\\u2028"
-            case "\u{2029}": "\\u2029"
-            default: scalar.value < 0x20 ? "\\u" + hex4(scalar.value) : nil
+        let bytes = value.utf8
+        var runStart = bytes.startIndex
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            var length = 1
+            let escape: String?
+            switch byte {
+            case UInt8(ascii: "\""): escape = "\\\""
+            case UInt8(ascii: "\\"): escape = "\\\\"
+            case UInt8(ascii: "\n"): escape = "\\n"
+            case UInt8(ascii: "\r"): escape = "\\r"
+            case UInt8(ascii: "\t"): escape = "\\t"
+            case 0..<0x20: escape = "\\u" + hex4(UInt32(byte))
+            case 0xE2:
+                let next = bytes.index(after: index)
+                let last = next < bytes.endIndex ? bytes.index(after: next) : next
+                if last < bytes.endIndex, bytes[next] == 0x80, bytes[last] == 0xA8 || bytes[last] == 0xA9 {
+                    escape = bytes[last] == 0xA8 ? "\\u2028" : "\\u2029"
+                    length = 3
+                } else {
+                    escape = nil
+                }
+            default: escape = nil
             }
             if let escape {
-                out.unicodeScalars.append(contentsOf: scalars[pending..<index])
+                out += value[runStart..<index]
                 out += escape
-                pending = scalars.index(after: index)
+                index = bytes.index(index, offsetBy: length)
+                runStart = index
+            } else {
+                index = bytes.index(after: index)
             }
-            index = scalars.index(after: index)
         }
-        out.unicodeScalars.append(contentsOf: scalars[pending..<scalars.endIndex])
+        out += value[runStart..<bytes.endIndex]
         out += "\""
     }
 

@@ -24,7 +24,7 @@ enum EventStreamResponse {
                     switch await subscription.next() {
                     case .frames(let frames):
                         try await writer.write(ByteBuffer(string: frames))
-                        if let doneMarker, frames.contains(doneMarker) { break loop }
+                        if let doneMarker, frames.utf8.firstRange(of: doneMarker.utf8) != nil { break loop }
                     case .heartbeat:
                         try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
                     case .ended:
