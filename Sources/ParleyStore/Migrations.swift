@@ -163,7 +163,11 @@ enum Migrations {
                     cost_micros INTEGER NOT NULL,
                     PRIMARY KEY (day, user_id, model)
                 ) WITHOUT ROWID;
-                CREATE INDEX usage_daily_by_user ON usage_daily(user_id, day);
+                -- Covers the budget check and each user's spend (index only); the next one covers the dashboard's
+                -- spend per day and model, read in order without a sort.
+                CREATE INDEX usage_daily_by_user ON usage_daily(user_id, day, cost_micros);
+                CREATE INDEX usage_daily_by_day_model ON usage_daily(day, model, requests, input_tokens, cached_input_tokens,
+                                                                     output_tokens, cost_micros);
 
                 ALTER TABLE users ADD COLUMN monthly_budget_micros INTEGER;
                 """)

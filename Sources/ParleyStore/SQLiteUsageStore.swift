@@ -6,11 +6,8 @@ import ParleyCore
 public struct SQLiteUsageStore: UsageStore {
     let pool: DatabasePool
 
-    /// The sums of a rollup query's rows, aliased as the columns they add up.
-    static let sums = """
-        SUM(requests) AS requests, SUM(input_tokens) AS input_tokens, SUM(cached_input_tokens) AS cached_input_tokens,
-        SUM(output_tokens) AS output_tokens, SUM(cost_micros) AS cost_micros
-        """
+    /// The sums of a rollup query's rows, in the order `UsageTotals(row:at:)` reads them.
+    static let sums = "SUM(requests), SUM(input_tokens), SUM(cached_input_tokens), SUM(output_tokens), SUM(cost_micros)"
 
     /// Creates the store over an open database.
     public init(database: ParleyDatabase) {
@@ -22,10 +19,11 @@ public struct SQLiteUsageStore: UsageStore {
             try await pool.read { db in
                 let range: StatementArguments = [period.from.description, period.to.description]
                 let daily = try Self.daily(db, condition: "day BETWEEN ? AND ?", arguments: range)
+                // Columns are read by position: a lookup by name lower-cases the name each time, which shows at these sizes.
                 let users = try Row.fetchAll(db, sql: """
-                    SELECT d.user_id, u.email, \(Self.sums) FROM usage_daily d LEFT JOIN users u ON u.id = d.user_id
-                    WHERE d.day BETWEEN ? AND ? GROUP BY d.user_id
-                    """, arguments: range).map { UserUsage(userID: $0["user_id"], email: $0["email"], totals: UsageTotals(row: $0)) }
+                    SELECT g.*, u.email FROM (SELECT user_id, \(Self.sums) FROM usage_daily WHERE day BETWEEN ? AND ? GROUP BY user_id) g
+                    LEFT JOIN users u ON u.id = g.user_id
+                    """, arguments: range).map { UserUsage(userID: $0[0], email: $0[6], totals: UsageTotals(row: $0, at: 1)) }
                 var byModel: [String: UsageTotals] = [:]
                 var totals = UsageTotals()
                 for row in daily {
@@ -45,11 +43,13 @@ public struct SQLiteUsageStore: UsageStore {
         try await perform {
             try await pool.read { db in
                 try Row.fetchAll(db, sql: """
-                    SELECT d.*, u.email FROM usage_daily d LEFT JOIN users u ON u.id = d.user_id
+                    SELECT d.day, d.user_id, u.email, d.model, d.requests, d.input_tokens, d.cached_input_tokens, d.output_tokens,
+                           d.cost_micros
+                    FROM usage_daily d LEFT JOIN users u ON u.id = d.user_id
                     WHERE d.day BETWEEN ? AND ? ORDER BY d.day, d.user_id, d.model
                     """, arguments: [period.from.description, period.to.description]).map { row in
-                    UsageRecord(day: UsageDay(row["day"] as String) ?? period.from, userID: row["user_id"], email: row["email"],
-                                model: row["model"], totals: UsageTotals(row: row))
+                    UsageRecord(day: UsageDay(row[0] as String) ?? period.from, userID: row[1], email: row[2], model: row[3],
+                                totals: UsageTotals(row: row, at: 4))
                 }
             }
         }
@@ -80,9 +80,9 @@ public struct SQLiteUsageStore: UsageStore {
         try await perform {
             try await pool.read { db in
                 let rows = try Row.fetchAll(db, sql: """
-                    SELECT user_id, SUM(cost_micros) AS cost_micros FROM usage_daily WHERE day >= ? GROUP BY user_id
+                    SELECT user_id, SUM(cost_micros) FROM usage_daily WHERE day >= ? GROUP BY user_id
                     """, arguments: [since.description])
-                return Dictionary(rows.map { (row: Row) -> (UserID, Int64) in (row["user_id"], row["cost_micros"]) },
+                return Dictionary(rows.map { (row: Row) -> (UserID, Int64) in (row[0], row[1]) },
                                   uniquingKeysWith: +)
             }
         }
@@ -93,16 +93,15 @@ public struct SQLiteUsageStore: UsageStore {
         try Row.fetchAll(db, sql: """
             SELECT day, model, \(sums) FROM usage_daily WHERE \(condition) GROUP BY day, model ORDER BY day, model
             """, arguments: arguments).compactMap { row in
-            UsageDay(row["day"] as String).map { DailyModelUsage(day: $0, model: row["model"], totals: UsageTotals(row: row)) }
+            UsageDay(row[0] as String).map { DailyModelUsage(day: $0, model: row[1], totals: UsageTotals(row: row, at: 2)) }
         }
     }
 }
 
 extension UsageTotals {
-    /// The totals of a rollup row or of a query's sums of its columns.
-    init(row: Row) {
-        self.init(requests: row["requests"] ?? 0, inputTokens: row["input_tokens"] ?? 0,
-                  cachedInputTokens: row["cached_input_tokens"] ?? 0, outputTokens: row["output_tokens"] ?? 0,
-                  costMicros: row["cost_micros"] ?? 0)
+    /// The totals in five columns of a row from `index` on: requests, input, cached input and output tokens, cost.
+    init(row: Row, at index: Int) {
+        self.init(requests: row[index] ?? 0, inputTokens: row[index + 1] ?? 0, cachedInputTokens: row[index + 2] ?? 0,
+                  outputTokens: row[index + 3] ?? 0, costMicros: row[index + 4] ?? 0)
     }
 }

@@ -53,6 +53,21 @@ import Testing
         #expect(UsagePeriod(from: day, to: day.adding(days: 366)) == nil)
         #expect(UsagePeriod(from: day, to: day.adding(days: -1)) == nil)
         #expect(UsagePeriod.last(30, endingOn: day).from.description == "2024-12-02")
+        // Every day of four centuries round-trips through its date, the leap days of 2000 and 2400 included.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var current = try #require(UsageDay("1970-01-01"))
+        for offset in stride(from: 0, to: 146_097, by: 1) {
+            let date = Date(timeIntervalSince1970: Double(offset) * 86_400 + 43_200)
+            let parts = calendar.dateComponents([.year, .month, .day], from: date)
+            guard current.year == parts.year, current.month == parts.month, current.day == parts.day, UsageDay(date) == current,
+                  UsageDay(current.description) == current else {
+                Issue.record("\(current) is not \(parts)")
+                break
+            }
+            current = current.adding(days: 1)
+        }
+        #expect(UsageDay("2000-02-29") != nil && UsageDay("2100-02-29") == nil && UsageDay("2400-02-29") != nil)
     }
 
     @Test func budgetThresholdsAreExact() throws {

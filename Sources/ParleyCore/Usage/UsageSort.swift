@@ -1,5 +1,5 @@
 /// How the dashboard's tables are ordered, as named in `?sort=`: the largest first, except by name.
-public enum UsageSort: String, Sendable, CaseIterable {
+public enum UsageSort: String, Sendable {
     case cost, requests, input, output, name
 
     /// The order named by a query value; the default (cost) for a missing or unknown one.

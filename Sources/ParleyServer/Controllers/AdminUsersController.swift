@@ -93,6 +93,7 @@ struct AdminUsersController {
         var values: [String: Any] = [
             "nav_users": true,
             "account": Self.accountValues(account),
+            "created_at": account.user.createdAt.formatted(.iso8601),
             "budget": BudgetNotice.values(try await budget),
             "period": UsageViews.period(query, path: path),
             "totals": UsageViews.figures(data.totals),
@@ -166,7 +167,7 @@ struct AdminUsersController {
     /// The template values of an account.
     private static func accountValues(_ account: UserAccount) -> [String: Any] {
         var values: [String: Any] = ["id": account.user.id, "email": account.user.email, "is_admin": account.user.isAdmin,
-                                     "is_disabled": account.user.isDisabled, "created_at": account.user.createdAt.formatted(.iso8601)]
+                                     "is_disabled": account.user.isDisabled]
         values["budget"] = account.monthlyBudgetMicros.map(MicroDollars.display)
         values["budget_value"] = account.monthlyBudgetMicros.map(MicroDollars.decimal) ?? ""
         return values

@@ -28,9 +28,10 @@ enum UsageCSV {
     /// One cell: a leading `'` before formula characters, and quotes (with inner quotes doubled) around text holding
     /// a comma, quote or line break.
     static func cell(_ value: String) -> String {
-        var text = value
-        if let first = text.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { text = "'" + text }
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
+        let text = value.utf8.first.map { "=+-@\t\r".utf8.contains($0) } == true ? "'" + value : value
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }) else {
+            return text
+        }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
