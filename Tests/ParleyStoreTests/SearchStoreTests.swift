@@ -210,7 +210,7 @@ enum SearchCorpus {
     /// Writes `conversations` conversations (alternating between the users) of `messagesEach` messages in one transaction.
     static func write(into database: ParleyDatabase, users: [UserID], conversations: Int, messagesEach: Int) async throws {
         try await database.pool.write { db in
-            var random = SplitMix(seed: 42)
+            var random = SplitMix64(seed: 42)
             let conversation = try db.makeStatement(sql: """
                 INSERT INTO conversations (user_id, title, model, created_at, updated_at) VALUES (?, ?, 'm', ?, ?)
                 """)
@@ -229,19 +229,6 @@ enum SearchCorpus {
                     try message.execute(arguments: [id, turn % 2 == 0 ? "user" : "assistant", words.joined(separator: " "), now, now])
                 }
             }
-        }
-    }
-
-    /// A small, fast, seeded random number generator.
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }
