@@ -48,12 +48,8 @@ struct AccountDeletionTests {
     @Test("the right password deletes the user's data and sessions, stops their replies, and spares other users")
     func rightPassword() async throws {
         try await withTestServer(mockTokens: 200, mockDelayMilliseconds: 20, configure: { $0.signup = .open }) { server in
-            var alice = server.browser()
-            _ = try await alice.signUp("alice@example.com")
-            var bob = server.browser()
-            _ = try await bob.signUp("bob@example.com")
-            let aliceAPI = try await APIClient.signIn(server, email: "alice@example.com")
-            let bobAPI = try await APIClient.signIn(server, email: "bob@example.com")
+            var (alice, aliceAPI) = try await server.signUp("alice@example.com")
+            var (bob, bobAPI) = try await server.signUp("bob@example.com")
             let bobs = try await bobAPI.createConversation(title: "Bob's")
             try await bobAPI.sendAndWait(bobs, "bob's walrus")
             let running = try await aliceAPI.createConversation(title: "Alice's")

@@ -245,12 +245,8 @@ struct ExportImportTests {
     @Test("the settings page offers the whole-account download, which holds every conversation, archived ones too")
     func wholeAccountExport() async throws {
         try await withTestServer(mockTokens: 2, configure: { $0.signup = .open }) { server in
-            var browser = server.browser()
-            _ = try await browser.signUp("user@example.com")
-            var other = server.browser()
-            _ = try await other.signUp("other@example.com")
-            let api = try await APIClient.signIn(server, email: "user@example.com")
-            let otherAPI = try await APIClient.signIn(server, email: "other@example.com")
+            var (browser, api) = try await server.signUp("user@example.com")
+            let (_, otherAPI) = try await server.signUp("other@example.com")
             let first = try await api.createConversation(title: "First")
             let second = try await api.createConversation(title: "Second")
             try await api.sendAndWait(second, "archived words")

@@ -13,12 +13,8 @@ struct SearchTests {
     @Test("search finds the user's own messages best first, escaped, with our marks, and never another user's")
     func ownMessagesRanked() async throws {
         try await withTestServer(mockTokens: 3, configure: { $0.signup = .open }) { server in
-            var alice = server.browser()
-            _ = try await alice.signUp("alice@example.com")
-            var bob = server.browser()
-            _ = try await bob.signUp("bob@example.com")
-            let aliceAPI = try await APIClient.signIn(server, email: "alice@example.com")
-            let bobAPI = try await APIClient.signIn(server, email: "bob@example.com")
+            var (alice, aliceAPI) = try await server.signUp("alice@example.com")
+            var (bob, bobAPI) = try await server.signUp("bob@example.com")
             let plan = try await aliceAPI.createConversation(title: "Alpha")
             let fado = try await aliceAPI.createConversation(title: "Beta")
             let bobs = try await bobAPI.createConversation(title: "Lisbon by Bob")

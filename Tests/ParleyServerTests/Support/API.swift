@@ -72,3 +72,13 @@ struct APIClient: Sendable {
         return EventReader(status: Int(response.status.code), headers: response.headers, body: response.body)
     }
 }
+
+extension TestServer {
+    /// Signs an account up through the form and in through the API: its browser (with the session cookie) and its
+    /// API client.
+    func signUp(_ email: String) async throws -> (browser: Browser, api: APIClient) {
+        var browser = browser()
+        _ = try await browser.signUp(email)
+        return (browser, try await APIClient.signIn(self, email: email))
+    }
+}
