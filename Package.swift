@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
     ],
     targets: [
         .systemLibrary(name: "CCmarkGFM", pkgConfig: "libcmark-gfm",
@@ -36,6 +38,7 @@ let package = Package(
             "ParleyCore",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "ParleyProviders", dependencies: [
             "ParleyCore",
@@ -58,6 +61,8 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "MultipartKit", package: "multipart-kit"),
+            .product(name: "CompressNIO", package: "compress-nio"),
         ]),
         .executableTarget(name: "Parley", dependencies: [
             "ParleyServer", "MockUpstream",
@@ -81,6 +86,7 @@ let package = Package(
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "CompressNIO", package: "compress-nio"),
         ]),
     ]
 )

@@ -1,5 +1,6 @@
-// Parley's browser script: streaming replies over EventSource, Stop, and a composer that sends without
-// reloading. Every page works without it; this file only adds to the server-rendered HTML.
+// Parley's browser script: streaming replies over EventSource, Stop, a composer that sends without reloading,
+// copy buttons, local times, the phone layout's conversation list, and the offline state. Every page works without
+// it; this file only adds to the server-rendered HTML. offline.js and voice.js add the opt-in extras.
 "use strict";
 
 (function () {
@@ -27,25 +28,33 @@
     textarea.style.height = Math.min(textarea.scrollHeight, window.innerHeight * 0.4) + "px";
   }
 
-  /** Shows local times for every <time> element. */
+  /** Shows every <time> under `root` in the reader's time zone; the server's UTC text stays as the tooltip. */
   function localizeTimes(root) {
     for (const time of root.querySelectorAll("time[datetime]")) {
       const date = new Date(time.getAttribute("datetime"));
-      if (!isNaN(date)) time.textContent = date.toLocaleString();
+      if (isNaN(date)) continue;
+      time.title = time.title || date.toISOString().replace("T", " ").slice(0, 16) + " UTC";
+      time.textContent = time.getAttribute("datetime").length > 10 ? date.toLocaleString() : date.toLocaleDateString();
     }
   }
 
-  /** Enter sends, Shift+Enter adds a line, for every composer. */
-  function wireComposerKeys(form) {
-    const textarea = form.querySelector("textarea");
-    if (!textarea) return;
-    textarea.addEventListener("input", () => autogrow(textarea));
-    textarea.addEventListener("keydown", (event) => {
-      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
-        event.preventDefault();
-        form.requestSubmit();
+  /** A button that copies what `text()` returns and says whether that worked. */
+  function copyButton(label, text) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "copy";
+    button.textContent = "Copy";
+    button.setAttribute("aria-label", label);
+    button.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(text());
+        button.textContent = "Copied";
+      } catch {
+        button.textContent = "Copy failed";
       }
+      setTimeout(() => { button.textContent = "Copy"; }, 1500);
     });
+    return button;
   }
 
   /** Adds a language label and a Copy button to every code block under `root` that has none yet. */
@@ -54,27 +63,68 @@
       pre.dataset.copy = "";
       const language = /(?:^|\s)language-(\S+)/.exec(pre.querySelector("code")?.className ?? "");
       if (language) pre.dataset.lang = language[1];
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "copy";
-      button.textContent = "Copy";
-      button.setAttribute("aria-label", "Copy code" + (language ? " (" + language[1] + ")" : ""));
-      button.addEventListener("click", async () => {
-        try {
-          await navigator.clipboard.writeText(pre.querySelector("code")?.innerText ?? pre.innerText);
-          button.textContent = "Copied";
-        } catch {
-          button.textContent = "Copy failed";
-        }
-        setTimeout(() => { button.textContent = "Copy"; }, 1500);
-      });
-      pre.appendChild(button);
+      pre.appendChild(copyButton("Copy code" + (language ? " (" + language[1] + ")" : ""),
+        () => pre.querySelector("code")?.innerText ?? pre.innerText));
     }
   }
 
+  /** Gives a finished message a Copy button for its whole text, and local times; tells voice.js it is there. */
+  function decorateMessage(article) {
+    localizeTimes(article);
+    decorateCode(article);
+    const meta = article.querySelector(".meta");
+    if (!meta || meta.querySelector("button.copy")) return;
+    const who = article.classList.contains("user") ? "your message" : "the reply";
+    meta.appendChild(copyButton("Copy " + who, () => article.querySelector(".content").innerText.trim()));
+    document.dispatchEvent(new CustomEvent("parley:message", { detail: article }));
+  }
+
+  /** Enter sends, Shift+Enter adds a line, and the box grows, for every composer. */
+  function wireComposerKeys(form) {
+    const textarea = form.querySelector("textarea");
+    if (!textarea) return;
+    textarea.addEventListener("input", () => autogrow(textarea));
+    textarea.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        if (textarea.value.trim()) form.requestSubmit();
+      }
+    });
+    autogrow(textarea);
+  }
+
+  // On a phone-sized screen the conversation list starts folded (a <details>, so it works without script too).
+  const sidebarList = document.getElementById("sidebar-list");
+  if (sidebarList && window.matchMedia("(max-width: 720px)").matches) sidebarList.open = false;
+
   localizeTimes(document);
   decorateCode(document);
+  document.querySelectorAll("article.message:not([data-status=streaming])").forEach(decorateMessage);
   document.querySelectorAll("form.composer").forEach(wireComposerKeys);
+
+  // Offline (the browser says so, or the event stream cannot reach the server): a notice, and no sending.
+  const offlineNotice = document.getElementById("offline-notice");
+  let offline = !navigator.onLine;
+  let streaming = false;
+
+  /** Enables each composer's submit button unless offline, or (the chat's) while a reply streams. */
+  function refreshSendButtons() {
+    for (const button of document.querySelectorAll("form.composer [type=submit]")) {
+      button.disabled = offline || (streaming && button.id === "send");
+    }
+  }
+
+  /** Shows or hides the offline notice and turns sending off or on. */
+  function setOffline(on) {
+    offline = on;
+    document.documentElement.classList.toggle("offline", on);
+    if (offlineNotice) offlineNotice.hidden = !on;
+    refreshSendButtons();
+  }
+
+  window.addEventListener("online", () => setOffline(false));
+  window.addEventListener("offline", () => setOffline(true));
+  setOffline(offline);
 
   const chat = document.getElementById("chat");
   if (!chat) return;
@@ -83,15 +133,15 @@
   const messages = document.getElementById("messages");
   const composer = document.getElementById("composer");
   const textarea = composer.querySelector("textarea");
-  const sendButton = document.getElementById("send");
   const stopForm = document.getElementById("stop-form");
   const notice = document.getElementById("notice");
-  let streaming = stopForm && !stopForm.hidden;
+  const title = document.querySelector(".chat-header h1")?.textContent ?? "Parley";
+  streaming = stopForm && !stopForm.hidden;
 
   function setStreaming(on) {
     streaming = on;
     stopForm.hidden = !on;
-    sendButton.disabled = on;
+    refreshSendButtons();
     const regenerate = document.getElementById("regenerate-form");
     if (regenerate) regenerate.hidden = on;
   }
@@ -115,6 +165,7 @@
   jump.addEventListener("click", () => {
     window.scrollTo(0, document.body.scrollHeight);
     jump.hidden = true;
+    textarea.focus({ preventScroll: true });
   });
   document.body.appendChild(jump);
   window.addEventListener("scroll", () => { if (nearBottom()) jump.hidden = true; }, { passive: true });
@@ -155,7 +206,8 @@
     pending.textContent += text;
   }
 
-  /** Resets a reply's content to a committed part and a replaceable tail. */
+  /** Resets a reply's content to a committed part and a replaceable tail. While it streams the article is busy,
+   * so a screen reader announces the reply once, when it is complete, instead of every fragment. */
   function startReply(article) {
     const content = article.querySelector(".content");
     content.innerHTML = '<div class="committed"></div><div class="tail"></div>';
@@ -168,10 +220,20 @@
       article.insertBefore(typing, article.querySelector(".meta"));
     }
     article.dataset.status = "streaming";
+    article.setAttribute("aria-busy", "true");
   }
+
+  document.querySelectorAll("article.message[data-status=streaming]").forEach((article) => article.setAttribute("aria-busy", "true"));
 
   const source = new EventSource("/c/" + conversationID + "/events" +
     (chat.dataset.resume ? "?last_event_id=" + encodeURIComponent(chat.dataset.resume) : ""));
+
+  // A lost stream reconnects by itself within a second or so; one still down after two means the server is out of reach.
+  let unreachable = null;
+  source.addEventListener("open", () => {
+    clearTimeout(unreachable);
+    if (navigator.onLine) setOffline(false);
+  });
 
   source.addEventListener("start", (event) => {
     const data = JSON.parse(event.data);
@@ -197,7 +259,11 @@
   });
 
   source.addEventListener("error", (event) => {
-    if (!event.data) return; // a connection error: EventSource reconnects by itself with Last-Event-ID
+    if (!event.data) { // a connection error: EventSource reconnects by itself with Last-Event-ID
+      clearTimeout(unreachable);
+      unreachable = setTimeout(() => { if (source.readyState !== EventSource.OPEN) setOffline(true); }, 2000);
+      return;
+    }
     const data = JSON.parse(event.data);
     const article = messageArticle(data.message_id, "assistant");
     const error = document.createElement("p");
@@ -213,8 +279,8 @@
     const wasAtBottom = nearBottom();
     article.querySelector(".typing")?.remove();
     article.querySelector(".content").innerHTML = data.html;
-    decorateCode(article);
     article.dataset.status = data.status;
+    article.removeAttribute("aria-busy");
     const meta = article.querySelector(".meta");
     meta.querySelector(".status")?.remove();
     if (data.status !== "complete") {
@@ -223,22 +289,29 @@
       status.textContent = data.status;
       meta.prepend(status);
     }
+    decorateMessage(article);
     setStreaming(false);
     followIfAtBottom(wasAtBottom);
+    document.dispatchEvent(new CustomEvent("parley:reply-done", { detail: { article, status: data.status, title } }));
   });
 
   composer.addEventListener("submit", async (event) => {
     event.preventDefault();
     const text = textarea.value;
-    if (!text.trim()) return;
+    if (!text.trim() || offline) return;
     if (streaming) {
       showNotice("A reply is still being written. Stop it first, or wait for it to finish.");
       return;
     }
+    const sendButton = document.getElementById("send");
     sendButton.disabled = true;
     const fields = new FormData(composer);
+    fields.delete("image");  // the file input; attachments.js sends images as multipart
     try {
-      const response = await post(composer.action, fields);
+      // With images, attachments.js uploads the form as multipart with a progress bar.
+      const uploads = window.parleyAttachments;
+      if (uploads?.blocked()) { refreshSendButtons(); return; }
+      const response = uploads?.count() ? await uploads.send(composer.action) : await post(composer.action, fields);
       if (response.status === 202) {
         const data = await response.json();
         if (data.message_id && !document.getElementById("m" + data.message_id)) {
@@ -247,11 +320,14 @@
           paragraph.className = "plain";
           paragraph.textContent = text;
           article.querySelector(".content").appendChild(paragraph);
+          uploads?.moveInto(article);
           // The reply's `start` event may have arrived first: keep the question above its answer.
           const reply = document.getElementById("m" + data.assistant_message_id);
           if (reply) messages.insertBefore(article, reply);
+          decorateMessage(article);
         }
         textarea.value = "";
+        uploads?.moveInto(null);
         autogrow(textarea);
         composer.querySelector('input[name="request_id"]').value = newRequestID();
         setStreaming(true);
@@ -259,12 +335,12 @@
       } else {
         const body = await response.json().catch(() => null);
         showNotice(body?.error?.message ?? "The message could not be sent (HTTP " + response.status + ").");
-        sendButton.disabled = streaming;
         if (response.status === 409) setStreaming(true);
+        refreshSendButtons();
       }
     } catch (error) {
       showNotice("The message could not be sent: the server is unreachable. Try again; it will not be sent twice.");
-      sendButton.disabled = streaming;
+      refreshSendButtons();
     }
     textarea.focus();
   });
@@ -272,12 +348,13 @@
   stopForm.addEventListener("submit", async (event) => {
     event.preventDefault();
     await post(stopForm.action, new FormData(stopForm)).catch(() => null);
+    textarea.focus();
   });
 
   document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && streaming) stopForm.requestSubmit();
+    if (event.key === "Escape" && streaming && !event.defaultPrevented) stopForm.requestSubmit();
   });
 
-  autogrow(textarea);
+  setStreaming(streaming);
   window.scrollTo(0, document.body.scrollHeight);
 })();

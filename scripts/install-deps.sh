@@ -3,7 +3,7 @@
 # Used by the Makefile, CI and the Dockerfile alike. Pass --test to include test-only packages.
 set -euo pipefail
 
-packages=(libsqlite3-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev pkg-config)
+packages=(libsqlite3-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev zlib1g-dev pkg-config)
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(sqlite3 curl chromium chromium-driver python3-pytest python3-selenium)
 fi

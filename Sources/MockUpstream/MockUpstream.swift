@@ -25,13 +25,15 @@ public struct MockUpstream: Sendable {
         try await app.runService()
     }
 
-    /// The routes: three chat formats, the model list and the stats.
+    /// The routes: three chat formats, image generation, the model list and the stats.
     private func router() -> Router<BasicRequestContext> {
         let router = Router()
         let openAI = ChatEndpoint(wire: OpenAIWire(), configuration: configuration, stats: stats)
         let anthropic = ChatEndpoint(wire: AnthropicWire(), configuration: configuration, stats: stats)
         let gemini = ChatEndpoint(wire: GeminiWire(), configuration: configuration, stats: stats)
+        let images = ImageEndpoint(stats: stats)
         let stats = stats
+        router.post("v1/images/generations") { await images.respond(to: $0, context: $1) }
         router.post("v1/chat/completions") { await openAI.respond(to: $0, context: $1) }
         router.post("v1/messages") { await anthropic.respond(to: $0, context: $1) }
         router.post("v1beta/models/{modelAction}") { await gemini.respond(to: $0, context: $1) }

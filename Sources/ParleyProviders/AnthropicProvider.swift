@@ -25,7 +25,7 @@ public struct AnthropicProvider: ChatProvider {
     func upstreamRequest(for request: CompletionRequest) -> UpstreamRequest {
         let system = request.turns.filter { $0.role == .system }.map(\.content).joined(separator: "\n\n")
         let body = MessagesBody(model: request.model, maxTokens: Self.maxTokens, system: system.isEmpty ? nil : system,
-                                messages: request.turns.filter { $0.role != .system }.map { .init(role: $0.role.rawValue, content: $0.content) })
+                                messages: request.turns.filter { $0.role != .system }.map { .init(role: $0.role.rawValue, content: $0.content, images: $0.images) })
         var headers = [("anthropic-version", Self.apiVersion)]
         if let key = connection.apiKey { headers.append(("x-api-key", key)) }
         return UpstreamRequest(connection: connection, url: connection.baseURL + "/v1/messages", headers: headers,
@@ -86,9 +86,33 @@ struct AnthropicStreamDecoder: StreamDecoder {
 
 /// The body of a streaming Messages request.
 private struct MessagesBody: Encodable {
+    /// A message: its content is a string, or with images an array of base64 `image` blocks followed by the text.
     struct Turn: Encodable {
         var role: String
         var content: String
+        var images: [TurnImage]
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(role, forKey: .role)
+            guard !images.isEmpty else { return try container.encode(content, forKey: .content) }
+            var blocks = container.nestedUnkeyedContainer(forKey: .content)
+            for image in images {
+                try blocks.encode(ImageBlock(source: .init(mediaType: image.contentType, data: image.base64)))
+            }
+            try blocks.encode(["type": "text", "text": content])
+        }
+        enum CodingKeys: String, CodingKey { case role, content }
+    }
+    struct ImageBlock: Encodable {
+        struct Source: Encodable {
+            var type = "base64"
+            var mediaType: String
+            var data: String
+            enum CodingKeys: String, CodingKey { case type, mediaType = "media_type", data }
+        }
+        var type = "image"
+        var source: Source
     }
     var model: String
     var maxTokens: Int

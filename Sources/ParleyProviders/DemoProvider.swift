@@ -14,28 +14,30 @@ public struct DemoProvider: ChatProvider {
 
     /// The model as offered to users.
     public static var model: ModelInfo {
-        ModelInfo(id: modelID, providerID: ModelInfo.demoProviderID, contextWindow: 32_000)
+        ModelInfo(id: modelID, providerID: ModelInfo.demoProviderID, contextWindow: 32_000, vision: true)
     }
 
     public func streamCompletion(_ request: CompletionRequest,
                                  onChunk: @Sendable (CompletionChunk) async -> Void) async throws(ProviderError) {
-        let question = request.turns.last { $0.role == .user }?.content ?? ""
-        let tokens = Self.tokens(of: Self.reply(to: question))
+        let question = request.turns.last { $0.role == .user }
+        let tokens = Self.tokens(of: Self.reply(to: question?.content ?? "", images: question?.images ?? []))
         for token in tokens {
             do { try await Task.sleep(for: tokenDelay) } catch { throw .cancelled }
             await onChunk(.text(token))
         }
-        let prompt = request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1.content) }
+        let prompt = request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1) }
         await onChunk(.usage(promptTokens: prompt, completionTokens: tokens.count))
     }
 
-    /// The reply to a question: the same question always gets the same reply.
-    public static func reply(to question: String) -> String {
+    /// The reply to a question (and its images): the same question always gets the same reply.
+    public static func reply(to question: String, images: [TurnImage] = []) -> String {
         let words = question.split(whereSeparator: \.isWhitespace).count
+        let attached = images.isEmpty ? "" : " and attached \(images.count) image\(images.count == 1 ? "" : "s") ("
+            + images.map { "\($0.contentType), \($0.bytes.count) bytes" }.joined(separator: "; ") + ")"
         return """
         This is **Parley's demo model**: no provider is configured, so this reply is written by the server itself.
 
-        You wrote \(words) word\(words == 1 ? "" : "s"). Here is what a real model's markdown looks like while it streams:
+        You wrote \(words) word\(words == 1 ? "" : "s")\(attached). Here is what a real model's markdown looks like while it streams:
 
         ## A short list
         - Replies stream token by token, rendered block by block.

@@ -21,7 +21,9 @@ public struct GeminiProvider: ChatProvider {
     func upstreamRequest(for request: CompletionRequest) -> UpstreamRequest {
         let system = request.turns.filter { $0.role == .system }.map { GenerateContentBody.Part(text: $0.content) }
         let contents = request.turns.filter { $0.role != .system }.map {
-            GenerateContentBody.Content(role: $0.role == .assistant ? "model" : "user", parts: [.init(text: $0.content)])
+            GenerateContentBody.Content(role: $0.role == .assistant ? "model" : "user", parts: $0.images.map {
+                .init(inlineData: .init(mimeType: $0.contentType, data: $0.base64))
+            } + [.init(text: $0.content)])
         }
         let body = GenerateContentBody(contents: contents, systemInstruction: system.isEmpty ? nil : .init(parts: system))
         let model = request.model.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? request.model
@@ -71,7 +73,15 @@ struct GeminiStreamDecoder: StreamDecoder {
 
 /// The body of a `streamGenerateContent` request.
 private struct GenerateContentBody: Encodable {
-    struct Part: Encodable { var text: String }
+    /// Text, or an image inline in base64.
+    struct Part: Encodable {
+        struct InlineData: Encodable {
+            var mimeType: String
+            var data: String
+        }
+        var text: String?
+        var inlineData: InlineData?
+    }
     struct Content: Encodable {
         var role: String?
         var parts: [Part]

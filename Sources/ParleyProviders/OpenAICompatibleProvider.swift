@@ -21,7 +21,7 @@ public struct OpenAICompatibleProvider: ChatProvider {
     /// The HTTP request for a completion: `POST {base}/chat/completions` with a bearer key.
     func upstreamRequest(for request: CompletionRequest) -> UpstreamRequest {
         let body = ChatCompletionsBody(model: request.model,
-                                       messages: request.turns.map { .init(role: $0.role.rawValue, content: $0.content) })
+                                       messages: request.turns.map { .init(role: $0.role.rawValue, content: $0.content, images: $0.images) })
         return UpstreamRequest(connection: connection, url: connection.baseURL + "/chat/completions", headers: authorization,
                                body: (try? JSONEncoder().encode(body)) ?? Data(), model: request.model)
     }
@@ -45,7 +45,7 @@ public struct OpenAICompatibleProvider: ChatProvider {
     }
 
     /// The `Authorization` header, when a key is configured.
-    private var authorization: [(String, String)] {
+    var authorization: [(String, String)] {
         connection.apiKey.map { [("Authorization", "Bearer \($0)")] } ?? []
     }
 }
@@ -84,9 +84,29 @@ struct OpenAIStreamDecoder: StreamDecoder {
 
 /// The body of a streaming Chat Completions request.
 private struct ChatCompletionsBody: Encodable {
+    /// A message: its content is a string, or with images an array of text and `image_url` parts (data URLs).
     struct Turn: Encodable {
         var role: String
         var content: String
+        var images: [TurnImage]
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(role, forKey: .role)
+            guard !images.isEmpty else { return try container.encode(content, forKey: .content) }
+            var parts = container.nestedUnkeyedContainer(forKey: .content)
+            try parts.encode(["type": "text", "text": content])
+            for image in images {
+                try parts.encode(ImagePart(imageURL: .init(url: "data:\(image.contentType);base64,\(image.base64)")))
+            }
+        }
+        enum CodingKeys: String, CodingKey { case role, content }
+    }
+    struct ImagePart: Encodable {
+        struct ImageURL: Encodable { var url: String }
+        var type = "image_url"
+        var imageURL: ImageURL
+        enum CodingKeys: String, CodingKey { case type, imageURL = "image_url" }
     }
     struct StreamOptions: Encodable {
         var includeUsage = true

@@ -22,8 +22,10 @@ public struct ProviderConfig: Sendable, Equatable, Decodable {
         public var vision: Bool?
         public var price: Price?
         public var fallback: String?
+        /// `chat` (the default) or `image` (an `images/generations` model).
+        public var kind: String?
         enum CodingKeys: String, CodingKey {
-            case id, provider, upstreamID = "upstream_id", contextWindow = "context_window", vision, price, fallback
+            case id, provider, upstreamID = "upstream_id", contextWindow = "context_window", vision, price, fallback, kind
         }
     }
 
@@ -32,7 +34,9 @@ public struct ProviderConfig: Sendable, Equatable, Decodable {
         public var input: Double?
         public var cachedInput: Double?
         public var output: Double?
-        enum CodingKeys: String, CodingKey { case input, cachedInput = "cached_input", output }
+        /// Dollars per generated image (image models).
+        public var perImage: Double?
+        enum CodingKeys: String, CodingKey { case input, cachedInput = "cached_input", output, perImage = "per_image" }
     }
 
     public var providers: [Provider]
@@ -96,7 +100,9 @@ public struct ProviderConfig: Sendable, Equatable, Decodable {
             if let window = model.contextWindow, !(window >= 1 && window <= Double(Int32.max) && window.rounded() == window) {
                 return "\(place).context_window must be a positive whole number"
             }
-            let prices = [("input", model.price?.input), ("cached_input", model.price?.cachedInput), ("output", model.price?.output)]
+            if let kind = model.kind, !["chat", "image"].contains(kind) { return "\(place).kind must be chat or image, not “\(kind)”" }
+            let prices = [("input", model.price?.input), ("cached_input", model.price?.cachedInput), ("output", model.price?.output),
+                          ("per_image", model.price?.perImage)]
             if let (name, _) = prices.first(where: { ($0.1 ?? 0) < 0 }) { return "\(place).price.\(name) must not be negative" }
         }
         return nil

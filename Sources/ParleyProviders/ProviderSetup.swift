@@ -94,6 +94,11 @@ public struct ProviderSetup: Sendable {
                                      output: price.output ?? model.price.output)
         }
         if let fallback = entry.fallback { model.fallback = fallback }
+        if entry.kind == "image" {
+            model.generatesImages = true
+            // An image is the unit an image model's output is counted in; prices are per million units.
+            if let perImage = entry.price?.perImage { model.price = ModelPrice(output: perImage * 1_000_000) }
+        }
         return model
     }
 

@@ -172,6 +172,37 @@ enum Migrations {
                 ALTER TABLE users ADD COLUMN monthly_budget_micros INTEGER;
                 """)
         }
+        migrator.registerMigration("v5: attachments") { db in
+            // Images live in the database like everything else. An attachment belongs to one message and goes with it
+            // (deleting a conversation or regenerating a reply deletes its images); `conversation_id` is the lookup key
+            // of a page of messages. A share's snapshot points at the attachments its messages showed.
+            try db.execute(sql: """
+                CREATE TABLE attachments (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                    message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    content_type TEXT NOT NULL,
+                    file_name TEXT NOT NULL,
+                    byte_count INTEGER NOT NULL,
+                    width INTEGER NOT NULL,
+                    height INTEGER NOT NULL,
+                    digest TEXT NOT NULL,
+                    data BLOB NOT NULL,
+                    created_at DATETIME NOT NULL,
+                    UNIQUE (message_id, position)
+                );
+                CREATE INDEX attachments_by_conversation ON attachments(conversation_id, message_id);
+                CREATE TABLE share_attachments (
+                    share_message_id INTEGER NOT NULL REFERENCES share_messages(id) ON DELETE CASCADE,
+                    attachment_id INTEGER NOT NULL REFERENCES attachments(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    PRIMARY KEY (share_message_id, position)
+                );
+                CREATE INDEX share_attachments_by_attachment ON share_attachments(attachment_id);
+                """)
+        }
         return migrator
     }
 }

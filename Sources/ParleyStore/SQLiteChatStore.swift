@@ -95,7 +95,9 @@ public struct SQLiteChatStore: ChatStore {
                 let rows = try Row.fetchAll(db, sql: """
                     SELECT * FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?
                     """, arguments: [conversationID, afterID ?? 0, fetchLimit])
-                return page(rows, limit: limit, Message.init(row:))
+                var messages = page(rows, limit: limit, Message.init(row:))
+                try AttachmentRows.attach(db, to: &messages.items)
+                return messages
             }
         }
     }
@@ -103,10 +105,12 @@ public struct SQLiteChatStore: ChatStore {
     public func message(id: MessageID, userID: UserID) async throws(StoreError) -> Message? {
         try await perform {
             try await pool.read { db in
-                try Row.fetchOne(db, sql: """
+                var messages = try Row.fetchAll(db, sql: """
                     SELECT m.* FROM messages m JOIN conversations c ON c.id = m.conversation_id
                     WHERE m.id = ? AND c.user_id = ?
                     """, arguments: [id, userID]).map(Message.init(row:))
+                try AttachmentRows.attach(db, to: &messages)
+                return messages.first
             }
         }
     }
@@ -115,7 +119,8 @@ public struct SQLiteChatStore: ChatStore {
         try await perform { try await pool.read { db in try exchange(db, conversationID: conversationID, requestID: requestID) } }
     }
 
-    public func beginExchange(conversationID: ConversationID, userContent: String?, requestID: String?, model: String) async throws(StoreError) -> Exchange {
+    public func beginExchange(conversationID: ConversationID, userContent: String?, images: [NewImage], requestID: String?,
+                              model: String) async throws(StoreError) -> Exchange {
         try await perform {
             try await pool.write { db in
                 let now = Date()
@@ -128,9 +133,10 @@ public struct SQLiteChatStore: ChatStore {
                         VALUES (?, 'user', ?, 'complete', ?, ?, ?, ?)
                         """, arguments: [conversationID, userContent, model, requestID, now, now])
                     parentID = db.lastInsertedRowID
-                    userMessage = Message(id: db.lastInsertedRowID, conversationID: conversationID, role: .user,
-                                          content: userContent, status: .complete, model: model, requestID: requestID,
-                                          createdAt: now)
+                    let id = db.lastInsertedRowID
+                    let attachments = try AttachmentRows.insert(db, images: images, messageID: id, conversationID: conversationID, now: now)
+                    userMessage = Message(id: id, conversationID: conversationID, role: .user, content: userContent, status: .complete,
+                                          model: model, requestID: requestID, createdAt: now, attachments: attachments)
                 } else {
                     parentID = try MessageID.fetchOne(db, sql: """
                         SELECT MAX(id) FROM messages WHERE conversation_id = ? AND role = 'user'

@@ -60,6 +60,18 @@ public struct SQLiteShareStore: ShareStore {
         try await perform { try await pool.read { db in try snapshotMessages(db, shareID: shareID) } }
     }
 
+    public func sharedAttachment(id: AttachmentID, shareID: ShareID) async throws(StoreError) -> AttachmentContent? {
+        try await perform {
+            try await pool.read { db in
+                try Row.fetchOne(db, sql: """
+                    SELECT \(AttachmentRows.metadataColumns()), data FROM attachments WHERE id = ? AND id IN (
+                        SELECT sa.attachment_id FROM share_attachments sa JOIN share_messages m ON m.id = sa.share_message_id
+                        WHERE m.share_id = ?)
+                    """, arguments: [id, shareID]).map(AttachmentContent.init(row:))
+            }
+        }
+    }
+
     public func recordView(shareID: ShareID) async throws(StoreError) {
         try await perform {
             try await pool.write { db in try db.execute(sql: "UPDATE shares SET views = views + 1 WHERE id = ?", arguments: [shareID]) }
@@ -100,7 +112,14 @@ public struct SQLiteShareStore: ShareStore {
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                         """, arguments: [conversationID, message.role.rawValue, message.content, message.status.rawValue,
                                          message.model, message.role == .assistant ? question : nil, message.createdAt, now])
-                    if message.role == .user { question = db.lastInsertedRowID }
+                    let copyID = db.lastInsertedRowID
+                    if message.role == .user { question = copyID }
+                    try db.execute(sql: """
+                        INSERT INTO attachments (user_id, conversation_id, message_id, position, content_type, file_name, byte_count,
+                                                 width, height, digest, data, created_at)
+                        SELECT ?, ?, ?, sa.position, a.content_type, a.file_name, a.byte_count, a.width, a.height, a.digest, a.data, ?
+                        FROM share_attachments sa JOIN attachments a ON a.id = sa.attachment_id WHERE sa.share_message_id = ?
+                        """, arguments: [userID, conversationID, copyID, now, message.id])
                 }
                 guard let conversation = try Row.fetchOne(db, sql: "SELECT * FROM conversations WHERE id = ?",
                                                           arguments: [conversationID]).map(Conversation.init(row:)) else {
@@ -115,16 +134,31 @@ public struct SQLiteShareStore: ShareStore {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO share_messages (share_id, position, role, content, status, model, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
+        let attachments = try db.cachedStatement(sql: "INSERT INTO share_attachments (share_message_id, attachment_id, position) VALUES (?, ?, ?)")
         for (position, message) in messages.enumerated() {
             try statement.execute(arguments: [shareID, position, message.role.rawValue, message.content, message.status.rawValue,
                                               message.model, message.createdAt])
+            let sharedMessageID = db.lastInsertedRowID
+            for (index, attachment) in message.attachments.enumerated() {
+                try attachments.execute(arguments: [sharedMessageID, attachment.id, index])
+            }
         }
     }
 
     private func snapshotMessages(_ db: Database, shareID: ShareID) throws -> [Message] {
-        try Row.fetchAll(db, sql: """
+        var messages = try Row.fetchAll(db, sql: """
             SELECT m.*, s.conversation_id FROM share_messages m JOIN shares s ON s.id = m.share_id
             WHERE m.share_id = ? ORDER BY m.position
             """, arguments: [shareID]).map(Message.init(sharedRow:))
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT \(AttachmentRows.metadataColumns(of: "a")), sa.share_message_id
+            FROM share_messages m JOIN share_attachments sa ON sa.share_message_id = m.id JOIN attachments a ON a.id = sa.attachment_id
+            WHERE m.share_id = ? ORDER BY sa.share_message_id, sa.position
+            """, arguments: [shareID])
+        let bySharedMessage = Dictionary(grouping: rows) { row -> Int64 in row["share_message_id"] }
+        for index in messages.indices {
+            messages[index].attachments = (bySharedMessage[messages[index].id] ?? []).map(Attachment.init(row:))
+        }
+        return messages
     }
 }

@@ -1,44 +1,11 @@
-"""The chat page in a real browser: sign up, stream a reply, stop another, and reload mid-stream."""
-import time
-
+"""The chat page in a real browser: stream a reply, the keyboard, stop, reload mid-stream, two tabs, following."""
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 
+from parley_pages import replies, sign_up, start_conversation, streaming_states, wait_for_reply
 
-def sign_up(browser, server):
-    browser.get(server + "/signup")
-    browser.find_element(By.NAME, "email").send_keys("me@example.com")
-    browser.find_element(By.NAME, "password").send_keys("correct horse battery")
-    browser.find_element(By.CSS_SELECTOR, "main button[type=submit]").click()
-    WebDriverWait(browser, 10).until(ready.url_to_be(server + "/c"))
-
-
-def start_conversation(browser, text):
-    browser.find_element(By.CSS_SELECTOR, "#new-conversation textarea").send_keys(text)
-    browser.find_element(By.CSS_SELECTOR, "#new-conversation button[type=submit]").click()
-    WebDriverWait(browser, 10).until(ready.presence_of_element_located((By.ID, "chat")))
-
-
-def replies(browser):
-    return browser.find_elements(By.CSS_SELECTOR, "article.message.assistant")
-
-
-def streaming_states(browser, seconds=20):
-    """The distinct texts the last reply shows while it streams, until it completes."""
-    states = []
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        last = replies(browser)[-1:]
-        status = last[0].get_attribute("data-status") if last else None
-        if status == "complete":
-            break
-        text = last[0].find_element(By.CSS_SELECTOR, ".content").text if last else ""
-        if status == "streaming" and text and (not states or states[-1] != text):
-            states.append(text)
-        time.sleep(0.05)
-    return states
+FIRST_SENTENCE = "This is Parley's demo model"
 
 
 def test_reply_streams_as_formatted_html_and_completes(browser, server):
@@ -49,43 +16,76 @@ def test_reply_streams_as_formatted_html_and_completes(browser, server):
     states = streaming_states(browser)
     assert len(states) >= 3, states  # the reply grows in place while it streams
     assert len(states[-1]) > len(states[0])
-    WebDriverWait(browser, 20).until(lambda b: replies(b)[-1].get_attribute("data-status") == "complete")
-    reply = replies(browser)[-1]
+    reply = wait_for_reply(browser)
     assert not reply.find_elements(By.CSS_SELECTOR, ".pending")  # the final render replaced any raw text
     assert reply.find_element(By.CSS_SELECTOR, "table")  # markdown rendered on the server, not raw pipes
     code = reply.find_element(By.CSS_SELECTOR, "pre[data-lang=swift] code")
     assert "Hello from Parley" in code.text
     assert reply.find_element(By.CSS_SELECTOR, "pre button.copy").get_attribute("aria-label") == "Copy code (swift)"
+    assert reply.find_element(By.CSS_SELECTOR, ".meta button.copy").get_attribute("aria-label") == "Copy the reply"
     assert "|---" not in reply.text and "**" not in reply.text
     assert not browser.find_element(By.ID, "stop-form").is_displayed()
     assert browser.find_element(By.ID, "send").is_enabled()
+    # Times are shown in the reader's zone: no longer the server's ISO text, which stays in `datetime`.
+    time = reply.find_element(By.CSS_SELECTOR, ".meta time")
+    assert "T" in time.get_attribute("datetime") and "T" not in time.text
 
 
-def test_enter_sends_and_escape_stops(browser, server):
+def test_keyboard_enter_sends_shift_enter_adds_a_line_escape_stops(browser, server):
     sign_up(browser, server)
-    start_conversation(browser, "first")
-    WebDriverWait(browser, 20).until(lambda b: replies(b)[-1].get_attribute("data-status") == "complete")
+    start_conversation(browser, "")
     box = browser.find_element(By.ID, "content")
+    height = box.size["height"]
     box.send_keys("second question")
+    box.send_keys(Keys.SHIFT, Keys.ENTER)
+    box.send_keys("on two lines")
+    assert box.get_attribute("value") == "second question\non two lines"  # Shift+Enter did not send
+    assert box.size["height"] > height  # the box grew with its content
+    assert len(replies(browser)) == 0
     box.send_keys(Keys.ENTER)
-    WebDriverWait(browser, 10).until(lambda b: len(replies(b)) == 2 and b.find_element(By.ID, "stop-form").is_displayed())
-    assert browser.find_element(By.ID, "content").get_attribute("value") == ""
-    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
-    WebDriverWait(browser, 10).until(lambda b: replies(b)[-1].get_attribute("data-status") == "stopped")
+    WebDriverWait(browser, 10).until(lambda b: len(replies(b)) == 1 and b.find_element(By.ID, "stop-form").is_displayed()
+                                     and b.find_element(By.ID, "content").get_attribute("value") == "")
+    assert browser.switch_to.active_element == browser.find_element(By.ID, "content")  # focus came back
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+    reply = wait_for_reply(browser, "stopped", seconds=10)
+    assert reply.find_element(By.CSS_SELECTOR, ".meta .status").text.lower() == "stopped"
     texts = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "article.message")]
-    assert texts[2].startswith("second question")  # the question stays above its answer
+    assert texts[0].startswith("second question\non two lines")  # the question stays above its answer
     assert not browser.find_element(By.ID, "stop-form").is_displayed()
+    browser.refresh()  # the server kept it as stopped
+    assert wait_for_reply(browser, "stopped", seconds=5).find_element(By.CSS_SELECTOR, ".status").text.lower() == "stopped"
 
 
-def test_reload_mid_stream_resumes_the_reply(browser, server):
+def test_reload_mid_stream_resumes_the_reply_without_repeating_it(browser, server):
     sign_up(browser, server)
     start_conversation(browser, "tell me something long")
     WebDriverWait(browser, 10).until(lambda b: replies(b) and len(replies(b)[-1].text) > 20)
     browser.refresh()
-    WebDriverWait(browser, 20).until(lambda b: replies(b)[-1].get_attribute("data-status") == "complete")
-    reply = replies(browser)[-1].text
-    assert reply.startswith("This is Parley's demo model")
-    assert "Set one of the keys above" in reply
+    states = streaming_states(browser)
+    assert states, "the reply did not go on streaming after the reload"
+    assert all(state.count(FIRST_SENTENCE) == 1 for state in states), states
+    reply = wait_for_reply(browser).text
+    assert reply.startswith(FIRST_SENTENCE) and reply.count(FIRST_SENTENCE) == 1
+    assert reply.count("Set one of the keys above") == 1
+
+
+def test_two_tabs_on_one_conversation_both_stream(browser, server):
+    sign_up(browser, server)
+    start_conversation(browser, "")
+    first, url = browser.current_window_handle, browser.current_url
+    browser.switch_to.new_window("tab")
+    browser.get(url)
+    second = browser.current_window_handle
+    browser.switch_to.window(first)
+    box = browser.find_element(By.ID, "content")
+    box.send_keys("a question for both tabs", Keys.ENTER)
+    browser.switch_to.window(second)
+    states = streaming_states(browser)  # the other tab, which sent nothing, shows the reply as it grows
+    assert len(states) >= 2, states
+    other = wait_for_reply(browser).text
+    browser.switch_to.window(first)
+    assert wait_for_reply(browser).text == other
+    assert len(replies(browser)) == 1
 
 
 def test_scrolling_up_stops_following_and_jump_to_latest_returns(browser, server):

@@ -1,5 +1,7 @@
 import Foundation
 import NIOHTTP1
+import ParleyCore
+import ParleyStore
 import Testing
 
 /// Every route of the router against an anonymous visitor, another user and a request without its CSRF token.
@@ -24,6 +26,7 @@ struct AccessMatrixTests {
     static let table: [String: Access] = [
         "GET /": .open, "GET /login": .open, "POST /login": .open, "GET /signup": .open, "POST /signup": .open,
         "POST /api/login": .open, "GET /healthz": .open, "GET /metrics": .open, "GET /s/{token}": .open,
+        "GET /static/{name}": .open, "GET /sw.js": .open,
         "POST /logout": .signedIn, "POST /logout/everywhere": .signedIn, "GET /c": .signedIn, "POST /c": .signedIn,
         "GET /search": .signedIn, "GET /settings": .signedIn, "GET /settings/export.json": .signedIn,
         "POST /settings/import": .signedIn, "POST /settings/delete-account": .signedIn, "GET /shares": .signedIn,
@@ -33,7 +36,7 @@ struct AccessMatrixTests {
         "POST /c/{id}/pin": .owner, "POST /c/{id}/unpin": .owner, "POST /c/{id}/archive": .owner,
         "POST /c/{id}/unarchive": .owner, "POST /c/{id}/messages": .owner, "POST /c/{id}/stop": .owner,
         "POST /c/{id}/regenerate": .owner, "GET /c/{id}/events": .owner, "POST /c/{id}/share": .owner,
-        "POST /shares/{id}/revoke": .owner, "POST /s/{token}/revoke": .owner, "POST /s/{token}/fork": .shareHolder,
+        "POST /shares/{id}/revoke": .owner, "GET /attachments/{id}": .owner, "POST /s/{token}/revoke": .owner, "POST /s/{token}/fork": .shareHolder,
         "DELETE /api/conversations/{id}": .owner, "GET /api/conversations/{id}/messages": .owner,
         "POST /api/conversations/{id}/messages": .owner, "POST /api/conversations/{id}/stop": .owner,
         "GET /admin": .admin, "GET /admin/usage.csv": .admin, "GET /admin/models": .admin, "POST /admin/models": .admin,
@@ -50,10 +53,11 @@ struct AccessMatrixTests {
         var conversation: Int64
         var shareToken: String
         var shareID: String
+        var attachmentID: Int64
 
         /// The route's path with its captures filled with the owner's ids.
         func path(for template: String) -> String {
-            let capture = template.hasPrefix("/shares/") ? shareID : "\(conversation)"
+            let capture = template.hasPrefix("/shares/") ? shareID : template.hasPrefix("/attachments/") ? "\(attachmentID)" : "\(conversation)"
             return template.replacingOccurrences(of: "{id}", with: capture).replacingOccurrences(of: "{token}", with: shareToken)
         }
     }
@@ -79,8 +83,13 @@ struct AccessMatrixTests {
             let url = try #require(try shared.json()["url"] as? String)
             let list = try await owner.get("/shares").body
             let shareID = try #require(list.firstMatch(of: /\/shares\/(\d+)\/revoke/).map { String($0.1) })
+            let question = try #require(try await api.messages(conversation).first?["id"] as? Int)
+            let image = try NewImage(fileName: "owned.png", bytes: try Fixtures.image("gradient.png"))
+            let database = try ParleyDatabase(directory: server.dataDirectory)
+            let attachment = try #require(try await SQLiteChatStore(database: database)
+                .addAttachments([image], messageID: Int64(question), userID: 1).first)
             let owned = OwnedThings(conversation: conversation, shareToken: String(url.split(separator: "/").last ?? ""),
-                                    shareID: shareID)
+                                    shareID: shareID, attachmentID: attachment.id)
             var other = server.browser()
             _ = try await other.signUp("other@example.com")
             let otherAPI = try await APIClient.signIn(server, email: "other@example.com")
@@ -121,6 +130,7 @@ struct AccessMatrixTests {
             #expect(messages.count == 2)
             #expect(try await anonymous.get(url).status == 200)
             #expect(try await owner.get("/c/\(conversation)").status == 200)
+            #expect(try await owner.get("/attachments/\(attachment.id)").bytes == image.bytes)
         }
     }
 }

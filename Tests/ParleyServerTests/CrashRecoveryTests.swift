@@ -55,25 +55,10 @@ struct CrashRecoveryTests {
     /// the process is killed afterwards if it still runs.
     static func withServerProcess(environment: [String: String] = [:], log: FileHandle? = nil,
                                   _ body: (Process, TestServer) async throws -> Void) async throws {
-        let directory = try makeTempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                let (ports, ready) = AsyncStream.makeStream(of: Int.self)
-                group.addTask { try await MockUpstream(configuration: .init(port: 0, tokens: 60)).run { ready.yield($0) } }
-                var iterator = ports.makeAsyncIterator()
-                let mockPort = try #require(await iterator.next())
-                defer { group.cancelAll() }
-                let (process, port) = try await startServer(dataDirectory: directory, mockPort: mockPort, environment: environment, log: log)
-                defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-                try await body(process, TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client))
-            }
-        } catch {
-            try await client.shutdown()
-            throw error
+        try await ProcessHarness.with(environment: environment) { harness in
+            let (process, server) = try await harness.start(log: log)
+            try await body(process, server)
         }
-        try await client.shutdown()
     }
 
     @Test("after SIGKILL mid-stream every message is there, partial replies are interrupted, the file is intact")

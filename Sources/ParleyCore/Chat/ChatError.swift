@@ -12,6 +12,10 @@ public enum ChatError: Error, Equatable, Sendable {
     case systemPromptTooLong
     /// The model is not offered.
     case unknownModel(String)
+    /// More than `ChatService.maxImagesPerMessage` images came with one message.
+    case tooManyImages
+    /// Images came with a message for a model that cannot see them.
+    case modelCannotSeeImages(String)
     /// A reply is already being generated in this conversation.
     case busy
     /// A send with this request id is still running.

@@ -9,6 +9,8 @@ public struct ChatService: Sendable {
     public static let maxTitleLength = 200
     /// The longest system prompt accepted, in characters.
     public static let maxSystemPromptLength = 20_000
+    /// The most images one message may carry.
+    public static let maxImagesPerMessage = 4
 
     public let store: any ChatStore
     public let generations: GenerationManager
@@ -44,21 +46,23 @@ public struct ChatService: Sendable {
 
     /// Stores a user message and starts the reply; a repeated request id returns the first result
     /// (or `.requestInFlight` while that reply still runs). A conversation still under the placeholder title is
-    /// titled from the message's first words.
-    public func send(userID: UserID, conversationID: ConversationID, content: String, model: String?,
+    /// titled from the message's first words. Images (already checked by `NewImage`) need a model that can see them.
+    public func send(userID: UserID, conversationID: ConversationID, content: String, images: [NewImage] = [], model: String?,
                      requestID: String?) async throws(ChatError) -> SendResult {
         guard !content.allSatisfy(\.isWhitespace) else { throw .emptyMessage }
         guard content.count <= Self.maxMessageLength else { throw .messageTooLong }
+        guard images.count <= Self.maxImagesPerMessage else { throw .tooManyImages }
         let conversation = try await self.conversation(conversationID, userID: userID)
         if let requestID, let earlier = try await repeatedSend(conversationID: conversationID, requestID: requestID) {
             return earlier
         }
         let model = try resolveModel(model, current: conversation.model)
+        guard images.isEmpty || model.vision else { throw .modelCannotSeeImages(model.id) }
         let provisionalTitle = conversation.title == ConversationTitle.placeholder ? ConversationTitle.fromFirstMessage(content) : nil
         do {
             var userMessageID: MessageID?
             let job = try await generations.start(conversationID: conversationID) {
-                let exchange = try await store.beginExchange(conversationID: conversationID, userContent: content,
+                let exchange = try await store.beginExchange(conversationID: conversationID, userContent: content, images: images,
                                                              requestID: requestID, model: model.id)
                 userMessageID = exchange.userMessage?.id
                 var job = makeJob(for: conversation, model: model, exchange: exchange)
@@ -106,6 +110,11 @@ public struct ChatService: Sendable {
     public func stop(userID: UserID, conversationID: ConversationID) async throws(ChatError) {
         _ = try await conversation(conversationID, userID: userID)
         generations.stop(conversationID: conversationID)
+    }
+
+    /// One of the user's images, with its bytes; nil when there is no such image of theirs.
+    public func attachment(id: AttachmentID, userID: UserID) async throws(ChatError) -> AttachmentContent? {
+        try await storing { try await store.attachment(id: id, userID: userID) }
     }
 
     /// Renames the user's conversation.

@@ -1,6 +1,14 @@
 /// Fits a conversation into a model's context window, dropping the oldest turns first.
 public enum ContextWindow {
     /// A rough token count: about four characters a token, as providers' tokenizers average on prose.
+    /// What an image is counted as (vendors charge roughly 500 to 1,600 tokens for a picture of usual size).
+    public static let tokensPerImage = 1_000
+
+    /// The estimated size of a turn: its text and its images.
+    public static func estimatedTokens(_ turn: ChatTurn) -> Int {
+        estimatedTokens(turn.content) + turn.images.count * tokensPerImage
+    }
+
     public static func estimatedTokens(_ text: String) -> Int {
         (text.utf8.count + 3) / 4
     }
@@ -17,7 +25,7 @@ public enum ContextWindow {
         }
         var kept: [ChatTurn] = []
         for turn in history.reversed() {
-            let cost = estimatedTokens(turn.content) + overheadPerTurn
+            let cost = estimatedTokens(turn) + overheadPerTurn
             guard cost <= budget else { break }
             budget -= cost
             kept.append(turn)

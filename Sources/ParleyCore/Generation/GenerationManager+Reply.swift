@@ -37,8 +37,9 @@ extension GenerationManager {
         } catch let failure {
             return .failed(failure)
         }
-        let promptTokens = request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1.content) }
+        let promptTokens = request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1) }
         generation.state.withLock { $0.estimatedPromptTokens = promptTokens }
+        if job.model.generatesImages { return await drawImage(for: generation, prompt: request.turns.last { $0.role == .user }?.content ?? "") }
         var model = job.model
         guard var provider = catalog.provider(for: model) else {
             return .failed(ProviderError.missingKey(provider: model.providerID).reason)
@@ -86,9 +87,12 @@ extension GenerationManager {
             logger.error("reading the conversation failed", metadata: ["error": "\(error)"])
             throw FailureReason(code: "internal_error", message: "Parley could not read this conversation.")
         }
-        let turns = history
-            .filter { $0.id < job.assistantMessageID && $0.role != .system && !$0.content.isEmpty }
-            .map { ChatTurn(role: $0.role, content: $0.content) }
+        let earlier = history.filter { $0.id < job.assistantMessageID && $0.role != .system && !$0.content.isEmpty }
+        let images = try await imagesToSend(of: earlier, job: job)
+        let turns = earlier.map { message in
+            ChatTurn(role: message.role, content: message.content,
+                     images: (images[message.id] ?? []).map { TurnImage(contentType: $0.attachment.format.contentType, bytes: $0.bytes) })
+        }
         do {
             let fitted = try ContextWindow.fit(systemPrompt: job.systemPrompt, history: turns,
                                                window: job.model.contextWindow, reserve: settings.replyReserve)
@@ -98,8 +102,20 @@ extension GenerationManager {
         }
     }
 
+    /// The images of the user's messages, with their bytes, when the model can see them (none otherwise).
+    private func imagesToSend(of messages: [Message], job: GenerationJob) async throws(FailureReason) -> [MessageID: [AttachmentContent]] {
+        let withImages = messages.filter { $0.role == .user && !$0.attachments.isEmpty }.map(\.id)
+        guard job.model.vision, !withImages.isEmpty else { return [:] }
+        do {
+            return try await store.attachmentContents(messageIDs: withImages, userID: job.userID)
+        } catch {
+            logger.error("reading the conversation's images failed", metadata: ["error": "\(error)"])
+            throw FailureReason(code: "internal_error", message: "Parley could not read this conversation's images.")
+        }
+    }
+
     /// Takes one chunk from the provider: text goes out at once if the last event is old enough, else on the next tick.
-    private func receive(_ chunk: CompletionChunk, for generation: Generation) {
+    func receive(_ chunk: CompletionChunk, for generation: Generation) {
         switch chunk {
         case .text(let text) where !text.isEmpty:
             generation.receive(text)

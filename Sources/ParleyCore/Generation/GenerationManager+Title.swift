@@ -8,7 +8,8 @@ extension GenerationManager {
     /// Asks the reply's model for a short title of a conversation's first exchange and puts it in place of the
     /// provisional one, unless the user renamed the conversation meanwhile; any failure keeps the provisional title.
     func improveTitle(of job: GenerationJob, model: ModelInfo, answer: String) async {
-        guard settings.modelTitles, let provisional = job.provisionalTitle, model.providerID != ModelInfo.demoProviderID,
+        guard settings.modelTitles, !model.generatesImages, let provisional = job.provisionalTitle,
+              model.providerID != ModelInfo.demoProviderID,
               let provider = catalog.provider(for: model),
               let question = try? await store.messages(conversationID: job.conversationID, userID: job.userID,
                                                        afterID: nil, limit: 1).items.first?.content else { return }

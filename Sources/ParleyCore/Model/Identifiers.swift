@@ -4,3 +4,5 @@ public typealias UserID = Int64
 public typealias ConversationID = Int64
 /// The row id of a message.
 public typealias MessageID = Int64
+/// The row id of an attachment (an uploaded or generated image).
+public typealias AttachmentID = Int64

@@ -64,11 +64,13 @@ public struct Message: Sendable, Equatable {
     public var usage: Usage
     public var failure: FailureReason?
     public var createdAt: Date
+    /// The images of the message (uploaded with a user message, generated as a reply), in order, without bytes.
+    public var attachments: [Attachment]
 
     /// Creates a message value.
     public init(id: MessageID, conversationID: ConversationID, role: MessageRole, content: String,
                 status: MessageStatus, model: String, requestID: String? = nil, parentID: MessageID? = nil,
-                usage: Usage = Usage(), failure: FailureReason? = nil, createdAt: Date) {
+                usage: Usage = Usage(), failure: FailureReason? = nil, createdAt: Date, attachments: [Attachment] = []) {
         self.id = id
         self.conversationID = conversationID
         self.role = role
@@ -80,5 +82,6 @@ public struct Message: Sendable, Equatable {
         self.usage = usage
         self.failure = failure
         self.createdAt = createdAt
+        self.attachments = attachments
     }
 }

@@ -32,10 +32,13 @@ public struct ModelInfo: Sendable, Equatable {
     public var price: ModelPrice
     /// The model to try instead when this one fails before its first token (the generation's retry loop decides).
     public var fallback: String?
+    /// Whether the model draws a picture for each message (an `images/generations` model) instead of writing a reply;
+    /// its price's `output` is then per million images.
+    public var generatesImages: Bool
 
     /// Creates a model description.
     public init(id: String, upstreamID: String? = nil, providerID: String, contextWindow: Int = 128_000,
-                vision: Bool = false, price: ModelPrice = ModelPrice(), fallback: String? = nil) {
+                vision: Bool = false, price: ModelPrice = ModelPrice(), fallback: String? = nil, generatesImages: Bool = false) {
         self.id = id
         self.upstreamID = upstreamID ?? id
         self.providerID = providerID
@@ -43,5 +46,6 @@ public struct ModelInfo: Sendable, Equatable {
         self.vision = vision
         self.price = price
         self.fallback = fallback
+        self.generatesImages = generatesImages
     }
 }

@@ -50,6 +50,13 @@ public struct ShareService: Sendable {
         return SharedConversation(share: share, messages: messages)
     }
 
+    /// An image shown by the snapshot of a live link; `.notFound` otherwise.
+    public func attachment(id: AttachmentID, token: String) async throws(ShareError) -> AttachmentContent {
+        let share = try await liveShare(token: token)
+        guard let content = try await storing({ try await store.sharedAttachment(id: id, shareID: share.id) }) else { throw .notFound }
+        return content
+    }
+
     /// The user's share reached by this token, live or expired; `.notFound` when it is not the user's.
     public func ownedShare(token: String, userID: UserID) async throws(ShareError) -> Share {
         guard let share = try await storing({ try await store.share(tokenHash: tokens.digest(token)) }),

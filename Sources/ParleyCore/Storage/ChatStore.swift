@@ -32,7 +32,7 @@ public struct ReplyOutcome: Sendable, Equatable {
 }
 
 /// Conversations and messages, always scoped by their owner.
-public protocol ChatStore: Sendable {
+public protocol ChatStore: AttachmentStore {
     /// Creates a conversation.
     func createConversation(userID: UserID, title: String, model: String, systemPrompt: String) async throws(StoreError) -> Conversation
     /// The conversation if it belongs to the user.
@@ -63,11 +63,12 @@ public protocol ChatStore: Sendable {
     func message(id: MessageID, userID: UserID) async throws(StoreError) -> Message?
     /// The exchange that a send with this request id created, if any.
     func exchange(conversationID: ConversationID, requestID: String) async throws(StoreError) -> Exchange?
-    /// Writes the user message (if any) and an empty streaming assistant message in one transaction;
+    /// Writes the user message (if any) with its images and an empty streaming assistant message in one transaction;
     /// `.duplicate` when the request id was used already in this conversation. When the owner has a monthly budget,
     /// the same transaction refuses with `.budgetExceeded` once this month's spend reaches it, and with
     /// `.budgetReplyRunning` while another reply of theirs is streaming (so they cannot overspend by more than one reply).
-    func beginExchange(conversationID: ConversationID, userContent: String?, requestID: String?, model: String) async throws(StoreError) -> Exchange
+    func beginExchange(conversationID: ConversationID, userContent: String?, images: [NewImage], requestID: String?,
+                       model: String) async throws(StoreError) -> Exchange
     /// Deletes the last assistant message if it is finished, so that it can be generated again; returns the user message it answered.
     func removeLastReply(conversationID: ConversationID, userID: UserID) async throws(StoreError) -> Message?
     /// Saves the partial text of running replies, all in one transaction.
@@ -84,6 +85,12 @@ public protocol ChatStore: Sendable {
 }
 
 extension ChatStore {
+    /// Writes a text-only user message (if any) and an empty streaming assistant message in one transaction.
+    public func beginExchange(conversationID: ConversationID, userContent: String?, requestID: String?,
+                              model: String) async throws(StoreError) -> Exchange {
+        try await beginExchange(conversationID: conversationID, userContent: userContent, images: [], requestID: requestID, model: model)
+    }
+
     /// The user's conversations that are not archived, pinned ones first, then newest activity first.
     public func conversations(userID: UserID, before: ConversationID?, limit: Int) async throws(StoreError) -> Page<Conversation> {
         try await conversations(userID: userID, before: before, limit: limit, archived: false)

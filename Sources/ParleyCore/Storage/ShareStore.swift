@@ -31,6 +31,8 @@ public protocol ShareStore: Sendable {
     func messages(shareID: ShareID) async throws(StoreError) -> [Message]
     /// Counts one view of a share.
     func recordView(shareID: ShareID) async throws(StoreError)
+    /// An attachment shown by a share's snapshot, with its bytes.
+    func sharedAttachment(id: AttachmentID, shareID: ShareID) async throws(StoreError) -> AttachmentContent?
     /// The user's shares, newest first.
     func shares(userID: UserID) async throws(StoreError) -> [Share]
     /// Deletes a share and its snapshot; `.notFound` when it is not the user's.

@@ -45,6 +45,12 @@ public struct AppError: Error, Sendable {
                       message: "The system prompt is longer than \(ChatService.maxSystemPromptLength) characters.")
         case .unknownModel(let model):
             self.init(.unprocessableContent, code: "unknown_model", message: "There is no model named “\(model)”.")
+        case .tooManyImages:
+            self.init(.unprocessableContent, code: "too_many_images",
+                      message: "A message can carry at most \(ChatService.maxImagesPerMessage) images.")
+        case .modelCannotSeeImages(let model):
+            self.init(.unprocessableContent, code: "model_cannot_see_images",
+                      message: "The model “\(model)” cannot see images. Choose a vision model, or send the message without images.")
         case .busy:
             self.init(.conflict, code: "generation_running",
                       message: "A reply is still being written in this conversation. Stop it or wait for it to finish.")

@@ -18,6 +18,8 @@ public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var identity: Identity?
     public var csrfToken = ""
+    /// Set when the CSRF check of a multipart upload is left to the form reader (the token is a field of the body).
+    var csrfCheckedByUploadForm = false
     public let remoteAddress: String
 
     /// Creates the context of a new request.

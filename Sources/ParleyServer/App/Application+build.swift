@@ -38,7 +38,8 @@ public func buildApplication(settings: ServerSettings,
                              tokens: DigestShareTokens(), logger: logger),
         sessions: await SessionAuthority(secret: secret, accounts: accounts, lifetime: settings.sessionLifetime),
         hasher: PasswordHasher(cost: settings.bcryptCost), throttle: LoginThrottle(),
-        pages: try await PageRenderer(templatesDirectory: settings.templatesDirectory, catalog: catalog))
+        pages: try await PageRenderer(templatesDirectory: settings.templatesDirectory, catalog: catalog,
+                                      assets: try StaticAssets(directory: settings.publicDirectory)))
 
     let router = buildRouter(services)
     let http = Application(
@@ -51,24 +52,25 @@ public func buildApplication(settings: ServerSettings,
                      routes: router.routes.map(\.description), logger: logger)
 }
 
-/// The routes and middleware, outermost first: the request log, security headers, request metrics, error pages;
-/// then, for every route but the health and metrics probes (which have no users), static files, identity and CSRF.
+/// The routes and middleware, outermost first: the request log, gzip, security headers, request metrics, error pages;
+/// then, for every route but the health and metrics probes and the static files (which have no users), identity and CSRF.
 /// (A Hummingbird router wraps each route in the middleware added before it.)
 func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.addMiddleware {
         RequestLogMiddleware()
+        CompressionMiddleware()
         SecurityHeadersMiddleware()
         MetricsMiddleware()
         ErrorMiddleware(pages: services.pages)
     }
     HealthController(database: services.database).addRoutes(to: router)
     MetricsController(generations: services.chat.generations, token: services.settings.metricsToken).addRoutes(to: router)
+    StaticAssetController(assets: services.pages.assets).addRoutes(to: router)
     router.addMiddleware {
-        FileMiddleware(services.settings.publicDirectory, urlBasePath: "/static",
-                       cacheControl: .init([(MediaType(type: .any), [.noCache])]), logger: Logger(label: "parley.static"))
         AuthenticationMiddleware(sessions: services.sessions)
         CSRFMiddleware(secureCookies: services.settings.usesSecureCookies)
+        SendThrottleMiddleware(perMinute: services.settings.sendRateLimit)
     }
     AuthController(services: services).addRoutes(to: router)
     ConversationController(services: services).addRoutes(to: router)
@@ -79,6 +81,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     ExportController(services: services).addRoutes(to: router)
     SettingsController(services: services).addRoutes(to: router)
     ShareController(services: services).addRoutes(to: router)
+    AttachmentController(services: services).addRoutes(to: router)
     let admin = router.group("admin").add(middleware: AdminOnlyMiddleware())
     let usage = SQLiteUsageStore(database: services.database)
     AdminDashboardController(services: services, usage: usage).addRoutes(to: admin)

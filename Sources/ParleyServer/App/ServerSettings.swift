@@ -38,6 +38,10 @@ public struct ServerSettings: Sendable {
     public var logLevel = Logger.Level.info
     /// When set, `/metrics` answers only requests with this bearer token.
     public var metricsToken: String?
+    /// Replies one user may start per minute (sends, regenerations, new conversations); nil means unlimited.
+    public var sendRateLimit: Int? = 30
+    /// The largest image one upload may carry, in bytes (`PARLEY_MAX_UPLOAD_MB`).
+    public var maxUploadBytes = 20 * 1024 * 1024
     /// The environment the providers are configured from.
     public var environment: [String: String] = [:]
 
@@ -80,7 +84,16 @@ public struct ServerSettings: Sendable {
         logLevel = try read.value("PARLEY_LOG_LEVEL", expected: "trace, debug, info, notice, warning, error or critical",
                                   Logger.Level.init(rawValue:)) ?? logLevel
         metricsToken = read.text("PARLEY_METRICS_TOKEN")
+        maxUploadBytes = try read.value("PARLEY_MAX_UPLOAD_MB", expected: "a whole number of megabytes from 1 to 1024") {
+            Int($0).filter { (1...1024).contains($0) }.map { $0 * 1024 * 1024 }
+        } ?? maxUploadBytes
+        sendRateLimit = try read.value("PARLEY_SEND_RATE", expected: "a whole number of sends per minute (0: unlimited)") { text -> Int?? in
+            Int(text).filter { $0 >= 0 }.map { $0 == 0 ? nil : $0 }
+        } ?? sendRateLimit
     }
+
+    /// The limits of an image upload.
+    var uploadLimits: UploadLimits { UploadLimits(maxFileBytes: maxUploadBytes, maxFiles: ChatService.maxImagesPerMessage) }
 
     /// Whether cookies get the `Secure` flag.
     public var usesSecureCookies: Bool {

@@ -70,11 +70,12 @@ struct ConversationController {
                              "system_prompt": conversation.systemPrompt, "pinned": conversation.pinned,
                              "archived": conversation.archived] as [String: Any],
             "back": "/c/\(id)",
-            "messages": messages.map(MessageView.values),
+            "messages": messages.map { MessageView.values($0) },
             "is_streaming": streaming != nil,
             "resume_event_id": streaming.map { String(EventID(messageID: $0.id, sequence: 0).value) } ?? "",
             "has_messages": !messages.isEmpty,
             "models": modelOptions(selected: conversation.model),
+            "upload": services.settings.uploadLimits.templateValues,
             "conversations": sidebar.map { Self.listValues($0, current: id) },
             "request_id": UUID().uuidString,
         ])
@@ -111,7 +112,7 @@ struct ConversationController {
     }
 
     private func modelOptions(selected: String?) -> [[String: Any]] {
-        services.chat.catalog.models.map { ["id": $0.id, "selected": $0.id == selected] }
+        services.chat.catalog.models.map { ["id": $0.id, "selected": $0.id == selected, "vision": $0.vision] }
     }
 
     private static func listValues(_ conversation: Conversation) -> [String: Any] {

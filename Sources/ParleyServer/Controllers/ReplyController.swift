@@ -17,11 +17,10 @@ struct ReplyController {
     private func send(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        var request = request
-        let form = try await FormFields(request: &request)
+        let message = try await MessageForm.read(request, context: context, limits: services.settings.uploadLimits)
         let result = try await chatCall { () async throws(ChatError) in
-            try await services.chat.send(userID: user.id, conversationID: id, content: form["content"] ?? "",
-                                         model: form["model"], requestID: form["request_id"])
+            try await services.chat.send(userID: user.id, conversationID: id, content: message.content, images: message.images,
+                                         model: message.model, requestID: message.requestID)
         }
         return try accepted(result, request: request)
     }

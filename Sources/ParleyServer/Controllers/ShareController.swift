@@ -38,7 +38,7 @@ struct ShareController {
             throw AppError(.unprocessableContent, code: "invalid_share_options",
                            message: "Choose whether the link shows your name, and when it expires.")
         }
-        let publication = try await sharing { () async throws(ShareError) in
+        let publication = try await shareCall { () async throws(ShareError) in
             try await services.shares.publish(conversationID: id, user: user, options: ShareOptions(author: author, expiry: expiry),
                                               update: form["update"] == "1")
         }
@@ -54,7 +54,7 @@ struct ShareController {
 
     private func list(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let shares = try await sharing { () async throws(ShareError) in try await services.shares.shares(userID: user.id) }
+        let shares = try await shareCall { () async throws(ShareError) in try await services.shares.shares(userID: user.id) }
         var values: [String: Any] = ["shares": shares.map(listValues)]
         values["created_url"] = try await createdURL(request.uri.queryParameters["created"].map(String.init), userID: user.id)
         values["updated"] = request.uri.queryParameters["updated"].flatMap { Int($0) }
@@ -63,13 +63,13 @@ struct ShareController {
 
     private func show(_ context: AppRequestContext) async throws -> Response {
         let token = try Self.token(context)
-        let shared = try await sharing { () async throws(ShareError) in try await services.shares.view(token: token) }
+        let shared = try await shareCall { () async throws(ShareError) in try await services.shares.view(token: token) }
         var share: [String: Any] = ["token": token, "title": shared.share.title,
                                     "snapshot_at": shared.share.snapshotAt.formatted(.iso8601)]
         share["author"] = shared.share.authorName
         var response = services.pages.page("share", title: shared.share.title, context: context, values: [
             "share": share,
-            "messages": shared.messages.map(Self.messageValues),
+            "messages": shared.messages.map { Self.messageValues($0, token: token) },
             "noindex": true,
             "signed_in": context.identity != nil,
         ])
@@ -80,14 +80,14 @@ struct ShareController {
     private func revoke(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        try await sharing { () async throws(ShareError) in try await services.shares.revoke(shareID: id, userID: user.id) }
+        try await shareCall { () async throws(ShareError) in try await services.shares.revoke(shareID: id, userID: user.id) }
         return request.isPlainForm ? .seeOther("/shares") : Response(status: .noContent)
     }
 
     private func revokeByToken(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let token = try Self.token(context)
-        try await sharing { () async throws(ShareError) in try await services.shares.revoke(token: token, userID: user.id) }
+        try await shareCall { () async throws(ShareError) in try await services.shares.revoke(token: token, userID: user.id) }
         return request.isPlainForm ? .seeOther("/shares") : Response(status: .noContent)
     }
 
@@ -98,7 +98,7 @@ struct ShareController {
             guard request.isPlainForm else { throw AppError.unauthenticated }
             return .seeOther(LocalRedirect.login(returningTo: "/s/\(token)"))
         }
-        let conversation = try await sharing { () async throws(ShareError) in try await services.shares.fork(token: token, userID: user.id) }
+        let conversation = try await shareCall { () async throws(ShareError) in try await services.shares.fork(token: token, userID: user.id) }
         return .seeOther("/c/\(conversation.id)")
     }
 
@@ -125,9 +125,16 @@ struct ShareController {
         return values
     }
 
-    /// A snapshot message rendered as on the conversation page; a snapshot keeps no usage, so none is shown.
-    private static func messageValues(_ message: Message) -> [String: Any] {
-        var values = MessageView.values(message)
+    /// A snapshot message rendered as on the conversation page, its images reached through the link; a snapshot
+    /// keeps no usage, so none is shown.
+    private static func messageValues(_ message: Message, token: String) -> [String: Any] {
+        var values = MessageView.values(message) { AttachmentController.sharedURL($0, token: token) }
+        if let html = values["html"] as? String {
+            values["html"] = message.attachments.reduce(html) { html, attachment in
+                html.replacingOccurrences(of: "src=\"\(AttachmentController.ownerURL(attachment))\"",
+                                          with: "src=\"\(AttachmentController.sharedURL(attachment, token: token))\"")
+            }
+        }
         values["usage"] = nil
         return values
     }
@@ -136,13 +143,5 @@ struct ShareController {
     private static func token(_ context: AppRequestContext) throws -> String {
         guard let token = context.parameters.get("token"), !token.isEmpty else { throw AppError.notFound }
         return token
-    }
-
-    private func sharing<T>(_ action: () async throws(ShareError) -> T) async throws(AppError) -> T {
-        do {
-            return try await action()
-        } catch {
-            throw AppError(error)
-        }
     }
 }

@@ -4,11 +4,15 @@ import Hummingbird
 /// Double-submit CSRF protection: a random token in an HttpOnly cookie that every state-changing request
 /// must repeat in the `csrf_token` form field or the `X-CSRF-Token` header. Bearer-token requests are exempt
 /// (a browser never adds that header by itself), and so is the JSON login, which only accepts `application/json`.
+/// A multipart post to an upload route without the header leaves the check to `UploadForm`, which finds the field in
+/// the body before it keeps any file; a multipart post anywhere else is refused.
 struct CSRFMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     static let cookieName = "parley_csrf"
     static let fieldName = "csrf_token"
     static let headerName = HTTPField.Name("X-CSRF-Token")!
+    /// The routes that read multipart bodies with `UploadForm`.
+    static let uploadRoutes: Set<String> = ["/c/{id}/messages"]
     let secureCookies: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -17,8 +21,13 @@ struct CSRFMiddleware: RouterMiddleware {
         let cookieToken = request.cookies[Self.cookieName]?.value
         context.csrfToken = cookieToken ?? RandomToken.make()
         if request.isUnsafeMethod, context.identity?.viaBearer != true, request.uri.path != "/api/login" {
-            guard let cookieToken, let sent = try await sentToken(&request),
-                  RandomToken.constantTimeEqual(cookieToken, sent) else { throw AppError.csrf }
+            if cookieToken != nil, request.headers[Self.headerName] == nil, request.multipartBoundary != nil,
+               Self.uploadRoutes.contains(context.endpointPath ?? "") {
+                context.csrfCheckedByUploadForm = true
+            } else {
+                guard let cookieToken, let sent = try await sentToken(&request),
+                      RandomToken.constantTimeEqual(cookieToken, sent) else { throw AppError.csrf }
+            }
         }
         var response = try await next(request, context)
         if cookieToken == nil {

@@ -4,8 +4,11 @@ import ParleyMarkdown
 
 /// A message as the conversation page shows it.
 enum MessageView {
-    /// The template values of a message: its markdown rendered (safely) to HTML, its status and usage.
-    static func values(_ message: Message) -> [String: Any] {
+    /// The template values of a message: its markdown rendered (safely) to HTML, its images (at the URLs `imageURL`
+    /// gives: the owner's, or a share's), its status and usage.
+    static func values(_ message: Message, imageURL: (Attachment) -> String = AttachmentController.ownerURL) -> [String: Any] {
+        // A reply's pictures (an image model's) are part of its markdown; a question's uploads are listed above it.
+        let listed = message.role == .assistant ? [] : message.attachments
         var values: [String: Any] = [
             "id": message.id,
             "role": message.role.rawValue,
@@ -17,6 +20,10 @@ enum MessageView {
             "is_partial": [.stopped, .interrupted, .error].contains(message.status),
             "model": message.model,
             "created_at": message.createdAt.formatted(.iso8601),
+            "has_attachments": !listed.isEmpty,
+            "attachments": listed.map { attachment -> [String: Any] in
+                ["url": imageURL(attachment), "name": attachment.fileName, "width": attachment.width, "height": attachment.height]
+            },
         ]
         if message.role == .assistant, message.status != .streaming {
             values["usage"] = "\(message.usage.promptTokens) in · \(message.usage.completionTokens) out"

@@ -6,11 +6,14 @@ import ParleyCore
 public struct PageRenderer: Sendable {
     let library: MustacheLibrary
     let catalog: ModelCatalog
+    /// The public files, which every page names by their fingerprinted URLs (`{{assets.app_js}}`).
+    let assets: StaticAssets
 
     /// Loads every `*.mustache` file of the templates directory.
-    public init(templatesDirectory: String, catalog: ModelCatalog) async throws {
+    public init(templatesDirectory: String, catalog: ModelCatalog, assets: StaticAssets) async throws {
         library = try await MustacheLibrary(directory: templatesDirectory)
         self.catalog = catalog
+        self.assets = assets
     }
 
     /// A full page: the named template inside the layout, with the user, CSRF token and demo banner.
@@ -20,6 +23,7 @@ public struct PageRenderer: Sendable {
         values["page_title"] = title
         values["csrf_token"] = context.csrfToken
         values["demo_banner"] = catalog.isDemoOnly
+        values["assets"] = assets.urls
         if let user = context.identity?.user {
             values["user"] = ["email": user.email, "is_admin": user.isAdmin] as [String: Any]
         }

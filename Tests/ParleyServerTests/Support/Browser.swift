@@ -8,6 +8,8 @@ struct TestResponse: Sendable {
     var status: Int
     var headers: HTTPHeaders
     var body: String
+    /// The body's bytes as received (for binary responses).
+    var bytes: [UInt8] = []
 
     /// The body decoded as JSON.
     func json() throws -> [String: Any] {
@@ -67,13 +69,18 @@ struct Browser: Sendable {
 
     /// Any request, with cookies.
     mutating func send(_ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], body: String? = nil) async throws -> TestResponse {
+        try await send(method, path, headers: headers, bytes: body.map { ByteBuffer(string: $0) })
+    }
+
+    /// Any request with a binary body, with cookies.
+    mutating func send(_ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], bytes: ByteBuffer?) async throws -> TestResponse {
         var request = HTTPClientRequest(url: server.baseURL + path)
         request.method = method
         if !cookies.isEmpty {
             request.headers.add(name: "Cookie", value: cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
         }
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        if let bytes { request.body = .bytes(bytes) }
         let response = try await server.client.execute(request, timeout: .seconds(30))
         for header in response.headers[canonicalForm: "set-cookie"] {
             let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -82,7 +89,8 @@ struct Browser: Sendable {
             if value.isEmpty || header.lowercased().contains("max-age=0") { cookies[name] = nil } else { cookies[name] = value }
         }
         let body = try await response.body.collect(upTo: 32 << 20)
-        return TestResponse(status: Int(response.status.code), headers: response.headers, body: String(buffer: body))
+        return TestResponse(status: Int(response.status.code), headers: response.headers, body: String(buffer: body),
+                            bytes: Array(body.readableBytesView))
     }
 
     /// URL-encodes form fields.

@@ -103,9 +103,7 @@ func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, dataDi
                     configure: (inout ServerSettings) -> Void = { _ in },
                     _ body: (TestServer) async throws -> Void) async throws {
     let directory = try dataDirectory ?? makeTempDirectory()
-    var clientConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-    clientConfiguration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 1000)
-    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+    let client = makeTestClient()
     do {
         try await withThrowingTaskGroup(of: Void.self) { group in
             let (mockPorts, mockReady) = AsyncStream.makeStream(of: Int.self)

@@ -1,0 +1,29 @@
+import Foundation
+import Hummingbird
+
+/// Limits how often one user may start replies (`PARLEY_SEND_RATE` per minute): a send, a regenerate or a new
+/// conversation beyond it gets 429 with `Retry-After`, before anything is read or stored.
+struct SendThrottleMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    /// The routes that can start a reply.
+    static let sendRoutes: Set<String> = ["/c", "/c/{id}/messages", "/c/{id}/regenerate", "/api/conversations/{id}/messages"]
+    private let limiter: SlidingWindowLimiter?
+
+    /// A throttle of `perMinute` sends per user; nil turns it off.
+    init(perMinute: Int?) {
+        limiter = perMinute.map { SlidingWindowLimiter(limit: $0, window: 60) }
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let limiter, request.method == .post, let route = context.endpointPath, Self.sendRoutes.contains(route),
+              let user = context.identity?.user else {
+            return try await next(request, context)
+        }
+        if let wait = limiter.admit(key: "\(user.id)") {
+            throw AppError(.tooManyRequests, code: "rate_limited",
+                           message: "You are sending messages too quickly. Try again in \(wait) seconds.",
+                           headers: [.retryAfter: String(wait)])
+        }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,44 @@
+import Hummingbird
+import ParleyCore
+
+/// A message as a browser sends it: a URL-encoded form, or a multipart one with images (checked by their bytes).
+struct MessageForm: Sendable {
+    var content: String
+    var model: String?
+    var requestID: String?
+    var images: [NewImage]
+
+    /// Reads the form of `request`; images that are not acceptable are refused with 415 (or 422 for their size).
+    static func read(_ request: Request, context: AppRequestContext, limits: UploadLimits) async throws -> MessageForm {
+        if request.multipartBoundary != nil {
+            let form = try await UploadForm.read(request, limits: limits,
+                                                 expectedCSRF: context.csrfCheckedByUploadForm ? context.csrfToken : nil)
+            let images = try form.files.map { file throws(AppError) in try NewImage(uploaded: file) }
+            return MessageForm(content: form["content"] ?? "", model: form["model"], requestID: form["request_id"], images: images)
+        }
+        var request = request
+        let form = try await FormFields(request: &request)
+        return MessageForm(content: form["content"] ?? "", model: form["model"], requestID: form["request_id"], images: [])
+    }
+}
+
+extension NewImage {
+    /// Checks an uploaded file as an image.
+    init(uploaded file: UploadedFile) throws(AppError) {
+        do {
+            try self.init(fileName: file.fileName, bytes: file.bytes)
+        } catch {
+            switch error {
+            case .unsupported:
+                throw AppError(.unsupportedMediaType, code: "unsupported_image",
+                               message: "“\(file.fileName)” is not a PNG, JPEG, WebP or GIF image.")
+            case .malformed:
+                throw AppError(.unsupportedMediaType, code: "unsupported_image",
+                               message: "“\(file.fileName)” is not a complete image: it may be damaged or cut short.")
+            case .tooLarge(let width, let height):
+                throw AppError(.unprocessableContent, code: "image_dimensions_too_large",
+                               message: "“\(file.fileName)” is \(width)×\(height) pixels; at most \(ImageInspector.maxSide) a side is accepted.")
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Crypto
+import Foundation
+import GRDB
+import ParleyCore
+
+/// Reading and writing `attachments` rows inside the stores' transactions, in one place.
+enum AttachmentRows {
+    /// The columns of an attachment without its bytes, qualified by a table alias when one is given.
+    static func metadataColumns(of alias: String? = nil) -> String {
+        ["id", "message_id", "position", "content_type", "file_name", "byte_count", "width", "height", "digest"]
+            .map { column in (alias.map { "\($0)." } ?? "") + column }.joined(separator: ", ")
+    }
+
+    /// Stores `images` as the attachments of a message, in order; returns them.
+    static func insert(_ db: Database, images: [NewImage], messageID: MessageID, conversationID: ConversationID,
+                       now: Date, firstPosition: Int = 0) throws -> [Attachment] {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO attachments (user_id, conversation_id, message_id, position, content_type, file_name, byte_count,
+                                     width, height, digest, data, created_at)
+            SELECT user_id, id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ?
+            """)
+        return try images.enumerated().map { position, image in
+            let digest = SHA256.hash(data: image.bytes).map { String(format: "%02x", $0) }.joined()
+            try statement.execute(arguments: [messageID, firstPosition + position, image.facts.format.contentType, image.fileName, image.bytes.count,
+                                              image.facts.width, image.facts.height, digest, Data(image.bytes), now, conversationID])
+            return Attachment(id: db.lastInsertedRowID, messageID: messageID, format: image.facts.format, fileName: image.fileName,
+                              byteCount: image.bytes.count, width: image.facts.width, height: image.facts.height, digest: digest)
+        }
+    }
+
+    /// Fills in the attachments of `messages` (all of one conversation, in id order) with one query.
+    static func attach(_ db: Database, to messages: inout [Message]) throws {
+        guard let first = messages.first, let last = messages.last else { return }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT \(metadataColumns()) FROM attachments
+            WHERE conversation_id = ? AND message_id BETWEEN ? AND ? ORDER BY message_id, position
+            """, arguments: [first.conversationID, first.id, last.id])
+        guard !rows.isEmpty else { return }
+        let byMessage = Dictionary(grouping: rows.map(Attachment.init(row:)), by: \.messageID)
+        for index in messages.indices { messages[index].attachments = byMessage[messages[index].id] ?? [] }
+    }
+
+    /// The user's attachments with their bytes of the given messages, grouped by message, in order.
+    static func contents(_ db: Database, messageIDs: [MessageID], userID: UserID) throws -> [MessageID: [AttachmentContent]] {
+        guard !messageIDs.isEmpty else { return [:] }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT \(metadataColumns()), data FROM attachments
+            WHERE user_id = ? AND message_id IN (\(databaseQuestionMarks(count: messageIDs.count))) ORDER BY message_id, position
+            """, arguments: StatementArguments([userID] + messageIDs))
+        return Dictionary(grouping: rows.map(AttachmentContent.init(row:)), by: \.attachment.messageID)
+    }
+}
+
+extension Attachment {
+    init(row: Row) {
+        self.init(id: row["id"], messageID: row["message_id"], format: ImageFormat(contentType: row["content_type"]) ?? .png,
+                  fileName: row["file_name"], byteCount: row["byte_count"], width: row["width"], height: row["height"],
+                  digest: row["digest"])
+    }
+}
+
+extension AttachmentContent {
+    init(row: Row) {
+        let data: Data = row["data"]
+        self.init(attachment: Attachment(row: row), bytes: [UInt8](data))
+    }
+}

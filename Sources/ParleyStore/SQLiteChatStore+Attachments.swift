@@ -1,0 +1,38 @@
+import Foundation
+import GRDB
+import ParleyCore
+
+/// The attachment side of the chat store: reads scoped by the owner, and images added to a reply.
+extension SQLiteChatStore {
+    public func attachment(id: AttachmentID, userID: UserID) async throws(StoreError) -> AttachmentContent? {
+        try await perform {
+            try await pool.read { db in
+                try Row.fetchOne(db, sql: """
+                    SELECT \(AttachmentRows.metadataColumns()), data FROM attachments WHERE id = ? AND user_id = ?
+                    """, arguments: [id, userID]).map(AttachmentContent.init(row:))
+            }
+        }
+    }
+
+    public func attachmentContents(messageIDs: [MessageID], userID: UserID) async throws(StoreError) -> [MessageID: [AttachmentContent]] {
+        try await perform {
+            try await pool.read { db in
+                try AttachmentRows.contents(db, messageIDs: messageIDs, userID: userID)
+            }
+        }
+    }
+
+    public func addAttachments(_ images: [NewImage], messageID: MessageID, userID: UserID) async throws(StoreError) -> [Attachment] {
+        try await perform {
+            try await pool.write { db in
+                guard let conversationID = try ConversationID.fetchOne(db, sql: """
+                    SELECT m.conversation_id FROM messages m JOIN conversations c ON c.id = m.conversation_id
+                    WHERE m.id = ? AND c.user_id = ?
+                    """, arguments: [messageID, userID]) else { throw StoreError.notFound }
+                let first = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM attachments WHERE message_id = ?", arguments: [messageID]) ?? 0
+                return try AttachmentRows.insert(db, images: images, messageID: messageID, conversationID: conversationID,
+                                                 now: Date(), firstPosition: first)
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import AsyncHTTPClient
+import Foundation
+import MockUpstream
+import Synchronization
+import Testing
+
+/// A data folder and an in-process mock upstream, on which real `parley serve` processes are started (and restarted);
+/// every process it started is killed when the harness ends, whatever happened.
+final class ProcessHarness: Sendable {
+    let mockPort: Int
+    let dataDirectory: String
+    let client: HTTPClient
+    /// Variables added to every server's environment.
+    let environment: [String: String]
+    private let started = Mutex<[Process]>([])
+
+    /// A harness over a running mock upstream and a data folder.
+    private init(mockPort: Int, dataDirectory: String, client: HTTPClient, environment: [String: String]) {
+        self.mockPort = mockPort
+        self.dataDirectory = dataDirectory
+        self.client = client
+        self.environment = environment
+    }
+
+    /// Starts `parley serve` on the harness's data folder; returns the process and a `TestServer` for its port.
+    func start(log: FileHandle? = nil) async throws -> (Process, TestServer) {
+        let (process, port) = try await CrashRecoveryTests.startServer(dataDirectory: dataDirectory, mockPort: mockPort,
+                                                                       environment: environment, log: log)
+        started.withLock { $0.append(process) }
+        return (process, TestServer(port: port, mockPort: mockPort, dataDirectory: dataDirectory, client: client))
+    }
+
+    /// Kills (SIGKILL) every started process that still runs.
+    fileprivate func killAll() {
+        for process in started.withLock({ $0 }) where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// Runs `body` with a fresh data folder, a mock upstream of `mock` and a client with a large connection pool;
+    /// afterwards kills the servers, stops the mock and removes the folder.
+    static func with(mock: MockUpstreamConfiguration = .init(port: 0, tokens: 60), environment: [String: String] = [:],
+                     _ body: (ProcessHarness) async throws -> Void) async throws {
+        let directory = try makeTempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let client = makeTestClient()
+        var mock = mock
+        mock.port = 0
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                let (ports, ready) = AsyncStream.makeStream(of: Int.self)
+                group.addTask { [mock] in try await MockUpstream(configuration: mock).run { ready.yield($0) } }
+                var iterator = ports.makeAsyncIterator()
+                let mockPort = try #require(await iterator.next())
+                defer { group.cancelAll() }
+                let harness = ProcessHarness(mockPort: mockPort, dataDirectory: directory, client: client,
+                                             environment: environment)
+                defer { harness.killAll() }
+                try await body(harness)
+            }
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+    }
+}
+
+/// An HTTP client for tests: no redirects followed, and enough connections per host for hundreds of open streams.
+func makeTestClient() -> HTTPClient {
+    var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+    configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 2000)
+    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+}
