@@ -188,6 +188,32 @@ struct ExportImportTests {
         }
     }
 
+    @Test("the settings page's plain form imports a file without JavaScript; a bad file or a missing CSRF field stores nothing")
+    func formImport() async throws {
+        try await withTestServer { server in
+            var browser = server.browser()
+            _ = try await browser.signUp("user@example.com")
+            let api = try await APIClient.signIn(server, email: "user@example.com")
+            let page = try await browser.get("/settings").body
+            #expect(page.contains(#"action="/settings/import" enctype="multipart/form-data""#))
+            let file = [(name: "conversations.json", type: "application/json", bytes: Array(Self.chatGPTFile.utf8))]
+            let forged = try await browser.postMultipart("/settings/import", fields: [], files: file, fileField: "file",
+                                                         json: false, csrf: false)
+            #expect(forged.status == 403)
+            let broken = try await browser.postMultipart("/settings/import", fields: [],
+                                                         files: [(name: "x.json", type: "application/json", bytes: Array("{nope".utf8))],
+                                                         fileField: "file", json: false)
+            #expect(broken.status == 422)
+            #expect(try await api.conversations().isEmpty)
+
+            let imported = try await browser.postMultipart("/settings/import", fields: [], files: file, fileField: "file", json: false)
+            #expect(imported.status == 303)
+            #expect(imported.location == "/settings?imported=2")
+            #expect(try await browser.get("/settings?imported=2").body.contains("Imported 2 conversations."))
+            #expect(try await api.conversations().count == 2)
+        }
+    }
+
     @Test("malformed, foreign, oversized or partly bad files are refused whole with a clear message")
     func refusedImports() async throws {
         try await withTestServer { server in

@@ -130,7 +130,7 @@ struct PageWeightTests {
     @Test("templates name every public file by a key made from its file name")
     func templateKeys() throws {
         let assets = try StaticAssets(directory: TestServer.repositoryRoot + "/Public")
-        for file in ["app.css", "app.js", "offline.js", "voice.js", "import.js", "icon.svg", "sw.js"] {
+        for file in ["app.css", "app.js", "attachments.js", "offline.js", "voice.js", "icon.svg", "sw.js"] {
             let url = try #require(assets.urls[StaticAssets.templateKey(file)], "\(file)")
             #expect(assets.asset(named: String(url.dropFirst("/static/".count)))?.fileName == file)
         }

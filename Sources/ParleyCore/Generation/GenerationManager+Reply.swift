@@ -88,18 +88,26 @@ extension GenerationManager {
             throw FailureReason(code: "internal_error", message: "Parley could not read this conversation.")
         }
         let earlier = history.filter { $0.id < job.assistantMessageID && $0.role != .system && !$0.content.isEmpty }
-        let images = try await imagesToSend(of: earlier, job: job)
+        // Images count toward the window before their bytes are read; only the kept turns' images are then loaded.
+        let sendsImages = job.model.vision
         let turns = earlier.map { message in
-            ChatTurn(role: message.role, content: message.content,
-                     images: (images[message.id] ?? []).map { TurnImage(contentType: $0.attachment.format.contentType, bytes: $0.bytes) })
+            ChatTurn(role: message.role, content: message.content, images: !sendsImages || message.role != .user ? [] :
+                        message.attachments.map { TurnImage(contentType: $0.format.contentType, bytes: []) })
         }
+        var fitted: [ChatTurn]
         do {
-            let fitted = try ContextWindow.fit(systemPrompt: job.systemPrompt, history: turns,
-                                               window: job.model.contextWindow, reserve: settings.replyReserve)
-            return CompletionRequest(model: job.model.upstreamID, turns: fitted)
+            fitted = try ContextWindow.fit(systemPrompt: job.systemPrompt, history: turns,
+                                           window: job.model.contextWindow, reserve: settings.replyReserve)
         } catch {
             throw error.reason
         }
+        // The kept turns are the latest ones: the end of `earlier`.
+        let kept = fitted.indices.filter { fitted[$0].role != .system }
+        let images = try await imagesToSend(of: Array(earlier.suffix(kept.count)), job: job)
+        for (index, message) in zip(kept, earlier.suffix(kept.count)) where !fitted[index].images.isEmpty {
+            fitted[index].images = (images[message.id] ?? []).map { TurnImage(contentType: $0.attachment.format.contentType, bytes: $0.bytes) }
+        }
+        return CompletionRequest(model: job.model.upstreamID, turns: fitted)
     }
 
     /// The images of the user's messages, with their bytes, when the model can see them (none otherwise).

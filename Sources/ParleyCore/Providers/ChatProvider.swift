@@ -14,7 +14,7 @@ public struct TurnImage: Sendable, Equatable {
 public struct ChatTurn: Sendable, Equatable {
     public var role: MessageRole
     public var content: String
-    /// Images attached to the turn; providers do not send them yet.
+    /// Images attached to the turn (sent to vision models only).
     public var images: [TurnImage]
 
     /// Creates a turn.

@@ -8,7 +8,9 @@ struct SettingsController {
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
-        router.get("/settings") { _, context in try await page(context) }
+        router.get("/settings") { request, context in
+            try await page(context, imported: request.uri.queryParameters["imported"].flatMap { Int($0) })
+        }
         router.post("/settings/import") { request, context in try await importFile(request, context) }
         router.post("/settings/delete-account") { request, context in try await deleteAccount(request, context) }
     }
@@ -19,21 +21,33 @@ struct SettingsController {
         var conversationIds: [ConversationID]
     }
 
-    private func page(_ context: AppRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func page(_ context: AppRequestContext, imported: Int? = nil, error: String? = nil,
+                      status: HTTPResponse.Status = .ok) async throws -> Response {
         let user = try context.requireUser()
         let budget = try await chatCall { () async throws(ChatError) in try await services.chat.budgetStatus(userID: user.id) }
         var values: [String: Any] = ["max_import_megabytes": ImportReader.maxBytes / (1024 * 1024), "usage": BudgetNotice.values(budget)]
         values["error"] = error
+        values["imported"] = imported.map { ["count": $0, "plural": $0 != 1] }
         return services.pages.page("settings", title: "Settings", context: context, values: values, status: status)
     }
 
-    /// Imports a Parley export or ChatGPT's `conversations.json`, sent as the raw `application/json` body; all or nothing.
+    /// Imports a Parley export or ChatGPT's `conversations.json`, all or nothing: the settings page's form (multipart,
+    /// the `file` field; answered with the page and a notice), or a script's raw `application/json` body (answered 201).
     private func importFile(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let body = try await request.jsonBody(limit: ImportReader.maxBytes)
-        let transcripts = try ImportReader.transcripts(from: Data(body.readableBytesView),
-                                                       defaultModel: services.chat.catalog.defaultModel?.id ?? "")
+        let file: Data
+        if request.multipartBoundary != nil {
+            let limits = UploadLimits(fileField: "file", maxFileBytes: ImportReader.maxBytes, maxFiles: 1)
+            let form = try await UploadForm.read(request, limits: limits,
+                                                 expectedCSRF: context.csrfCheckedByUploadForm ? context.csrfToken : nil)
+            guard let chosen = form.files.first else { throw AppError.malformed("Choose a file to import.") }
+            file = Data(chosen.bytes)
+        } else {
+            file = Data(try await request.jsonBody(limit: ImportReader.maxBytes).readableBytesView)
+        }
+        let transcripts = try ImportReader.transcripts(from: file, defaultModel: services.chat.catalog.defaultModel?.id ?? "")
         let imported = try await services.chat.store.importTranscripts(transcripts, userID: user.id)
+        if request.isPlainForm { return .seeOther("/settings?imported=\(imported.count)") }
         return try .json(ImportResult(imported: imported.count, conversationIds: imported.map(\.id)), status: .created)
     }
 

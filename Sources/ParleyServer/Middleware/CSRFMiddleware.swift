@@ -12,7 +12,7 @@ struct CSRFMiddleware: RouterMiddleware {
     static let fieldName = "csrf_token"
     static let headerName = HTTPField.Name("X-CSRF-Token")!
     /// The routes that read multipart bodies with `UploadForm`.
-    static let uploadRoutes: Set<String> = ["/c/{id}/messages"]
+    static let uploadRoutes: Set<String> = ["/c/{id}/messages", "/settings/import"]
     let secureCookies: Bool
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

@@ -10,13 +10,11 @@ struct UploadedFile: Sendable {
     var bytes: [UInt8]
 }
 
-/// The text fields and `image` files of a `multipart/form-data` body, read part by part as the body streams in:
+/// The text fields and files of a `multipart/form-data` body, read part by part as the body streams in:
 /// a request over its limits is refused (413, or 422 for too many images) as soon as that is known, without reading
 /// the rest. When the CSRF check was left to the form (a browser's multipart post), the `csrf_token` field must come
 /// before any file and match, else 403 before any file byte is kept.
 struct UploadForm: Sendable {
-    /// The name of the file field.
-    static let fileField = "image"
     var fields: [String: String] = [:]
     var files: [UploadedFile] = []
 
@@ -132,8 +130,8 @@ private final class PartCollector {
         }
         let disposition = ContentDisposition(value)
         guard let fileName = disposition.fileName else { return .field(disposition.name ?? "") }
-        guard disposition.name == UploadForm.fileField else {
-            refuse(.malformed("Only “\(UploadForm.fileField)” files can be uploaded."))
+        guard disposition.name == limits.fileField else {
+            refuse(.malformed("Only “\(limits.fileField)” files can be uploaded here."))
             return .ignored
         }
         if expectedCSRF != nil, !csrfMatches {
@@ -142,7 +140,8 @@ private final class PartCollector {
         }
         if fileName.isEmpty { return .ignored }  // a file input left empty
         guard form.files.count < limits.maxFiles else {
-            refuse(AppError(ChatError.tooManyImages))
+            refuse(limits.fileField == "image" ? AppError(ChatError.tooManyImages)
+                   : AppError(.unprocessableContent, code: "too_many_files", message: "Send one file at a time."))
             return .ignored
         }
         return .file(name: fileName)
@@ -176,7 +175,7 @@ extension AppError {
     /// A 413 naming the limits.
     static func uploadTooLarge(_ limits: UploadLimits) -> AppError {
         AppError(.contentTooLarge, code: "upload_too_large",
-                 message: "An image can be at most \(limits.maxFileBytes / (1024 * 1024)) MB, and a message can carry "
-                     + "\(limits.maxFiles) of them.")
+                 message: "A file can be at most \(limits.maxFileBytes / (1024 * 1024)) MB"
+                     + (limits.maxFiles > 1 ? ", and \(limits.maxFiles) can be sent at once." : "."))
     }
 }

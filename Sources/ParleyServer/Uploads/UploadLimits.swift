@@ -1,8 +1,11 @@
-/// How much a multipart upload may carry: bytes per image, images per request, and bytes of text fields.
+/// What a multipart upload may carry: the name of its file field, bytes per file, files per request, and bytes of
+/// text fields.
 struct UploadLimits: Sendable {
-    /// The largest image accepted, in bytes (`PARLEY_MAX_UPLOAD_MB`).
+    /// The name of the file field (`image` for a message's images).
+    var fileField = "image"
+    /// The largest file accepted, in bytes (`PARLEY_MAX_UPLOAD_MB` for images).
     var maxFileBytes: Int
-    /// The most images one request may carry.
+    /// The most files one request may carry.
     var maxFiles: Int
     /// The text fields' bytes together (a message of 100,000 characters fits).
     var maxFieldBytes = 1024 * 1024

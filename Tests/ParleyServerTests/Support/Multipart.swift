@@ -38,11 +38,11 @@ enum Fixtures {
 extension Browser {
     /// Posts a multipart form with the CSRF field first (as the composer does), answering like a script (JSON) or a form.
     mutating func postMultipart(_ path: String, fields: [(String, String)], files: [(name: String, type: String, bytes: [UInt8])],
-                                json: Bool = true, csrf: Bool = true) async throws -> TestResponse {
+                                fileField: String = "image", json: Bool = true, csrf: Bool = true) async throws -> TestResponse {
         var body = MultipartBody()
         if csrf, let token = csrfToken { body.fields.append(("csrf_token", token)) }
         body.fields += fields
-        body.files = files.map { (field: "image", name: $0.name, type: $0.type, bytes: $0.bytes) }
+        body.files = files.map { (field: fileField, name: $0.name, type: $0.type, bytes: $0.bytes) }
         var headers = [("Content-Type", body.contentType)]
         if json { headers.append(("Accept", "application/json")) }
         return try await send(.POST, path, headers: headers, bytes: body.bytes)
