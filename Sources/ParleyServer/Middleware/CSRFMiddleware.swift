@@ -2,7 +2,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Double-submit CSRF protection: a random token in an HttpOnly cookie that every state-changing request
-/// must repeat in the `csrf_token` form field or the `X-CSRF-Token` header. Bearer-token requests are exempt
+/// must repeat in the `csrf_token` form field or the `X-CSRF-Token` header (pages carry it masked afresh each time,
+/// see `CSRFTokenMask`). Bearer-token requests are exempt
 /// (a browser never adds that header by itself), and so is the JSON login, which only accepts `application/json`.
 /// A multipart post to an upload route without the header leaves the check to `UploadForm`, which finds the field in
 /// the body before it keeps any file; a multipart post anywhere else is refused.
@@ -26,7 +27,7 @@ struct CSRFMiddleware: RouterMiddleware {
                 context.csrfCheckedByUploadForm = true
             } else {
                 guard let cookieToken, let sent = try await sentToken(&request),
-                      RandomToken.constantTimeEqual(cookieToken, sent) else { throw AppError.csrf }
+                      CSRFTokenMask.matches(sent, token: cookieToken) else { throw AppError.csrf }
             }
         }
         var response = try await next(request, context)

@@ -21,7 +21,7 @@ public struct PageRenderer: Sendable {
               status: HTTPResponse.Status = .ok) -> Response {
         var values = values
         values["page_title"] = title
-        values["csrf_token"] = context.csrfToken
+        values["csrf_token"] = CSRFTokenMask.mask(context.csrfToken)
         values["demo_banner"] = catalog.isDemoOnly
         values["assets"] = assets.urls
         if let user = context.identity?.user {

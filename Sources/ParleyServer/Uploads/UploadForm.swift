@@ -149,7 +149,7 @@ private final class PartCollector {
 
     private var csrfMatches: Bool {
         guard let expectedCSRF, let sent = form.fields[CSRFMiddleware.fieldName] else { return false }
-        return RandomToken.constantTimeEqual(expectedCSRF, sent)
+        return CSRFTokenMask.matches(sent, token: expectedCSRF)
     }
 
     private func refuse(_ error: AppError) {
