@@ -206,3 +206,16 @@ import Testing
         #expect(ProviderError.contextTooLong.reason.code == "context_too_long")
     }
 }
+
+/// The gap between token events widens with load, within its bounds.
+@Suite struct CoalescingTests {
+    @Test func theGapStaysShortUntilManyRepliesRunThenWidensUpToItsCap() {
+        let settings = GenerationSettings()
+        #expect(settings.coalesceInterval(running: 0) == .milliseconds(30))
+        #expect(settings.coalesceInterval(running: 120) == .milliseconds(30))
+        #expect(settings.coalesceInterval(running: 400) == .milliseconds(100))
+        #expect(settings.coalesceInterval(running: 10_000) == .milliseconds(150))
+        let fast = GenerationSettings(coalesceInterval: .milliseconds(200), maxCoalesceInterval: .milliseconds(50))
+        #expect(fast.coalesceInterval(running: 1_000) == .milliseconds(200))  // the cap never undercuts the base
+    }
+}

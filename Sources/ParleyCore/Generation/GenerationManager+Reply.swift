@@ -143,9 +143,10 @@ extension GenerationManager {
     @discardableResult
     func emitTokens(of generation: Generation, force: Bool) -> Bool {
         let now = clock.now
+        let interval = settings.coalesceInterval(running: runningReplies.load(ordering: .relaxed))
         return generation.state.withLock { state in
             guard !state.unsent.isEmpty || (force && state.markdown.isHoldingTail) else { return true }
-            if !force, let last = state.lastTokenEvent, last.duration(to: now) < settings.coalesceInterval {
+            if !force, let last = state.lastTokenEvent, last.duration(to: now) < interval {
                 return false
             }
             let html = state.markdown.next(final: force)
@@ -200,6 +201,7 @@ extension GenerationManager {
             state.withLock { state in
                 state.channels[job.conversationID]?.frames.append(done)
                 state.running[job.assistantMessageID] = nil
+                runningReplies.subtract(1, ordering: .relaxed)
                 state.pendingTokens[job.assistantMessageID] = nil
                 state.channels[job.conversationID]?.running = nil
                 let waiters = state.channels[job.conversationID]?.takeWaiters() ?? []

@@ -16,6 +16,8 @@ public final class GenerationManager: Sendable {
     }
 
     let state = Mutex(State())
+    /// How many replies run now (read on every `token` event, so kept out of `state`'s lock).
+    let runningReplies = Atomic<Int>(0)
     let store: any ChatStore
     let catalog: ModelCatalog
     let settings: GenerationSettings
@@ -118,7 +120,7 @@ public final class GenerationManager: Sendable {
     }
 
     /// How many replies are being generated.
-    public var runningCount: Int { state.withLock { $0.running.count } }
+    public var runningCount: Int { runningReplies.load(ordering: .relaxed) }
 
     /// How many event streams are open.
     public var subscriberCount: Int { state.withLock { $0.channels.values.reduce(0) { $0 + $1.subscriberCount } } }
@@ -132,6 +134,7 @@ public final class GenerationManager: Sendable {
             channel.messageID = job.assistantMessageID
             channel.frames = []
             state.running[job.assistantMessageID] = generation
+            runningReplies.add(1, ordering: .relaxed)
             state.channels[job.conversationID] = channel
             return state.channels[job.conversationID]?.takeWaiters() ?? []
         }

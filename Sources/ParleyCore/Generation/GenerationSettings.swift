@@ -2,8 +2,11 @@
 public struct GenerationSettings: Sendable {
     /// How often the partial text of running replies is saved.
     public var flushInterval: Duration
-    /// The shortest gap between two `token` events of one reply (after the first, which goes at once).
+    /// The shortest gap between two `token` events of one reply (after the first, which goes at once) while the
+    /// server is not busy; `coalesceInterval(running:)` widens it under load.
     public var coalesceInterval: Duration
+    /// The widest gap between two `token` events, reached when many replies run at once.
+    public var maxCoalesceInterval: Duration
     /// How often a waiting event stream gets a `: heartbeat` comment.
     public var heartbeatInterval: Duration
     /// Tokens kept free in the context window for the reply.
@@ -17,14 +20,22 @@ public struct GenerationSettings: Sendable {
 
     /// Creates settings; the defaults are the product's.
     public init(flushInterval: Duration = .seconds(1), coalesceInterval: Duration = .milliseconds(30),
-                heartbeatInterval: Duration = .seconds(5), replyReserve: Int = 4096, retry: RetryPolicy = RetryPolicy(),
+                maxCoalesceInterval: Duration = .milliseconds(150), heartbeatInterval: Duration = .seconds(5), replyReserve: Int = 4096, retry: RetryPolicy = RetryPolicy(),
                 shutdownGrace: Duration = .seconds(10), modelTitles: Bool = true) {
         self.flushInterval = flushInterval
         self.coalesceInterval = coalesceInterval
+        self.maxCoalesceInterval = max(coalesceInterval, maxCoalesceInterval)
         self.heartbeatInterval = heartbeatInterval
         self.replyReserve = replyReserve
         self.retry = retry
         self.shutdownGrace = shutdownGrace
         self.modelTitles = modelTitles
+    }
+
+    /// The gap between two `token` events when `running` replies stream at once: `coalesceInterval` up to 120 of
+    /// them, then a quarter millisecond per reply, up to `maxCoalesceInterval`. Under load each event carries more
+    /// text, so rendering, framing and writing cost less per token while every reply keeps moving.
+    public func coalesceInterval(running: Int) -> Duration {
+        min(maxCoalesceInterval, max(coalesceInterval, .microseconds(250 * max(0, running))))
     }
 }
