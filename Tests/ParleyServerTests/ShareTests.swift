@@ -66,6 +66,21 @@ struct ShareTests {
         return try await database.pool.read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
     }
 
+    @Test("on a server with only the demo model, the owner sees the demo banner and a link's visitors do not")
+    func noDemoBannerForVisitors() async throws {
+        try await withTestServer(configure: { $0.environment = [:] }) { server in
+            var (owner, api) = try await Self.user(server, "owner@example.com")
+            let id = try await api.createConversation(model: "parley-demo")
+            try await Self.exchange(api, id, "Hello")
+            #expect(try await owner.get("/c/\(id)").body.contains("parley-demo</strong> model"))
+            let token = try await Self.share(&owner, id)
+            var visitor = server.browser()
+            let page = try await visitor.get("/s/\(token)")
+            #expect(page.status == 200 && page.body.contains("demo model"))  // the reply itself is shown
+            #expect(!page.body.contains("No model provider is configured"))
+        }
+    }
+
     @Test("anyone with the link reads the rendered snapshot: noindex, no link into the owner's account, views counted")
     func publicSnapshot() async throws {
         try await withTestServer(mockTokens: 20) { server in

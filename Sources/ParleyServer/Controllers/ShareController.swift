@@ -71,6 +71,7 @@ struct ShareController {
             "share": share,
             "messages": shared.messages.map { Self.messageValues($0, token: token) },
             "noindex": true,
+            "demo_banner": false,  // how this server is set up is none of a link's visitors' business
             "signed_in": context.identity != nil,
         ])
         response.headers[HTTPField.Name("X-Robots-Tag")!] = "noindex"

@@ -16,13 +16,14 @@ public struct PageRenderer: Sendable {
         self.assets = assets
     }
 
-    /// A full page: the named template inside the layout, with the user, CSRF token and demo banner.
+    /// A full page: the named template inside the layout, with the user, CSRF token and demo banner (unless `values`
+    /// turns it off).
     func page(_ template: String, title: String, context: AppRequestContext, values: [String: Any] = [:],
               status: HTTPResponse.Status = .ok) -> Response {
         var values = values
         values["page_title"] = title
         values["csrf_token"] = CSRFTokenMask.mask(context.csrfToken)
-        values["demo_banner"] = catalog.isDemoOnly
+        values["demo_banner"] = (values["demo_banner"] as? Bool ?? true) && catalog.isDemoOnly
         values["assets"] = assets.urls
         if let user = context.identity?.user {
             values["user"] = ["email": user.email, "is_admin": user.isAdmin] as [String: Any]
