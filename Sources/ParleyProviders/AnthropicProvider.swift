@@ -38,6 +38,7 @@ public struct AnthropicProvider: ChatProvider {
 struct AnthropicStreamDecoder: StreamDecoder {
     private let decoder = JSONDecoder()
     private var promptTokens = 0
+    private var cachedPromptTokens = 0
     private var stopReason: String?
     private var finished = false
 
@@ -50,10 +51,12 @@ struct AnthropicStreamDecoder: StreamDecoder {
             if let text = event.delta?.text { chunks.append(.text(text)) }
         case "message_start":
             promptTokens = event.message?.usage?.promptTokens ?? 0
+            cachedPromptTokens = event.message?.usage?.cacheReadInputTokens ?? 0
         case "message_delta":
             stopReason = event.delta?.stopReason ?? stopReason
             if let usage = event.usage {
-                chunks.append(.usage(promptTokens: usage.promptTokens ?? promptTokens, completionTokens: usage.outputTokens ?? 0))
+                chunks.append(.usage(promptTokens: usage.promptTokens ?? promptTokens, completionTokens: usage.outputTokens ?? 0,
+                                     cachedPromptTokens: usage.cacheReadInputTokens ?? cachedPromptTokens))
             }
         case "message_stop":
             finished = true

@@ -11,6 +11,8 @@ struct ChatCompletionChunk: Equatable {
     struct TokenUsage: Equatable {
         var promptTokens: Int?
         var completionTokens: Int?
+        /// `prompt_tokens_details.cached_tokens`: the part of the prompt read from the prompt cache.
+        var cachedTokens: Int?
     }
 
     var choices: [Choice]?
@@ -67,6 +69,12 @@ struct ChatCompletionChunk: Equatable {
             switch key {
             case "prompt_tokens": usage.promptTokens = try cursor.readNull() ? nil : cursor.readInt()
             case "completion_tokens": usage.completionTokens = try cursor.readNull() ? nil : cursor.readInt()
+            case "prompt_tokens_details":
+                guard try !cursor.readNull() else { return }
+                try cursor.readObject { cursor, key in
+                    guard key == "cached_tokens" else { return try cursor.skipValue() }
+                    usage.cachedTokens = try cursor.readNull() ? nil : cursor.readInt()
+                }
             default: try cursor.skipValue()
             }
         }

@@ -61,7 +61,8 @@ struct GeminiStreamDecoder: StreamDecoder {
         // Early chunks may carry only the prompt's count; the reply's comes with (or after) the finish reason.
         if let usage = response.usageMetadata, usage.candidatesTokenCount != nil || finishReason != nil {
             chunks.append(.usage(promptTokens: usage.promptTokenCount ?? 0,
-                                 completionTokens: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0)))
+                                 completionTokens: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
+                                 cachedPromptTokens: usage.cachedContentTokenCount ?? 0))
         }
     }
 
@@ -107,6 +108,7 @@ private struct GenerateContentResponse: Decodable {
         var promptTokenCount: Int?
         var candidatesTokenCount: Int?
         var thoughtsTokenCount: Int?
+        var cachedContentTokenCount: Int?
     }
     struct PromptFeedback: Decodable { var blockReason: String? }
     struct ErrorStatus: Decodable { var code: Int? }

@@ -73,7 +73,8 @@ struct OpenAIStreamDecoder: StreamDecoder {
         case nil: break
         }
         if let usage = chunk.usage {
-            chunks.append(.usage(promptTokens: usage.promptTokens ?? 0, completionTokens: usage.completionTokens ?? 0))
+            chunks.append(.usage(promptTokens: usage.promptTokens ?? 0, completionTokens: usage.completionTokens ?? 0,
+                                 cachedPromptTokens: usage.cachedTokens ?? 0))
         }
     }
 

@@ -59,7 +59,7 @@ import Testing
             ("message_delta", #"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7}}"#),
             ("message_stop", #"{"type":"message_stop"}"#),
         ])
-        #expect(chunks == [.text("Hi"), .text(" there"), .usage(promptTokens: 115, completionTokens: 7)])
+        #expect(chunks == [.text("Hi"), .text(" there"), .usage(promptTokens: 115, completionTokens: 7, cachedPromptTokens: 100)])
         #expect(finish == nil)
     }
 

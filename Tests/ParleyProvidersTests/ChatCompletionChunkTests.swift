@@ -13,15 +13,18 @@ import Testing
             var finish_reason: String?
         }
         struct TokenUsage: Decodable {
+            struct Details: Decodable { var cached_tokens: Int? }
             var prompt_tokens: Int?
             var completion_tokens: Int?
+            var prompt_tokens_details: Details?
         }
         var choices: [Choice]?
         var usage: TokenUsage?
 
         var chunk: (choices: [ChatCompletionChunk.Choice]?, usage: ChatCompletionChunk.TokenUsage?) {
             (choices?.map { ChatCompletionChunk.Choice(content: $0.delta?.content, finishReason: $0.finish_reason) },
-             usage.map { ChatCompletionChunk.TokenUsage(promptTokens: $0.prompt_tokens, completionTokens: $0.completion_tokens) })
+             usage.map { ChatCompletionChunk.TokenUsage(promptTokens: $0.prompt_tokens, completionTokens: $0.completion_tokens,
+                                                        cachedTokens: $0.prompt_tokens_details?.cached_tokens) })
         }
     }
 
@@ -32,6 +35,8 @@ import Testing
         #"{"choices":[{"delta":{"content":"caf\u00e9 \ud83d\ude00 \u4e2d 日本 😀"}}]}"#,
         #"{"choices":[{"delta":{},"finish_reason":"stop"}],"usage":null}"#,
         #"{"choices":[],"usage":{"prompt_tokens":12,"completion_tokens":340,"total_tokens":352,"prompt_tokens_details":{"cached_tokens":0}}}"#,
+        #"{"usage":{"prompt_tokens":2006,"completion_tokens":300,"prompt_tokens_details":{"cached_tokens":1920,"audio_tokens":0}}}"#,
+        #"{"usage":{"prompt_tokens":5,"completion_tokens":1,"prompt_tokens_details":null}}"#,
         #"{"choices":[{"delta":null,"finish_reason":"length"}]}"#,
         #"{"choices":null}"#,
         #"  {  "choices" : [ { "delta" : { "content" : "spaced" } , "logprobs" : null } ] }  "#,
@@ -47,7 +52,7 @@ import Testing
         #"{"choices":[{"delta":{"content":"bad \x escape"}}]}"#, #"{"choices":[{"delta":{"content":"\u12"}}]}"#,
         #"{"choices":[{"delta":{"content":"a"}}]} trailing"#, #"{"choices":[{"delta":{"content":"a"}},]}"#,
         "{\"choices\":[{\"delta\":{\"content\":\"raw \n newline\"}}]}", #"{"a":tru}"#, #"{"a":01x}"#, #"{"a" "b"}"#,
-        #"{"choices":[{"finish_reason":7}]}"#, #"{"choices":[{"delta":{"content":"\ud83d"}}]}"#,
+        #"{"choices":[{"finish_reason":7}]}"#, #"{"usage":{"prompt_tokens_details":{"cached_tokens":"9"}}}"#, #"{"choices":[{"delta":{"content":"\ud83d"}}]}"#,
     ]
 
     @Test(arguments: valid)

@@ -52,9 +52,10 @@ import Testing
             #"{"candidates":[{"content":{"parts":[{"text":"thinking...","thought":true}],"role":"model"}}],"usageMetadata":{"promptTokenCount":8}}"#,
             #"{"candidates":[{"content":{"parts":[{"text":"Hello"},{"text":" world"}],"role":"model"}}],"usageMetadata":{"promptTokenCount":8}}"#,
             #"{"candidates":[{"content":{"parts":[{"text":"!"}],"role":"model"},"finishReason":"STOP"}],"#
-                + #""usageMetadata":{"promptTokenCount":8,"candidatesTokenCount":3,"thoughtsTokenCount":20,"totalTokenCount":31}}"#,
+                + #""usageMetadata":{"promptTokenCount":8,"candidatesTokenCount":3,"thoughtsTokenCount":20,"totalTokenCount":31,"#
+                + #""cachedContentTokenCount":6}}"#,
         ])
-        #expect(chunks == [.text("Hello"), .text(" world"), .text("!"), .usage(promptTokens: 8, completionTokens: 23)])
+        #expect(chunks == [.text("Hello"), .text(" world"), .text("!"), .usage(promptTokens: 8, completionTokens: 23, cachedPromptTokens: 6)])
         #expect(finish == nil)
     }
 

@@ -19,7 +19,7 @@ final class Generation: Sendable {
         var sequence: Int64 = 0
         var lastTokenEvent: ContinuousClock.Instant?
         var savedLength = 0
-        var providerUsage: (prompt: Int, completion: Int)?
+        var providerUsage: Usage?
         var stopCause: StopCause?
         var estimatedPromptTokens = 0
         var streaming: Task<StreamEnd, Never>?

@@ -31,7 +31,7 @@ extension GenerationManager {
             return .failed(FailureReason(code: "internal_error", message: "Parley could not store the picture."))
         }
         let caption = picture.revisedPrompt.map { "\n\n" + Self.escapedMarkdown($0) } ?? ""
-        generation.state.withLock { $0.providerUsage = (0, 1) }
+        generation.state.withLock { $0.providerUsage = Usage(completionTokens: 1) }
         receive(.text("![Generated image](/attachments/\(stored[0].id))" + caption), for: generation)
         return .completed
     }

@@ -132,8 +132,10 @@ extension GenerationManager {
             }
         case .text:
             break
-        case .usage(let prompt, let completion):
-            generation.state.withLock { $0.providerUsage = (prompt, completion) }
+        case .usage(let prompt, let completion, let cached):
+            generation.state.withLock {
+                $0.providerUsage = Usage(promptTokens: prompt, cachedPromptTokens: cached, completionTokens: completion)
+            }
         }
     }
 
@@ -215,8 +217,7 @@ extension GenerationManager {
     }
 
     /// The provider's token counts when it sent them, else an estimate flagged as such (the store prices them).
-    private func usage(text: String, reported: (prompt: Int, completion: Int)?, estimatedPrompt: Int) -> Usage {
-        Usage(promptTokens: reported?.prompt ?? estimatedPrompt,
-              completionTokens: reported?.completion ?? ContextWindow.estimatedTokens(text), estimated: reported == nil)
+    private func usage(text: String, reported: Usage?, estimatedPrompt: Int) -> Usage {
+        reported ?? Usage(promptTokens: estimatedPrompt, completionTokens: ContextWindow.estimatedTokens(text), estimated: true)
     }
 }

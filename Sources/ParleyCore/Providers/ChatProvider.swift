@@ -42,8 +42,8 @@ public struct CompletionRequest: Sendable, Equatable {
 public enum CompletionChunk: Sendable, Equatable {
     /// New reply text.
     case text(String)
-    /// The provider's own token counts.
-    case usage(promptTokens: Int, completionTokens: Int)
+    /// The provider's own token counts; `cachedPromptTokens` is the part of the prompt read from its prompt cache.
+    case usage(promptTokens: Int, completionTokens: Int, cachedPromptTokens: Int = 0)
 }
 
 /// An upstream that streams completions (OpenAI-compatible, Anthropic, Gemini, the demo).
