@@ -16,11 +16,17 @@ actor MockStats {
     private var aborted = 0
     private var lastRequest: String?
     private var rateLimitedRequests = 0
+    private var modelListRequests = 0
 
     /// Counts a chat request and remembers its body (nil when it was not JSON).
     func received(body: String?) {
         requests += 1
         lastRequest = body
+    }
+
+    /// Counts a `GET /v1/models`.
+    func listedModels() {
+        modelListRequests += 1
     }
 
     /// Counts a `mock-429` request and says whether it must be refused (the 1st, 3rd, 5th...).
@@ -51,12 +57,13 @@ actor MockStats {
 
     /// Zeroes every counter and forgets the last request.
     func reset() {
-        (requests, open, completed, aborted, rateLimitedRequests) = (0, 0, 0, 0, 0)
+        (requests, open, completed, aborted, rateLimitedRequests, modelListRequests) = (0, 0, 0, 0, 0, 0)
         lastRequest = nil
     }
 
     /// The `/stats` JSON object; `last_request` is embedded as a JSON value.
     func json() -> String {
-        #"{"requests":\#(requests),"open":\#(open),"completed":\#(completed),"aborted":\#(aborted),"last_request":\#(lastRequest ?? "null")}"#
+        #"{"requests":\#(requests),"open":\#(open),"completed":\#(completed),"aborted":\#(aborted),"#
+            + #""model_list_requests":\#(modelListRequests),"last_request":\#(lastRequest ?? "null")}"#
     }
 }

@@ -37,7 +37,10 @@ public struct MockUpstream: Sendable {
         router.post("v1/chat/completions") { await openAI.respond(to: $0, context: $1) }
         router.post("v1/messages") { await anthropic.respond(to: $0, context: $1) }
         router.post("v1beta/models/{modelAction}") { await gemini.respond(to: $0, context: $1) }
-        router.get("v1/models") { _, _ in Self.json(OpenAIWire.modelList) }
+        router.get("v1/models") { _, _ in
+            await stats.listedModels()
+            return Self.json(OpenAIWire.modelList)
+        }
         router.get("stats") { _, _ in Self.json(await stats.json()) }
         router.post("stats/reset") { _, _ in
             await stats.reset()

@@ -146,7 +146,7 @@ public struct ProviderSetup: Sendable {
         for provider in providers {
             switch listed[provider.id] {
             case .success(let ids):
-                catalog.addModels(ids.map { ModelInfo(id: $0, providerID: provider.id) })
+                catalog.setDiscoveredModels(ids.map { ModelInfo(id: $0, providerID: provider.id) }, providerID: provider.id)
                 logger.info("discovered models", metadata: ["provider": "\(provider.id)", "count": "\(ids.count)"])
             case .failure(let error):
                 logger.warning("model discovery failed", metadata: ["provider": "\(provider.id)", "error": "\(error)"])

@@ -219,3 +219,19 @@ import Testing
         #expect(fast.coalesceInterval(running: 1_000) == .milliseconds(200))  // the cap never undercuts the base
     }
 }
+
+/// The catalog follows a provider's model list: new models are offered, withdrawn ones dropped, configured ones kept.
+@Suite struct ModelCatalogTests {
+    @Test func aRefreshedListAddsNewModelsAndWithdrawsOnlyDiscoveredOnes() {
+        let configured = ModelInfo(id: "configured", providerID: "local", vision: true)
+        let catalog = ModelCatalog(models: [configured], providers: [:], isDemoOnly: false)
+        catalog.setDiscoveredModels(["configured", "a", "b"].map { ModelInfo(id: $0, providerID: "local") }, providerID: "local")
+        #expect(catalog.models.map(\.id) == ["configured", "a", "b"])
+        #expect(catalog.model("configured")?.vision == true)  // the configured entry wins over the listed one
+        catalog.setDiscoveredModels(["b", "c"].map { ModelInfo(id: $0, providerID: "local") }, providerID: "local")
+        #expect(catalog.models.map(\.id) == ["configured", "b", "c"])  // "configured" stays though no longer listed
+        catalog.setDiscoveredModels([ModelInfo(id: "x", providerID: "other")], providerID: "other")
+        catalog.setDiscoveredModels([], providerID: "local")
+        #expect(catalog.models.map(\.id) == ["configured", "x"])
+    }
+}

@@ -76,12 +76,23 @@ struct OperationsTests {
         }
     }
 
+    @Test("the providers' model lists are asked for again every refresh interval while the server runs")
+    func modelListsAreRefreshed() async throws {
+        try await withTestServer(configure: { $0.modelRefreshInterval = .milliseconds(100) }) { server in
+            let first = try await server.mockStats().modelListRequests
+            #expect(first >= 1)  // the start-up discovery
+            let later = try await server.waitForMock(timeout: .seconds(10)) { $0.modelListRequests >= first + 3 }
+            #expect(later.modelListRequests >= first + 3)
+        }
+    }
+
     @Test("a setting that is set but unusable is refused with its name; good ones are read")
     func settingsValidation() throws {
         for (name, value) in [("PARLEY_PORT", "eighty"), ("PARLEY_PORT", "70000"), ("PARLEY_SIGNUP", "sometimes"),
                               ("PARLEY_COOKIE_SECURE", "maybe"), ("PARLEY_BCRYPT_COST", "99"), ("PARLEY_LOG_LEVEL", "loud"),
                               ("PARLEY_SHUTDOWN_GRACE", "-1"), ("PARLEY_UPSTREAM_IDLE_TIMEOUT", "0"),
-                              ("PARLEY_DEMO_TOKEN_DELAY_MS", "soon")] {
+                              ("PARLEY_DEMO_TOKEN_DELAY_MS", "soon"), ("PARLEY_MODEL_REFRESH", "-5"),
+                              ("PARLEY_MAX_UPLOAD_MB", "0"), ("PARLEY_MAX_UPLOAD_MB", "2048")] {
             #expect(throws: SettingsError.self) { try ServerSettings(environment: [name: value]) }
             do {
                 _ = try ServerSettings(environment: [name: value])
@@ -93,8 +104,11 @@ struct OperationsTests {
         let settings = try ServerSettings(environment: [
             "PARLEY_PORT": "9090", "PARLEY_SIGNUP": "closed", "PARLEY_COOKIE_SECURE": "auto", "PARLEY_BCRYPT_COST": "10",
             "PARLEY_LOG_LEVEL": "debug", "PARLEY_SHUTDOWN_GRACE": "2.5", "PARLEY_UPSTREAM_IDLE_TIMEOUT": "30",
-            "PARLEY_METRICS_TOKEN": "t", "PARLEY_HOST": "", "PARLEY_JWT_SECRET": "",
+            "PARLEY_METRICS_TOKEN": "t", "PARLEY_HOST": "", "PARLEY_JWT_SECRET": "", "PARLEY_MODEL_REFRESH": "0",
+            "PARLEY_MAX_UPLOAD_MB": "5",
         ])
+        #expect(settings.modelRefreshInterval == nil && settings.maxUploadBytes == 5 << 20)
+        #expect(try ServerSettings(environment: ["PARLEY_MODEL_REFRESH": "90"]).modelRefreshInterval == .seconds(90))
         #expect(settings.port == 9090 && settings.signup == .closed && settings.cookieSecure == nil)
         #expect(settings.bcryptCost == 10 && settings.logLevel == .debug && settings.metricsToken == "t")
         #expect(settings.generation.shutdownGrace == .milliseconds(2500) && settings.upstreamIdleTimeout == .seconds(30))

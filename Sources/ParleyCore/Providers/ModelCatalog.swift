@@ -5,6 +5,8 @@ public final class ModelCatalog: Sendable {
     private struct Contents {
         var models: [ModelInfo]
         var providers: [String: any ChatProvider]
+        /// The ids of the models that came from a provider's model list (not the configuration), by provider.
+        var discovered: [String: Set<String>] = [:]
     }
 
     private let contents: Mutex<Contents>
@@ -33,11 +35,18 @@ public final class ModelCatalog: Sendable {
         contents.withLock { $0.providers[model.providerID] }
     }
 
-    /// Adds models that are not listed yet (for example, discovered from a provider).
-    public func addModels(_ discovered: [ModelInfo]) {
+    /// Takes a provider's current model list: its models that are not offered yet are added (a configured model of the
+    /// same id wins), and models it listed before but no longer does are withdrawn.
+    public func setDiscoveredModels(_ listed: [ModelInfo], providerID: String) {
         contents.withLock { contents in
+            let ids = Set(listed.map(\.id))
+            let withdrawn = (contents.discovered[providerID] ?? []).subtracting(ids)
+            contents.models.removeAll { $0.providerID == providerID && withdrawn.contains($0.id) }
             let known = Set(contents.models.map(\.id))
-            contents.models += discovered.filter { !known.contains($0.id) }
+            let added = listed.filter { !known.contains($0.id) }
+            contents.models += added
+            contents.discovered[providerID] = (contents.discovered[providerID] ?? []).subtracting(withdrawn)
+                .union(added.map(\.id))
         }
     }
 }

@@ -5,6 +5,7 @@ import NIOCore
 import ParleyCore
 import ParleyProviders
 import ParleyStore
+import ServiceLifecycle
 
 /// Builds the Parley application: opens the database, recovers interrupted replies, configures providers,
 /// and wires the routes. `onServerRunning` gets the bound port (useful with port 0 in tests).
@@ -42,10 +43,15 @@ public func buildApplication(settings: ServerSettings,
                                       assets: try StaticAssets(directory: settings.publicDirectory)))
 
     let router = buildRouter(services)
+    // The upstream client's users come after it: a service group stops its services in reverse order.
+    var httpServices: [any Service] = [HTTPClientService(client: client)]
+    if let interval = settings.modelRefreshInterval {
+        httpServices.append(ModelDiscoveryService(providers: providers, catalog: catalog, client: client, interval: interval, logger: logger))
+    }
     let http = Application(
         router: router,
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "Parley", backlog: 4096),
-        services: [HTTPClientService(client: client)],
+        services: httpServices,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },
         logger: logger)
     return ParleyApp(http: http, generations: GenerationService(manager: generations), database: database,

@@ -40,6 +40,8 @@ public struct ServerSettings: Sendable {
     public var metricsToken: String?
     /// Replies one user may start per minute (sends, regenerations, new conversations); nil means unlimited.
     public var sendRateLimit: Int? = 30
+    /// How often OpenAI-compatible providers are asked for their models again; nil never (`PARLEY_MODEL_REFRESH`).
+    public var modelRefreshInterval: Duration? = .seconds(600)
     /// The largest image one upload may carry, in bytes (`PARLEY_MAX_UPLOAD_MB`).
     public var maxUploadBytes = 20 * 1024 * 1024
     /// The environment the providers are configured from.
@@ -84,6 +86,9 @@ public struct ServerSettings: Sendable {
         logLevel = try read.value("PARLEY_LOG_LEVEL", expected: "trace, debug, info, notice, warning, error or critical",
                                   Logger.Level.init(rawValue:)) ?? logLevel
         metricsToken = read.text("PARLEY_METRICS_TOKEN")
+        modelRefreshInterval = try read.value("PARLEY_MODEL_REFRESH", expected: "a number of seconds (0: never)") { text -> Duration?? in
+            Double(text).filter { $0.isFinite && $0 >= 0 }.map { $0 == 0 ? nil : .milliseconds(Int64($0 * 1000)) }
+        } ?? modelRefreshInterval
         maxUploadBytes = try read.value("PARLEY_MAX_UPLOAD_MB", expected: "a whole number of megabytes from 1 to 1024") {
             Int($0).filter { (1...1024).contains($0) }.map { $0 * 1024 * 1024 }
         } ?? maxUploadBytes

@@ -71,6 +71,11 @@ struct MockCounters: Decodable, Sendable {
     var open: Int
     var completed: Int
     var aborted: Int
+    var modelListRequests: Int
+
+    enum CodingKeys: String, CodingKey {
+        case requests, open, completed, aborted, modelListRequests = "model_list_requests"
+    }
 }
 
 /// Settings for tests: fast hashing and timers, the repository's templates, a temp data folder.
