@@ -17,6 +17,9 @@ struct ServeCommand: AsyncParsableCommand {
           PARLEY_UPSTREAM_CONNECT_TIMEOUT, PARLEY_UPSTREAM_FIRST_TOKEN_TIMEOUT   seconds (defaults 10, 120)
           PARLEY_UPSTREAM_IDLE_TIMEOUT seconds an upstream may stay silent mid-reply (default 60)
           PARLEY_METRICS_TOKEN         when set, /metrics needs this bearer token
+          PARLEY_SEND_RATE             replies one user may start per minute (default 30; 0: unlimited)
+          PARLEY_MAX_UPLOAD_MB         the largest image accepted (default 20; 4 per message)
+          PARLEY_MODEL_REFRESH         seconds between model-list refreshes (default 600; 0: start-up only)
           PARLEY_DEMO_TOKEN_DELAY_MS   the demo model's pace (default 25)
           PARLEY_TEMPLATES_DIR, PARLEY_PUBLIC_DIR   where the templates and static files are
           PARLEY_CONFIG                a JSON file of providers, models and prices
