@@ -119,6 +119,24 @@ struct AttachmentTests {
         }
     }
 
+    @Test("a hostile file name is shown escaped on the page and cannot break the served headers")
+    func hostileFileName() async throws {
+        try await Self.withVisionServer { server in
+            var (browser, api, conversation) = try await Self.start(server)
+            let name = #"<img src=x onerror=alert(1)>'x.png"#
+            _ = try await browser.postMultipart("/c/\(conversation)/messages", fields: [("content", "named")],
+                                                files: [(name, "image/png", try Fixtures.image("gradient.png"))])
+            try await Self.waitForReply(api, conversation)
+            let page = try await browser.get("/c/\(conversation)").body
+            #expect(!page.contains("<img src=x onerror"))
+            #expect(page.contains("alt=\"&lt;img src=x onerror=alert(1)&gt;&#39;x.png\""))
+            let id = try #require((try await api.messages(conversation).first?["attachments"] as? [[String: Any]])?.first?["id"] as? Int)
+            let served = try await browser.get("/attachments/\(id)")
+            #expect(served.headers.first(name: "content-disposition")?.hasPrefix("inline; filename=\"<img src=x onerror=alert(1)>'x.png\"") == true)
+            #expect(served.headers.first(name: "content-type") == "image/png")
+        }
+    }
+
     @Test("a plain form (no JavaScript) with images gets 303 back to the conversation, with the images stored")
     func plainForm() async throws {
         try await Self.withVisionServer { server in
