@@ -20,6 +20,9 @@ public struct AppRequestContext: RequestContext {
     public var csrfToken = ""
     /// Set when the CSRF check of a multipart upload is left to the form reader (the token is a field of the body).
     var csrfCheckedByUploadForm = false
+
+    /// The token an upload form must repeat when the CSRF check was left to it; nil when the middleware checked.
+    var csrfTokenForUploadForm: String? { csrfCheckedByUploadForm ? csrfToken : nil }
     public let remoteAddress: String
 
     /// Creates the context of a new request.

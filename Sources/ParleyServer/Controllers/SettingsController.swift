@@ -38,8 +38,7 @@ struct SettingsController {
         let file: Data
         if request.multipartBoundary != nil {
             let limits = UploadLimits(fileField: "file", maxFileBytes: ImportReader.maxBytes, maxFiles: 1)
-            let form = try await UploadForm.read(request, limits: limits,
-                                                 expectedCSRF: context.csrfCheckedByUploadForm ? context.csrfToken : nil)
+            let form = try await UploadForm.read(request, limits: limits, expectedCSRF: context.csrfTokenForUploadForm)
             guard let chosen = form.files.first else { throw AppError.malformed("Choose a file to import.") }
             file = Data(chosen.bytes)
         } else {

@@ -11,8 +11,7 @@ struct MessageForm: Sendable {
     /// Reads the form of `request`; images that are not acceptable are refused with 415 (or 422 for their size).
     static func read(_ request: Request, context: AppRequestContext, limits: UploadLimits) async throws -> MessageForm {
         if request.multipartBoundary != nil {
-            let form = try await UploadForm.read(request, limits: limits,
-                                                 expectedCSRF: context.csrfCheckedByUploadForm ? context.csrfToken : nil)
+            let form = try await UploadForm.read(request, limits: limits, expectedCSRF: context.csrfTokenForUploadForm)
             let images = try form.files.map { file throws(AppError) in try NewImage(uploaded: file) }
             return MessageForm(content: form["content"] ?? "", model: form["model"], requestID: form["request_id"], images: images)
         }
