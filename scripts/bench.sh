@@ -14,7 +14,7 @@ cleanup() { kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm 
 pids=()
 trap cleanup EXIT
 "${load_pin[@]}" "$bin/parley" mock-upstream --port 18089 ${MOCK_FLAGS:---tokens 200 --delay-ms 10} > "$data/mock.log" 2>&1 & pids+=($!)
-OPENAI_BASE_URL=http://127.0.0.1:18089/v1 OPENAI_API_KEY=bench PARLEY_LOG_LEVEL=warning PARLEY_BCRYPT_COST=4 PARLEY_MODEL_TITLES=off \
+OPENAI_BASE_URL=http://127.0.0.1:18089/v1 OPENAI_API_KEY=bench PARLEY_LOG_LEVEL=warning PARLEY_BCRYPT_COST=4 PARLEY_MODEL_TITLES=off PARLEY_SEND_RATE=0 \
   "${server_pin[@]}" "$bin/parley" serve --port 18080 --data-dir "$data" > "$data/server.log" 2>&1 & pids+=($!)
 for _ in $(seq 1 100); do curl -sf http://127.0.0.1:18080/healthz >/dev/null && break; sleep 0.1; done
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); server on CPU 0, mock and load on CPU 1"

@@ -1,7 +1,7 @@
 /// What an event stream writes next.
 public enum EventBatch: Sendable, Equatable {
-    /// SSE frames, already encoded, to write in one go.
-    case frames(String)
+    /// SSE frames, already encoded, to write in one go; `finishing` is the reply whose `done` they end with, if they do.
+    case frames(String, finishing: MessageID?)
     /// Nothing happened for a while: write `: heartbeat`.
     case heartbeat
     /// The server is shutting down: close the stream.
@@ -16,19 +16,21 @@ public struct EventSubscription: Sendable {
     var messageID: MessageID?
     var index: Int
     var prefix: String
+    /// The reply whose stored `done` is the prefix, when there is one.
+    var prefixFinishes: MessageID?
 
     /// Waits for the next frames (or a heartbeat); never blocks the reply or other streams.
     public mutating func next() async -> EventBatch {
         if !prefix.isEmpty {
             defer { prefix = "" }
-            return .frames(prefix)
+            return .frames(prefix, finishing: prefixFinishes)
         }
         while true {
-            if let frames = takeFrames() { return .frames(frames) }
+            if let batch = takeFrames() { return batch }
             switch await waitForWake() {
             case .frames: continue
             case .heartbeat: return .heartbeat
-            case .ended: return takeFrames().map(EventBatch.frames) ?? .ended
+            case .ended: return takeFrames() ?? .ended
             }
         }
     }
@@ -52,9 +54,10 @@ public struct EventSubscription: Sendable {
         }
     }
 
-    /// The frames of the log not sent yet, joined; nil when there are none.
-    private mutating func takeFrames() -> String? {
-        let taken: ArraySlice<String>? = manager.state.withLock { state in
+    /// The frames of the log not sent yet, joined (a log whose reply no longer runs ends with its `done`); nil when
+    /// there are none.
+    private mutating func takeFrames() -> EventBatch? {
+        let taken: (frames: ArraySlice<String>, finishing: MessageID?)? = manager.state.withLock { state in
             guard let channel = state.channels[conversationID], let current = channel.messageID else { return nil }
             if current != messageID {
                 messageID = current
@@ -62,9 +65,9 @@ public struct EventSubscription: Sendable {
             }
             guard index < channel.frames.count else { return nil }
             defer { index = channel.frames.count }
-            return channel.frames[index...]
+            return (channel.frames[index...], channel.running == nil ? current : nil)
         }
-        return taken.map { $0.joined() }
+        return taken.map { .frames($0.frames.joined(), finishing: $0.finishing) }
     }
 
     private func waitForWake() async -> Wake {
@@ -100,7 +103,7 @@ extension GenerationManager {
             return (state.nextSubscriberID, channel.messageID, channel.frames.count, channel.running != nil)
         }
         var subscription = EventSubscription(manager: self, conversationID: conversationID, id: id,
-                                             messageID: current, index: isRunning ? 0 : frameCount, prefix: "")
+                                             messageID: current, index: isRunning ? 0 : frameCount, prefix: "", prefixFinishes: nil)
         guard let last = lastEventID else { return subscription }
         if last.messageID == current {
             let seen = last.isDone ? frameCount : Int(last.sequence)
@@ -110,6 +113,7 @@ extension GenerationManager {
                   message.conversationID == conversationID, message.status != .streaming {
             subscription.prefix = StreamEvent.done(for: message)
                 .frame(id: EventID(messageID: message.id, sequence: EventID.doneSequence))
+            subscription.prefixFinishes = message.id
             subscription.index = 0
         } else {
             subscription.index = 0

@@ -7,7 +7,6 @@ import ServiceLifecycle
 enum EventStreamResponse {
     /// The streaming response; with `endAfterDoneOf`, it closes once that reply's `done` was sent.
     static func make(_ subscription: EventSubscription, endAfterDoneOf messageID: MessageID?) -> Response {
-        let doneMarker = messageID.map { "id: \(EventID(messageID: $0, sequence: EventID.doneSequence).value)\n" }
         let headers: HTTPFields = [
             .contentType: "text/event-stream; charset=utf-8",
             .cacheControl: "no-cache, no-transform",
@@ -22,9 +21,9 @@ enum EventStreamResponse {
             try await withGracefulShutdownHandler {
                 loop: while true {
                     switch await subscription.next() {
-                    case .frames(let frames):
+                    case .frames(let frames, let finishing):
                         try await writer.write(ByteBuffer(string: frames))
-                        if let doneMarker, frames.utf8.firstRange(of: doneMarker.utf8) != nil { break loop }
+                        if let messageID, finishing == messageID { break loop }
                     case .heartbeat:
                         try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
                     case .ended:
