@@ -2,7 +2,7 @@
 SWIFT ?= swift
 DATA_DIR ?= ./data
 
-.PHONY: deps test-deps build release run test bench clean
+.PHONY: deps test-deps build release run test reliability bench microbench clean
 
 deps:
 	./scripts/install-deps.sh
@@ -25,10 +25,20 @@ test: test-deps
 	$(SWIFT) test --skip-build
 	/usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/Browser
 
-bench: deps
-	$(SWIFT) build -c release --product parley
-	$(SWIFT) build -c release --product parley-bench
-	./scripts/bench.sh .build
+# The heavy reliability suites (repeated SIGKILLs, slow and vanishing clients); see docs/RELIABILITY.md.
+reliability: test-deps
+	$(SWIFT) build --build-tests
+	PARLEY_RELIABILITY=1 $(SWIFT) test --skip-build --filter Reliability
+
+BENCH_BUILD ?= .build-release
+
+bench: microbench
+	./scripts/bench.sh $(BENCH_BUILD)
+
+microbench: deps
+	$(SWIFT) build -c release --scratch-path $(BENCH_BUILD) --product parley
+	$(SWIFT) build -c release --scratch-path $(BENCH_BUILD) --product parley-bench
+	./scripts/bench-micro.sh $(BENCH_BUILD)
 
 clean:
 	rm -rf .build

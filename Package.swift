@@ -69,7 +69,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "ParleyBench", dependencies: [
-            "ParleyCore", "ParleyMarkdown", "MockUpstream",
+            "ParleyCore", "ParleyMarkdown", "ParleyStore", "MockUpstream",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),

@@ -6,7 +6,8 @@ import Foundation
 @main
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "parley-bench", abstract: "Measure Parley.",
-                                                    subcommands: [LoadBench.self, MarkdownBench.self],
+                                                    subcommands: [LoadBench.self, MarkdownBench.self, PageBench.self, StartupBench.self,
+                                                                  SSEBench.self, FlushBench.self, AdminBench.self],
                                                     defaultSubcommand: LoadBench.self)
 }
 
@@ -28,19 +29,9 @@ struct LoadBench: AsyncParsableCommand {
     @Option(help: "Where to write the JSON results.") var output = "bench-results/latest.json"
 
     func run() async throws {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 20_000)
-        configuration.timeout = .init(connect: .seconds(30), read: .seconds(60))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        do {
-            let results = try await measure(client)
-            try results.write(to: output)
-            print(results.table)
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
-        try await client.shutdown()
+        let results = try await BenchHTTPClient.with { client in try await measure(client) }
+        print(results.table)
+        try results.write(to: output)
     }
 
     private func measure(_ client: HTTPClient) async throws -> BenchResults {
@@ -72,6 +63,7 @@ struct LoadBench: AsyncParsableCommand {
                                         cpuSecondsPer1000Tokens: cpu.map { $0 / Double(max(1, total.tokens)) * 1000 },
                                         peakMemoryMB: peak))
         }
+        guard stops > 0 else { return results }
         let stopConversations = try await session.conversations(count: 1, model: "mock-slow")
         var stopLatencies: [Double] = []
         for _ in 0..<stops {

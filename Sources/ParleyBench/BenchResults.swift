@@ -32,7 +32,7 @@ struct BenchResults: Codable {
     }
     var idleMemoryMB: Double?
     var levels: [Level] = []
-    var stop = Summary([])
+    var stop: Summary?
 
     /// A plain-text table of the results.
     var table: String {
@@ -47,7 +47,9 @@ struct BenchResults: Codable {
                 + String(format: " | %6d | %8.0f | ", level.errors, level.tokensPerSecond)
                 + optional(level.cpuSecondsPer1000Tokens, "%12.4f") + " | " + optional(level.peakMemoryMB, "%7.1f"))
         }
-        lines.append("stop → upstream closed (ms): p50 \(ms(stop.p50)) p95 \(ms(stop.p95)) p99 \(ms(stop.p99)) over \(stop.count)")
+        if let stop {
+            lines.append("stop → upstream closed (ms): p50 \(ms(stop.p50)) p95 \(ms(stop.p95)) p99 \(ms(stop.p99)) over \(stop.count)")
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -7,10 +7,13 @@ struct BenchSession {
     let client: HTTPClient
     let parley: String
     let token: String
+    /// The bench user's email address.
+    static let email = "bench@example.com"
+    /// The bench user's password.
+    static let password = "bench password 1"
 
     /// Signs up the bench user (the first account) or signs in, and returns the session.
     static func start(client: HTTPClient, parley: String) async throws -> BenchSession {
-        let email = "bench@example.com", password = "bench password 1"
         var page = HTTPClientRequest(url: parley + "/signup")
         let response = try await client.execute(page, timeout: .seconds(10))
         let csrf = response.headers["set-cookie"].compactMap { cookie -> String? in
@@ -24,7 +27,7 @@ struct BenchSession {
         page.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         page.body = .bytes(ByteBuffer(string: "csrf_token=\(csrf)&email=bench%40example.com&password=bench+password+1"))
         _ = try await client.execute(page, timeout: .seconds(10)).body.collect(upTo: 1 << 20)
-        let login = try await JSONCall.post(client, parley + "/api/login", token: nil, body: ["email": email, "password": password])
+        let login = try await JSONCall.post(client, parley + "/api/login", token: nil, body: ["email": email, "password": Self.password])
         guard let token = login["token"] as? String else { throw BenchError("sign-in failed: \(login)") }
         return BenchSession(client: client, parley: parley, token: token)
     }

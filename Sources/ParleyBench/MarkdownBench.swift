@@ -48,7 +48,7 @@ struct MarkdownBench: ParsableCommand {
         var outcome = Outcome()
         var unsent = ""
         var lastEvent = -Double.infinity
-        let start = processCPUSeconds()
+        let start = CPUClock.processSeconds()
         for (index, delta) in deltas.enumerated() {
             markdown.append(delta)
             unsent += delta
@@ -64,14 +64,7 @@ struct MarkdownBench: ParsableCommand {
             unsent = ""
             lastEvent = now
         }
-        outcome.cpuSeconds = processCPUSeconds() - start
+        outcome.cpuSeconds = CPUClock.processSeconds() - start
         return outcome
-    }
-
-    /// CPU time this process has used.
-    private func processCPUSeconds() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }

@@ -105,13 +105,8 @@ struct FaultTests {
             let id = try await api.createConversation(model: "mock-long")
             let token = try #require(api.token)
             // A raw socket that asks for the stream and never reads a byte.
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .channelOption(.socketOption(.so_rcvbuf), value: 1024)
-                .connect(host: "127.0.0.1", port: server.port).get()
+            let channel = try await RawEventStream.open(port: server.port, conversation: id, token: token, reads: false)
             defer { channel.close(promise: nil) }
-            _ = channel.setOption(.autoRead, value: false)
-            let request = "GET /c/\(id)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n"
-            try await channel.writeAndFlush(ByteBuffer(string: request)).get()
             let reader = try await api.events(id)
             #expect(try await api.send(id, "a long one please").status == 202)
             let events = try await reader.untilDone(timeout: .seconds(20))

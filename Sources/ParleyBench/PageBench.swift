@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+
+/// `parley-bench page`: a release `parley serve` on a fresh data folder, a conversation of 1,000 messages written
+/// through the store, and the time to GET its page.
+struct PageBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "page", abstract: "Time a conversation page with many messages.")
+
+    @Option(help: "Messages in the conversation (half questions, half markdown replies).") var messages = 1_000
+    @Option(help: "Timed requests.") var requests = 200
+    @Option(help: "The port for the server.") var port = 18_180
+    @Option(help: "Where to write the JSON results.") var output = "bench-results/page.json"
+
+    func run() async throws {
+        let directory = try TemporaryFolder()
+        let server = try LocalServer(dataDirectory: directory.path, port: port)
+        defer { server.stop() }
+        let (samples, bytes) = try await BenchHTTPClient.with(connections: 4) { client in
+            _ = try await server.waitUntilHealthy(client: client)
+            let session = try await BenchSession.start(client: client, parley: server.baseURL)
+            let conversation = try await ReplyFixture.conversation(exchanges: messages / 2, email: BenchSession.email,
+                                                                   directory: directory.path)
+            return try await RequestTimer(client: client, token: session.token)
+                .time(server.baseURL + "/c/\(conversation)", count: requests)
+        }
+        let summary = Summary(samples)
+        try MicroResult(benchmark: "page (\(messages) messages, \(requests) requests)",
+                        figures: ["p50 ms": summary.p50, "p95 ms": summary.p95, "p99 ms": summary.p99, "page KB": Double(bytes) / 1024],
+                        goal: "p50 under 50 ms: " + (summary.p50 < 50 ? "met" : "missed")).report(to: output)
+    }
+}
