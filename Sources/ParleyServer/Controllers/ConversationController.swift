@@ -70,7 +70,7 @@ struct ConversationController {
                              "system_prompt": conversation.systemPrompt, "pinned": conversation.pinned,
                              "archived": conversation.archived] as [String: Any],
             "back": "/c/\(id)",
-            "messages": messages.map { MessageView.values($0) },
+            "messages_html": messages.map { MessageView.html($0) }.joined(),
             "is_streaming": streaming != nil,
             "resume_event_id": streaming.map { String(EventID(messageID: $0.id, sequence: 0).value) } ?? "",
             "has_messages": !messages.isEmpty,

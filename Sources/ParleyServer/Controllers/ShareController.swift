@@ -69,7 +69,11 @@ struct ShareController {
         share["author"] = shared.share.authorName
         var response = services.pages.page("share", title: shared.share.title, context: context, values: [
             "share": share,
-            "messages": shared.messages.map { Self.messageValues($0, token: token) },
+            "messages_html": shared.messages.map { message in
+                // A snapshot keeps no usage, so none is shown; its images are reached through the link.
+                MessageView.html(message, imageURL: { AttachmentController.sharedURL($0, token: token) }, showsUsage: false)
+            }.joined(),
+            "has_messages": !shared.messages.isEmpty,
             "noindex": true,
             "demo_banner": false,  // how this server is set up is none of a link's visitors' business
             "signed_in": context.identity != nil,
@@ -123,20 +127,6 @@ struct ShareController {
         ]
         values["author"] = share.authorName
         values["expires_at"] = share.expiresAt?.formatted(.iso8601)
-        return values
-    }
-
-    /// A snapshot message rendered as on the conversation page, its images reached through the link; a snapshot
-    /// keeps no usage, so none is shown.
-    private static func messageValues(_ message: Message, token: String) -> [String: Any] {
-        var values = MessageView.values(message) { AttachmentController.sharedURL($0, token: token) }
-        if let html = values["html"] as? String {
-            values["html"] = message.attachments.reduce(html) { html, attachment in
-                html.replacingOccurrences(of: "src=\"\(AttachmentController.ownerURL(attachment))\"",
-                                          with: "src=\"\(AttachmentController.sharedURL(attachment, token: token))\"")
-            }
-        }
-        values["usage"] = nil
         return values
     }
 

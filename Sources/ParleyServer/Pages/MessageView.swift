@@ -2,34 +2,44 @@ import Foundation
 import ParleyCore
 import ParleyMarkdown
 
-/// A message as the conversation page shows it.
+/// A message as the conversation and share pages show it, written straight to HTML: a page of a thousand messages
+/// through a mustache partial each spent most of its time in the template engine.
 enum MessageView {
-    /// The template values of a message: its markdown rendered (safely) to HTML, its images (at the URLs `imageURL`
-    /// gives: the owner's, or a share's), its status and usage.
-    static func values(_ message: Message, imageURL: (Attachment) -> String = AttachmentController.ownerURL) -> [String: Any] {
-        // A reply's pictures (an image model's) are part of its markdown; a question's uploads are listed above it.
-        let listed = message.role == .assistant ? [] : message.attachments
-        var values: [String: Any] = [
-            "id": message.id,
-            "role": message.role.rawValue,
-            "is_user": message.role == .user,
-            "is_assistant": message.role == .assistant,
-            "html": MarkdownRenderer.html(message.content),
-            "status": message.status.rawValue,
-            "is_streaming": message.status == .streaming,
-            "is_partial": [.stopped, .interrupted, .error].contains(message.status),
-            "model": message.model,
-            "created_at": message.createdAt.formatted(.iso8601),
-            "has_attachments": !listed.isEmpty,
-            "attachments": listed.map { attachment -> [String: Any] in
-                ["url": imageURL(attachment), "name": attachment.fileName, "width": attachment.width, "height": attachment.height]
-            },
-        ]
-        if message.role == .assistant, message.status != .streaming {
-            values["usage"] = "\(message.usage.promptTokens) in · \(message.usage.completionTokens) out"
-                + (message.usage.estimated ? " (estimated)" : "")
+    /// The `<article>` of a message: its markdown rendered (safely) to HTML, its images at the URLs `imageURL` gives
+    /// (the owner's, or a share's), its status, and its usage when `showsUsage`.
+    static func html(_ message: Message, imageURL: (Attachment) -> String = AttachmentController.ownerURL,
+                     showsUsage: Bool = true) -> String {
+        let role = message.role.rawValue, status = message.status.rawValue
+        var html = "<article class=\"message \(role)\" id=\"m\(message.id)\" data-id=\"\(message.id)\" data-status=\"\(status)\">\n"
+        // A question's uploads are listed above it; a reply's pictures (an image model's) are in its markdown, where
+        // their URLs become `imageURL`'s too.
+        var content = MarkdownRenderer.html(message.content)
+        if message.role == .assistant {
+            for attachment in message.attachments where imageURL(attachment) != AttachmentController.ownerURL(attachment) {
+                content = content.replacingOccurrences(of: "src=\"\(AttachmentController.ownerURL(attachment))\"",
+                                                       with: "src=\"\(HTMLText.escaped(imageURL(attachment)))\"")
+            }
+        } else if !message.attachments.isEmpty {
+            html += "  <ul class=\"attachments\" aria-label=\"Images\">"
+            for attachment in message.attachments {
+                let url = HTMLText.escaped(imageURL(attachment))
+                html += "<li><a href=\"\(url)\" target=\"_blank\" rel=\"noopener\"><img src=\"\(url)\" alt=\"\(HTMLText.escaped(attachment.fileName))\""
+                    + " width=\"\(attachment.width)\" height=\"\(attachment.height)\" loading=\"lazy\"></a></li>"
+            }
+            html += "</ul>\n"
         }
-        if let failure = message.failure { values["failure"] = failure.message }
-        return values
+        html += "  <div class=\"content\">\(content)</div>\n"
+        if message.status == .streaming { html += "  <p class=\"typing\" aria-label=\"The reply is being written\">…</p>\n" }
+        if let failure = message.failure { html += "  <p class=\"error\" role=\"alert\">\(HTMLText.escaped(failure.message))</p>\n" }
+        html += "  <footer class=\"meta\">\n"
+        if message.role == .assistant { html += "    <span class=\"tag\">\(HTMLText.escaped(message.model))</span>\n" }
+        if [.stopped, .interrupted, .error].contains(message.status) { html += "    <span class=\"status\">\(status)</span>\n" }
+        if showsUsage, message.role == .assistant, message.status != .streaming {
+            html += "    <span class=\"usage\">\(message.usage.promptTokens) in · \(message.usage.completionTokens) out"
+                + (message.usage.estimated ? " (estimated)" : "") + "</span>\n"
+        }
+        let created = message.createdAt.formatted(.iso8601)
+        html += "    <time datetime=\"\(created)\">\(created)</time>\n  </footer>\n</article>\n"
+        return html
     }
 }

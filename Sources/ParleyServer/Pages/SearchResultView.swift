@@ -24,12 +24,7 @@ enum SearchResultView {
             case SearchHit.markStart where !isOpen: html += "<mark>"; isOpen = true
             case SearchHit.markEnd where isOpen: html += "</mark>"; isOpen = false
             case SearchHit.markStart, SearchHit.markEnd: break
-            case "&": html += "&amp;"
-            case "<": html += "&lt;"
-            case ">": html += "&gt;"
-            case "\"": html += "&quot;"
-            case "'": html += "&#39;"
-            default: html.append(character)
+            default: HTMLText.append(character, to: &html)
             }
         }
         return isOpen ? html + "</mark>" : html
