@@ -1,5 +1,5 @@
 import Foundation
-import ParleyCore
+@testable import ParleyCore
 import Testing
 
 /// Fitting a conversation into a model's context window.
@@ -233,5 +233,14 @@ import Testing
         catalog.setDiscoveredModels([ModelInfo(id: "x", providerID: "other")], providerID: "other")
         catalog.setDiscoveredModels([], providerID: "local")
         #expect(catalog.models.map(\.id) == ["configured", "x"])
+    }
+}
+
+/// An image model's revised prompt is shown as written, never as markdown of the upstream's choosing.
+@Suite struct GeneratedCaptionTests {
+    @Test func everyMarkdownCharacterIsEscapedAndLinesAreJoined() {
+        #expect(GenerationManager.escapedMarkdown("![x](http://evil) *b* <i>\nnext") ==
+                #"\!\[x\]\(http\:\/\/evil\) \*b\* \<i\> next"#)
+        #expect(GenerationManager.escapedMarkdown("a fox, in snow") == #"a fox\, in snow"#)
     }
 }
