@@ -21,6 +21,7 @@ struct ReliabilityFaultLoadTests {
     func faultsUnderLoad() async throws {
         try await withTestServer(mockTokens: Self.tokens, mockDelayMilliseconds: 20, configure: { settings in
             settings.sendRateLimit = nil
+            settings.upstreamIdleTimeout = stallTimeout
             // mock-429 refuses every other request it gets, across concurrent replies: give each enough retries.
             settings.generation.retry = RetryPolicy(maxRetries: 6, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50))
         }) { server in

@@ -61,6 +61,13 @@ final class EventReader: Sendable {
     /// Heartbeat comments received so far.
     var comments: Int { received.state.withLock { $0.comments } }
 
+    /// Waits until `count` heartbeat comments arrived (true) or `timeout` passed (false).
+    func waitForComments(_ count: Int, timeout: Duration = .seconds(10)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while comments < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        return comments >= count
+    }
+
     /// Takes events until `stop` returns true for one (included), the stream ends, or `timeout` passes (an error).
     func collect(timeout: Duration = .seconds(15), until stop: (ReceivedEvent, [ReceivedEvent]) -> Bool) async throws -> [ReceivedEvent] {
         let deadline = ContinuousClock.now + timeout

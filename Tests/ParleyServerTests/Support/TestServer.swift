@@ -78,6 +78,9 @@ struct MockCounters: Decodable, Sendable {
     }
 }
 
+/// The between-token timeout for tests whose upstream stalls on purpose.
+let stallTimeout = Duration.seconds(2)
+
 /// Settings for tests: fast hashing and timers, the repository's templates, a temp data folder.
 func testSettings(dataDirectory: String, mockPort: Int) -> ServerSettings {
     var settings = ServerSettings()
@@ -87,7 +90,8 @@ func testSettings(dataDirectory: String, mockPort: Int) -> ServerSettings {
     settings.publicDirectory = TestServer.repositoryRoot + "/Public"
     settings.bcryptCost = 4
     settings.logLevel = .warning
-    settings.upstreamIdleTimeout = .seconds(2)
+    // Long enough that a loaded CI machine never trips it; tests of a stalling upstream set `stallTimeout`.
+    settings.upstreamIdleTimeout = .seconds(15)
     settings.demoTokenDelay = .milliseconds(1)
     settings.generation = GenerationSettings(flushInterval: .milliseconds(200), heartbeatInterval: .milliseconds(500),
                                              retry: RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50)),
