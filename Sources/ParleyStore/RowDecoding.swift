@@ -19,18 +19,25 @@ extension Conversation {
 }
 
 extension Message {
+    /// The columns `init(row:)` reads, in the order it reads them.
+    private static let columnNames = ["id", "conversation_id", "role", "content", "status", "model", "request_id", "parent_id",
+                                      "prompt_tokens", "cached_prompt_tokens", "completion_tokens", "cost_micros",
+                                      "usage_estimated", "error_code", "error_message", "created_at"]
+
+    /// The select list for `init(row:)`, qualified by `table` (a table name or alias).
+    static func columns(of table: String = "messages") -> String {
+        columnNames.map { "\(table).\($0)" }.joined(separator: ", ")
+    }
+
+    /// A message from a row selected with `columns(of:)`. It reads by position: GRDB's lookup by name compares
+    /// lowercased names, which was a tenth of the time of a 1,000-message page.
     init(row: Row) {
-        let failure: FailureReason? = (row["error_code"] as String?).map {
-            FailureReason(code: $0, message: row["error_message"] ?? "")
-        }
-        self.init(id: row["id"], conversationID: row["conversation_id"],
-                  role: MessageRole(rawValue: row["role"]) ?? .user, content: row["content"],
-                  status: MessageStatus(rawValue: row["status"]) ?? .error, model: row["model"],
-                  requestID: row["request_id"], parentID: row["parent_id"],
-                  usage: Usage(promptTokens: row["prompt_tokens"], cachedPromptTokens: row["cached_prompt_tokens"],
-                               completionTokens: row["completion_tokens"], costMicros: row["cost_micros"],
-                               estimated: row["usage_estimated"]),
-                  failure: failure, createdAt: row["created_at"])
+        let failure: FailureReason? = (row[13] as String?).map { FailureReason(code: $0, message: row[14] ?? "") }
+        self.init(id: row[0], conversationID: row[1], role: MessageRole(rawValue: row[2]) ?? .user, content: row[3],
+                  status: MessageStatus(rawValue: row[4]) ?? .error, model: row[5], requestID: row[6], parentID: row[7],
+                  usage: Usage(promptTokens: row[8], cachedPromptTokens: row[9], completionTokens: row[10], costMicros: row[11],
+                               estimated: row[12]),
+                  failure: failure, createdAt: row[15])
     }
 }
 

@@ -14,7 +14,7 @@ extension SQLiteChatStore {
                     SELECT c.* FROM conversations c WHERE c.user_id = ?\(only) ORDER BY c.id
                     """, arguments: arguments).map(Conversation.init(row:))
                 let messages = try Row.fetchAll(db, sql: """
-                    SELECT m.* FROM messages m JOIN conversations c ON c.id = m.conversation_id
+                    SELECT \(Message.columns(of: "m")) FROM messages m JOIN conversations c ON c.id = m.conversation_id
                     WHERE c.user_id = ?\(only) ORDER BY m.id
                     """, arguments: arguments).map(Message.init(row:))
                 let byConversation = Dictionary(grouping: messages, by: \.conversationID)

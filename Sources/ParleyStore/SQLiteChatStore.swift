@@ -93,7 +93,7 @@ public struct SQLiteChatStore: ChatStore {
                 guard try ownedConversation(db, id: conversationID, userID: userID) != nil else { throw StoreError.notFound }
                 let fetchLimit = limit == Int.max ? -1 : limit + 1
                 let rows = try Row.fetchAll(db, sql: """
-                    SELECT * FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?
+                    SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?
                     """, arguments: [conversationID, afterID ?? 0, fetchLimit])
                 var messages = page(rows, limit: limit, Message.init(row:))
                 try AttachmentRows.attach(db, to: &messages.items)
@@ -106,7 +106,7 @@ public struct SQLiteChatStore: ChatStore {
         try await perform {
             try await pool.read { db in
                 var messages = try Row.fetchAll(db, sql: """
-                    SELECT m.* FROM messages m JOIN conversations c ON c.id = m.conversation_id
+                    SELECT \(Message.columns(of: "m")) FROM messages m JOIN conversations c ON c.id = m.conversation_id
                     WHERE m.id = ? AND c.user_id = ?
                     """, arguments: [id, userID]).map(Message.init(row:))
                 try AttachmentRows.attach(db, to: &messages)
@@ -160,13 +160,13 @@ public struct SQLiteChatStore: ChatStore {
             try await pool.write { db in
                 guard try ownedConversation(db, id: conversationID, userID: userID) != nil else { throw StoreError.notFound }
                 guard let last = try Row.fetchOne(db, sql: """
-                    SELECT * FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT 1
+                    SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT 1
                     """, arguments: [conversationID]).map(Message.init(row:)) else { return nil }
                 guard last.role == .assistant else { return last.role == .user ? last : nil }
                 guard last.status != .streaming else { return nil }
                 try db.execute(sql: "DELETE FROM messages WHERE id = ?", arguments: [last.id])
                 guard let parentID = last.parentID else { return nil }
-                return try Row.fetchOne(db, sql: "SELECT * FROM messages WHERE id = ?", arguments: [parentID]).map(Message.init(row:))
+                return try Row.fetchOne(db, sql: "SELECT \(Message.columns()) FROM messages WHERE id = ?", arguments: [parentID]).map(Message.init(row:))
             }
         }
     }
@@ -233,10 +233,10 @@ public struct SQLiteChatStore: ChatStore {
 
     private func exchange(_ db: Database, conversationID: ConversationID, requestID: String) throws -> Exchange? {
         guard let user = try Row.fetchOne(db, sql: """
-            SELECT * FROM messages WHERE conversation_id = ? AND request_id = ?
+            SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? AND request_id = ?
             """, arguments: [conversationID, requestID]).map(Message.init(row:)) else { return nil }
         guard let assistant = try Row.fetchOne(db, sql: """
-            SELECT * FROM messages WHERE parent_id = ? AND role = 'assistant' ORDER BY id DESC LIMIT 1
+            SELECT \(Message.columns()) FROM messages WHERE parent_id = ? AND role = 'assistant' ORDER BY id DESC LIMIT 1
             """, arguments: [user.id]).map(Message.init(row:)) else { return nil }
         return Exchange(userMessage: user, assistantMessage: assistant)
     }

@@ -70,7 +70,6 @@ struct ConversationController {
                              "system_prompt": conversation.systemPrompt, "pinned": conversation.pinned,
                              "archived": conversation.archived] as [String: Any],
             "back": "/c/\(id)",
-            "messages_html": messages.map { MessageView.html($0) }.joined(),
             "is_streaming": streaming != nil,
             "resume_event_id": streaming.map { String(EventID(messageID: $0.id, sequence: 0).value) } ?? "",
             "has_messages": !messages.isEmpty,
@@ -78,7 +77,7 @@ struct ConversationController {
             "upload": services.settings.uploadLimits.templateValues,
             "conversations": sidebar.map { Self.listValues($0, current: id) },
             "request_id": UUID().uuidString,
-        ])
+        ], fragments: ["messages_html": messages.map(services.pages.messages.html).joined()])
     }
 
     private func rename(_ request: Request, _ context: AppRequestContext) async throws -> Response {

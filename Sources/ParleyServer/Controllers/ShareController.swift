@@ -69,15 +69,14 @@ struct ShareController {
         share["author"] = shared.share.authorName
         var response = services.pages.page("share", title: shared.share.title, context: context, values: [
             "share": share,
-            "messages_html": shared.messages.map { message in
-                // A snapshot keeps no usage, so none is shown; its images are reached through the link.
-                MessageView.html(message, imageURL: { AttachmentController.sharedURL($0, token: token) }, showsUsage: false)
-            }.joined(),
             "has_messages": !shared.messages.isEmpty,
             "noindex": true,
             "demo_banner": false,  // how this server is set up is none of a link's visitors' business
             "signed_in": context.identity != nil,
-        ])
+        ], fragments: ["messages_html": shared.messages.map { message in
+            // A snapshot keeps no usage, so none is shown; its images are reached through the link.
+            MessageView.html(message, imageURL: { AttachmentController.sharedURL($0, token: token) }, showsUsage: false)
+        }.joined()])
         response.headers[HTTPField.Name("X-Robots-Tag")!] = "noindex"
         return response
     }

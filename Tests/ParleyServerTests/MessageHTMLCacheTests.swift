@@ -1,0 +1,49 @@
+import Foundation
+import ParleyCore
+@testable import ParleyServer
+import Testing
+
+/// The cache of finished messages' HTML: what it keeps, when it renders again, and how much it holds.
+@Suite struct MessageHTMLCacheTests {
+    /// A reply with `content` and `status`.
+    static func reply(_ id: MessageID, _ content: String, status: MessageStatus = .complete) -> Message {
+        Message(id: id, conversationID: 1, role: .assistant, content: content, status: status, model: "mock-fast",
+                createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+    }
+
+    @Test("a finished message is kept and served as rendered; a reply still streaming is never kept")
+    func keepsFinishedOnly() {
+        let cache = MessageHTMLCache()
+        let finished = Self.reply(1, "**bold** text")
+        #expect(cache.html(finished) == MessageView.html(finished))
+        #expect(cache.isKept(1))
+        #expect(cache.html(finished) == MessageView.html(finished))
+        let streaming = Self.reply(2, "half a repl", status: .streaming)
+        #expect(cache.html(streaming) == MessageView.html(streaming))
+        #expect(!cache.isKept(2))
+        #expect(cache.keptBytes == MessageView.html(finished).utf8.count)
+    }
+
+    @Test("a kept message whose status or text has changed since is rendered again, and the new HTML replaces the old")
+    func rendersAgainWhenChanged() {
+        let cache = MessageHTMLCache()
+        _ = cache.html(Self.reply(1, "first words", status: .stopped))
+        let finished = Self.reply(1, "first words and the rest", status: .complete)
+        #expect(cache.html(finished) == MessageView.html(finished))
+        let sameLengthOtherStatus = Self.reply(1, "first words and the rest", status: .error)
+        #expect(cache.html(sameLengthOtherStatus) == MessageView.html(sameLengthOtherStatus))
+        #expect(cache.keptBytes == MessageView.html(sameLengthOtherStatus).utf8.count)
+    }
+
+    @Test("the oldest messages go once the budget is full, and the HTML kept never exceeds it")
+    func evictsOldestWithinBudget() {
+        let size = MessageView.html(Self.reply(5_000, "x")).utf8.count  // every id from 1,000 on has four digits
+        let cache = MessageHTMLCache(budgetBytes: size * 10 + size / 2)
+        for id in 1...5_000 as ClosedRange<MessageID> {
+            _ = cache.html(Self.reply(id, "x"))
+            #expect(cache.keptBytes <= cache.budgetBytes)
+        }
+        #expect(!cache.isKept(4_990))
+        #expect((4_991...5_000).allSatisfy(cache.isKept))
+    }
+}
