@@ -25,10 +25,12 @@ test: test-deps
 	$(SWIFT) test --skip-build
 	/usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/Browser
 
-# The heavy reliability suites (repeated SIGKILLs, slow and vanishing clients); see docs/RELIABILITY.md.
+# The heavy reliability suites (repeated SIGKILLs, slow and vanishing clients) against a release `parley serve`;
+# see docs/RELIABILITY.md.
 reliability: test-deps
 	$(SWIFT) build --build-tests
-	PARLEY_RELIABILITY=1 $(SWIFT) test --skip-build --filter Reliability
+	$(SWIFT) build -c release --scratch-path $(BENCH_BUILD) --product parley
+	PARLEY_RELIABILITY=1 PARLEY_EXECUTABLE=$(CURDIR)/$(BENCH_BUILD)/release/parley $(SWIFT) test --skip-build --filter Reliability
 
 BENCH_BUILD ?= .build-release
 

@@ -8,8 +8,9 @@ import Testing
 /// The real `parley serve` process killed with SIGKILL mid-stream, then restarted on the same SQLite file.
 @Suite("Crash recovery")
 struct CrashRecoveryTests {
-    /// The built `parley` executable.
-    static let executable = TestServer.repositoryRoot + "/.build/debug/parley"
+    /// The built `parley` executable: the debug build, or the one `PARLEY_EXECUTABLE` names (the reliability suites
+    /// against a release build).
+    static let executable = ProcessInfo.processInfo.environment["PARLEY_EXECUTABLE"] ?? TestServer.repositoryRoot + "/.build/debug/parley"
 
     /// Starts `parley serve` on a free port; returns the process and its port.
     static func startServer(dataDirectory: String, mockPort: Int, environment: [String: String] = [:],
