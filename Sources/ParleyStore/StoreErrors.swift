@@ -9,6 +9,8 @@ func perform<T>(_ access: () async throws -> T) async throws(StoreError) -> T {
         throw error
     } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
         throw StoreError.duplicate
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
+        throw StoreError.diskFull
     } catch {
         throw StoreError.database("\(error)")
     }

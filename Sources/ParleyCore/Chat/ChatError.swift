@@ -26,6 +26,8 @@ public enum ChatError: Error, Equatable, Sendable {
     case budgetReplyRunning
     /// The server is shutting down.
     case shuttingDown
+    /// The disk holding the database is full; nothing was saved.
+    case diskFull
     /// Storage failed; details are in the logs.
     case storage
 }

@@ -219,6 +219,9 @@ public struct ChatService: Sendable {
         case StoreError.notFound: return .notFound
         case StoreError.budgetExceeded(let status): return .budgetExceeded(status)
         case StoreError.budgetReplyRunning: return .budgetReplyRunning
+        case StoreError.diskFull:
+            logger.critical("the disk holding the database is full")
+            return .diskFull
         default:
             logger.error("chat storage failed", metadata: ["error": "\(error)"])
             return .storage

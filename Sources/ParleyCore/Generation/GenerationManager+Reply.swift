@@ -189,11 +189,23 @@ extension GenerationManager {
                                    usage: self.usage(text: text, reported: providerUsage, estimatedPrompt: estimatedPrompt),
                                    failure: failure, pricing: ReplyPricing(model))
         // The final save must happen even when this task is being cancelled by a shutdown. The store prices the reply.
-        let charged = await uncancelled { [store] in try? await store.finishReply(id: job.assistantMessageID, outcome: outcome) }
-        if charged == nil {
-            logger.error("saving a finished reply failed", metadata: ["message": "\(job.assistantMessageID)"])
+        let saved: Result<Usage, StoreError> = await uncancelled { [store] in
+            do throws(StoreError) {
+                return .success(try await store.finishReply(id: job.assistantMessageID, outcome: outcome))
+            } catch {
+                return .failure(error)
+            }
         }
-        let usage = charged ?? outcome.usage
+        var usage = outcome.usage
+        switch saved {
+        case .success(let charged):
+            usage = charged
+        case .failure(let error):
+            // The reader saw the reply, but it will not be there after a reload: say so rather than end as usual.
+            logger.error("saving a finished reply failed", metadata: ["message": "\(job.assistantMessageID)", "error": "\(error)"])
+            status = .error
+            failure = .notSaved(diskFull: error == .diskFull)
+        }
         GenerationMetrics.replyEnded(model: model.id, status: status, after: generation.startedAt.duration(to: .now), usage: usage)
         if let failure { publish(.error(messageID: job.assistantMessageID, reason: failure), of: generation) }
         let done = StreamEvent.done(messageID: job.assistantMessageID, status: status, html: MarkdownRenderer.html(text), usage: usage)

@@ -49,6 +49,13 @@ public struct FailureReason: Sendable, Equatable, Error {
         self.code = code
         self.message = message
     }
+
+    /// A reply that could not be saved once it ended (the disk being full, or another storage failure).
+    public static func notSaved(diskFull: Bool) -> FailureReason {
+        FailureReason(code: "not_saved", message: diskFull
+            ? "This reply could not be saved because the server's disk is full; it will be gone after a reload."
+            : "This reply could not be saved; it will be gone after a reload.")
+    }
 }
 
 /// One message of a conversation.

@@ -2,6 +2,8 @@
 public enum ShareError: Error, Equatable, Sendable {
     /// No such conversation or link, not the user's, or the link expired.
     case notFound
+    /// The disk holding the database is full; nothing was saved.
+    case diskFull
     /// Storage failed; details are in the logs.
     case storage
 }

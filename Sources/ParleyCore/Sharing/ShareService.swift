@@ -127,6 +127,7 @@ public struct ShareService: Sendable {
             return try await access()
         } catch {
             if error as? StoreError == .notFound { throw .notFound }
+            if error as? StoreError == .diskFull { throw .diskFull }
             logger.error("share storage failed", metadata: ["error": "\(error)"])
             throw .storage
         }

@@ -5,6 +5,7 @@ extension AppError {
     init(_ error: ShareError) {
         switch error {
         case .notFound: self = .notFound
+        case .diskFull: self = .diskFull
         case .storage: self = .internalError
         }
     }

@@ -22,6 +22,9 @@ public struct AppError: Error, Sendable {
     static let csrf = AppError(.forbidden, code: "csrf", message: "The form expired or came from another site. Reload the page and try again.")
     static let forbidden = AppError(.forbidden, code: "forbidden", message: "You are not allowed to do that.")
     static let internalError = AppError(.internalServerError, code: "internal_error", message: "Something went wrong on our side.")
+    static let diskFull = AppError(.init(code: 507, reasonPhrase: "Insufficient Storage"), code: "disk_full",
+                                   message: "The server's disk is full, so this was not saved. What was saved before is safe; "
+                                       + "whoever runs this server needs to free some space.")
 
     /// A 400 for a request that could not be read.
     static func malformed(_ message: String) -> AppError {
@@ -64,6 +67,7 @@ public struct AppError: Error, Sendable {
                           + "Wait for your other reply to finish, or stop it.")
         case .shuttingDown:
             self.init(.serviceUnavailable, code: "shutting_down", message: "The server is restarting. Try again in a moment.")
+        case .diskFull: self = .diskFull
         case .storage: self = .internalError
         }
     }

@@ -30,6 +30,9 @@ struct ErrorMiddleware: RouterMiddleware {
         switch error {
         case let error as AppError:
             return error
+        case StoreError.diskFull:
+            context.logger.critical("the disk holding the database is full", metadata: ["route": "\(context.endpointPath ?? "unmatched")"])
+            return .diskFull
         case let error as HTTPError where error.status == .notFound:
             return .notFound
         case let error as HTTPError where error.status == .contentTooLarge:
