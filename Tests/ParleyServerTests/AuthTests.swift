@@ -113,7 +113,7 @@ struct AuthTests {
         }
     }
 
-    @Test("malformed, tampered, alg-none and expired tokens, and tokens of deleted users, get 401")
+    @Test("malformed, tampered, alg-none, expired and wrong-key tokens, and tokens of deleted users, get 401")
     func badTokens() async throws {
         try await withTestServer(configure: { $0.jwtSecret = "test-secret-for-tokens" }) { server in
             var browser = server.browser()
@@ -132,6 +132,16 @@ struct AuthTests {
             #expect(try await APIClient(server: server, token: expired).request(.GET, "/api/conversations").status == 401)
             let noSession = try await forgeToken(secret: "test-secret-for-tokens", userID: "1", session: "forged", expiresIn: 3600)
             #expect(try await APIClient(server: server, token: noSession).request(.GET, "/api/conversations").status == 401)
+            // The real session, signed with another key.
+            var payload = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            payload += String(repeating: "=", count: (4 - payload.count % 4) % 4)
+            let payloadData = try #require(Data(base64Encoded: payload))
+            let claims = try #require(try JSONSerialization.jsonObject(with: payloadData) as? [String: Any])
+            let session = try #require(claims["sid"] as? String)
+            let wrongKey = try await forgeToken(secret: "another-secret-entirely", userID: "1", session: session, expiresIn: 3600)
+            #expect(try await APIClient(server: server, token: wrongKey).request(.GET, "/api/conversations").status == 401)
+            let rightKey = try await forgeToken(secret: "test-secret-for-tokens", userID: "1", session: session, expiresIn: 3600)
+            #expect(try await APIClient(server: server, token: rightKey).request(.GET, "/api/conversations").status == 200)
             let missing = try await APIClient(server: server, token: nil).request(.GET, "/api/conversations")
             #expect(missing.status == 401)
 
