@@ -2,7 +2,7 @@
 SWIFT ?= swift
 DATA_DIR ?= ./data
 
-.PHONY: deps test-deps build release run test reliability bench microbench clean
+.PHONY: deps test-deps build release run test reliability fuzz bench microbench clean
 
 deps:
 	./scripts/install-deps.sh
@@ -31,6 +31,11 @@ reliability: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) build -c release --scratch-path $(BENCH_BUILD) --product parley
 	PARLEY_RELIABILITY=1 PARLEY_EXECUTABLE=$(CURDIR)/$(BENCH_BUILD)/release/parley $(SWIFT) test --skip-build --filter Reliability
+
+# libFuzzer on the upstream stream parser, the streaming markdown renderer and the upload reader, FUZZ_SECONDS
+# (default 60) each; see docs/RELIABILITY.md.
+fuzz: deps
+	./scripts/fuzz.sh
 
 BENCH_BUILD ?= .build-release
 

@@ -7,6 +7,10 @@ let package = Package(
     products: [
         .executable(name: "parley", targets: ["Parley"]),
         .executable(name: "parley-bench", targets: ["ParleyBench"]),
+        // For the fuzz targets in Fuzz/, a package of their own.
+        .library(name: "ParleyProviders", targets: ["ParleyProviders"]),
+        .library(name: "ParleyMarkdown", targets: ["ParleyMarkdown"]),
+        .library(name: "ParleyServer", targets: ["ParleyServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -23,7 +27,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
-        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
     ],
     targets: [
         .systemLibrary(name: "CCmarkGFM", pkgConfig: "libcmark-gfm",
@@ -61,7 +64,6 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "MultipartKit", package: "multipart-kit"),
             .product(name: "CompressNIO", package: "compress-nio"),
         ]),
         .executableTarget(name: "Parley", dependencies: [

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import MultipartKit
 import NIOCore
 import ParleyCore
 
@@ -30,16 +29,19 @@ struct UploadForm: Sendable {
             throw AppError.uploadTooLarge(limits)
         }
         let collector = PartCollector(limits: limits, expectedCSRF: expectedCSRF)
-        let parser = MultipartParser(boundary: boundary)
-        parser.onHeader = { name, value in collector.header(name: name, value: value) }
-        parser.onBody = { buffer in collector.body(&buffer) }
-        parser.onPartComplete = { collector.completePart() }
+        var reader = MultipartReader(boundary: boundary)
         var received = 0
         for try await buffer in request.body {
             received += buffer.readableBytes
             guard received <= limits.maxBodyBytes else { throw AppError.uploadTooLarge(limits) }
             do {
-                try parser.execute(buffer)
+                try reader.feed(buffer.readableBytesView) { event in
+                    switch event {
+                    case .header(let name, let value): collector.header(name: name, value: value)
+                    case .body(let bytes): collector.body(bytes)
+                    case .partComplete: collector.completePart()
+                    }
+                }
             } catch {
                 throw AppError.malformed("The multipart body is malformed.")
             }
@@ -79,21 +81,21 @@ private final class PartCollector {
         headers.append((name.lowercased(), value))
     }
 
-    func body(_ buffer: inout ByteBuffer) {
+    func body(_ buffer: ArraySlice<UInt8>) {
         guard refusal == nil else { return }
         inPart = true
         let kind = partKind ?? classify()
         partKind = kind
         switch kind {
         case .field:
-            fieldBytes += buffer.readableBytes
+            fieldBytes += buffer.count
             guard fieldBytes <= limits.maxFieldBytes else { return refuse(.uploadTooLarge(limits)) }
         case .file:
-            guard bytes.count + buffer.readableBytes <= limits.maxFileBytes else { return refuse(.uploadTooLarge(limits)) }
+            guard bytes.count + buffer.count <= limits.maxFileBytes else { return refuse(.uploadTooLarge(limits)) }
         case .ignored:
             return
         }
-        bytes.append(contentsOf: buffer.readableBytesView)
+        bytes.append(contentsOf: buffer)
     }
 
     func completePart() {
