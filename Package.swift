@@ -7,10 +7,6 @@ let package = Package(
     products: [
         .executable(name: "parley", targets: ["Parley"]),
         .executable(name: "parley-bench", targets: ["ParleyBench"]),
-        // For the fuzz targets in Fuzz/, a package of their own.
-        .library(name: "ParleyProviders", targets: ["ParleyProviders"]),
-        .library(name: "ParleyMarkdown", targets: ["ParleyMarkdown"]),
-        .library(name: "ParleyServer", targets: ["ParleyServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -92,3 +88,9 @@ let package = Package(
         ]),
     ]
 )
+
+// The libFuzzer targets in Fuzz/, a package of their own, import these modules as libraries; only scripts/fuzz.sh
+// (`make fuzz`) sets PARLEY_FUZZ, so other builds of this package see no such products.
+if Context.environment["PARLEY_FUZZ"] != nil {
+    package.products += ["ParleyProviders", "ParleyMarkdown", "ParleyServer"].map { .library(name: $0, targets: [$0]) }
+}

@@ -1,37 +1,29 @@
 import FuzzSupport
 import ParleyMarkdown
 
-/// The streaming markdown renderer fed a text in pieces the fuzzer chooses: nothing may crash, and the blocks it
-/// appended plus its last tail must equal the one-shot render of the whole text (what `done` carries).
+/// The streaming markdown renderer fed a text in pieces the fuzzer chooses (cut between Unicode scalars, so also
+/// inside a character): nothing may crash, every event's blocks must continue the one-shot render of the whole text,
+/// and those blocks plus the last tail must equal it (what `done` carries).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMarkdown(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    let bytes = fuzzInput(start, count)
-    guard bytes.count > 1 else { return 0 }
-    // The first byte seeds the piece sizes; the rest is the text.
-    var seed = UInt64(bytes[0]) | 1
-    let text = String(decoding: bytes.dropFirst(), as: UTF8.self)
-    let characters = Array(text)
+    guard let input = FuzzInput(start, count) else { return 0 }
+    let text = String(decoding: input.data, as: UTF8.self)
+    let whole = MarkdownRenderer.html(text)
     var stream = MarkdownStream()
     var html = ""
     var tail = ""
-    var index = 0
-    while index < characters.count {
-        seed = seed &* 6364136223846793005 &+ 1442695040888963407
-        let length = Int(seed >> 59) + 1
-        let end = min(index + length, characters.count)
-        stream.append(String(characters[index..<end]))
-        let update = stream.next(final: false)
+    let pieces = input.pieces(of: text.unicodeScalars)
+    for (index, piece) in pieces.enumerated() {
+        stream.append(String(piece))
+        let update = stream.next(final: index == pieces.count - 1)
         html += update.append
         if let newTail = update.tail { tail = newTail }
-        index = end
+        if !whole.utf8.starts(with: html.utf8) {
+            fatalError("the appended blocks left the one-shot render\nappended: \(html.debugDescription)\nwhole: \(whole.debugDescription)")
+        }
     }
-    let last = stream.next(final: true)
-    html += last.append
-    if let newTail = last.tail { tail = newTail }
-    let streamed = html + tail
-    let whole = MarkdownRenderer.html(text)
-    if streamed != whole {
-        fatalError("streamed HTML differs from the one-shot render\nstreamed: \(streamed.debugDescription)\nwhole: \(whole.debugDescription)")
+    if html + tail != whole {
+        fatalError("streamed HTML differs from the one-shot render\nstreamed: \((html + tail).debugDescription)\nwhole: \(whole.debugDescription)")
     }
     return 0
 }
