@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+@testable import ParleyServer
 import Testing
 
 /// Requests meant to hurt: oversized bodies on every route, paths that climb out of the static folder, stolen or
@@ -13,22 +14,29 @@ struct AbuseTests {
         "POST /logout", "POST /logout/everywhere", "POST /s/{token}/fork", "POST /s/{token}/revoke", "POST /shares/{id}/revoke",
     ]
 
-    /// Routes that refuse a form body before its size matters: the import reads only `multipart/form-data` (its size
-    /// limit is tested with a real upload in `ExportImportTests`).
+    /// Routes that refuse a form body before its size matters: the import reads only a file (multipart, below) or JSON.
     static let refusesFormBodies: [String: Int] = ["POST /settings/import": 415]
 
-    @Test("a body far over the limit gets 413 on every route that reads one, never a 5xx; nothing is stored and the server carries on")
+    /// The largest image the oversized-body test lets an upload carry (`PARLEY_MAX_UPLOAD_MB`).
+    static let maxUploadBytes = 1 << 20
+
+    /// The file field and largest file of each route that reads multipart uploads.
+    static let uploadLimits: [String: (field: String, maxBytes: Int)] = [
+        "/c/{id}/messages": ("image", maxUploadBytes), "/settings/import": ("file", ImportReader.maxBytes),
+    ]
+
+    @Test("a body far over the limit gets 413 on every route that reads one, and a multipart file over its route's limit too; never a 5xx, nothing stored, the server carries on")
     func oversizedBodies() async throws {
         try await withTestServer(configure: { settings in
             settings.signup = .open
-            settings.maxUploadBytes = 1 << 20
+            settings.maxUploadBytes = Self.maxUploadBytes
             settings.sendRateLimit = nil
         }) { server in
             var browser = server.browser()
             _ = try await browser.signUp("owner@example.com")
             var api = try await APIClient.signIn(server, email: "owner@example.com")
             let kept = try await browser.createConversation(content: "kept question")
-            let filler = String(repeating: "a", count: 3 << 20)
+            let filler = String(repeating: "a", count: 3 * AppRequestContext.maxBodySize)
             let form = ByteBuffer(string: "content=" + filler + "&title=" + filler)
             let json = ByteBuffer(string: "{\"content\": \"" + filler + "\"}")
             for route in server.routes.sorted() where !route.hasPrefix("GET ") {
@@ -44,7 +52,7 @@ struct AbuseTests {
                 let response = try await browser.send(HTTPMethod(rawValue: parts[0]), path, headers: headers, bytes: isAPI ? json : form)
                 #expect(response.status < 500, "\(route) answered \(response.status)")
                 if !Self.ignoresBody.contains(route) {
-                    #expect(response.status == Self.refusesFormBodies[route] ?? 413, "\(route) answered \(response.status) to a 3 MB body")
+                    #expect(response.status == Self.refusesFormBodies[route] ?? 413, "\(route) answered \(response.status) to a body 3× the limit")
                 }
                 // Signing out (everywhere) ends the sessions: sign in again for the next route.
                 if try await browser.get("/c").status != 200, try await browser.signIn("owner@example.com").status != 303 {
@@ -54,6 +62,19 @@ struct AbuseTests {
                     api = try await APIClient.signIn(server, email: "owner@example.com")
                 }
             }
+            let conversation = try await api.createConversation()
+            for route in CSRFMiddleware.uploadRoutes.sorted() {
+                let limit = try #require(Self.uploadLimits[route], "\(route) reads uploads but has no limit in this test")
+                var body = MultipartBody()
+                body.fields = [("csrf_token", try #require(browser.csrfToken)), ("content", "too big")]
+                body.files = [(field: limit.field, name: "big.png", type: "image/png",
+                               bytes: [UInt8](repeating: 0x89, count: limit.maxBytes + AppRequestContext.maxBodySize))]
+                let path = route.replacingOccurrences(of: "{id}", with: "\(conversation)")
+                let response = try await browser.send(.POST, path, headers: [("Content-Type", body.contentType), ("Accept", "application/json")],
+                                                      bytes: body.bytes)
+                #expect(response.status == 413, "\(route) answered \(response.status) to a file over its limit")
+            }
+            #expect(try await api.messages(conversation).isEmpty)
             let messages = try await api.messages(kept)
             #expect(messages.first?["content"] as? String == "kept question")
             let conversations = try await api.request(.GET, "/api/conversations")
@@ -62,40 +83,55 @@ struct AbuseTests {
         }
     }
 
-    @Test("paths that climb out of the static folder, or name no attachment, get 404 and never a file's contents")
+    @Test("paths that climb out of the static folder, however encoded, or name no attachment, get 400 or 404 and never a file's contents")
     func pathTraversal() async throws {
         try await withTestServer { server in
             var browser = server.browser()
             _ = try await browser.signUp("user@example.com")
-            for path in ["/static/..%2F..%2FPackage.swift", "/static/%2e%2e%2f%2e%2e%2fPackage.swift", "/static/..%252F..%252FPackage.swift",
-                         "/static/....%2F%2FPackage.swift", "/static/%2Fetc%2Fpasswd", "/static/..%5C..%5CPackage.swift",
-                         "/static/app.css%00.png", "/static/../../Package.swift", "/sw.js/..%2F..%2FPackage.swift",
-                         "/attachments/..%2F1", "/attachments/1%20OR%201=1", "/attachments/-1", "/attachments/abc"] {
+            let climbs = ["..%2F..%2FPackage.swift", "%2e%2e%2f%2e%2e%2fPackage.swift", "..%252F..%252FPackage.swift",
+                          "%252e%252e%252fPackage.swift", "....%2F%2FPackage.swift", ".%2e/.%2e/Package.swift", "..%5C..%5CPackage.swift",
+                          "../../Package.swift", "..", "%2e%2e", "%2Fetc%2Fpasswd", "/etc/passwd", "app.css%00.png",
+                          "..%2F..%2FTemplates%2Flayout.mustache", "..%2F..%2FSources%2FParleyServer%2FApp%2FServerSettings.swift"]
+            let attachments = ["..%2F1", "1%20OR%201=1", "-1", "abc", "1.0", "0x1", "%2Fetc%2Fpasswd", "99999999999999999999999"]
+            let paths = climbs.map { "/static/" + $0 } + ["/sw.js/..%2F..%2FPackage.swift", "/sw.js%2F..%2F..%2FPackage.swift"]
+                + attachments.map { "/attachments/" + $0 }
+            for path in paths {
                 let response = try await browser.get(path)
-                #expect([400, 404].contains(response.status), "\(path) answered \(response.status)")
-                #expect(!response.body.contains("swift-tools-version") && !response.body.contains("root:x:0"), "\(path) leaked a file")
+                #expect([400, 404].contains(response.status), "\(path) answered \(response.status) \(response.location ?? "")")
+                for secret in ["swift-tools-version", "root:x:0", "{{", "public struct ServerSettings"] {
+                    #expect(!response.body.contains(secret), "\(path) leaked a file")
+                }
             }
         }
     }
 
-    @Test("the session cookie is HttpOnly, SameSite=Lax and Path=/ (Secure when the server says so), and signing out clears it")
-    func sessionCookieFlags() async throws {
-        for secure in [false, true] {
-            try await withTestServer(configure: { $0.cookieSecure = secure }) { server in
-                var browser = server.browser()
-                let signedUp = try await browser.signUp("user@example.com")
-                let session = try #require(signedUp.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix("parley_session=") })
-                let attributes = Set(session.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
-                #expect(attributes.contains("httponly"))
-                #expect(attributes.contains("samesite=lax"))
-                #expect(attributes.contains("path=/"))
-                #expect(attributes.contains("secure") == secure)
-                let signedOut = try await browser.post("/logout")
-                let cleared = try #require(signedOut.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix("parley_session=") })
-                #expect(cleared.lowercased().contains("max-age=0"))
-                #expect(try await browser.get("/c").location?.hasPrefix("/login") == true)
+    @Test("the session and CSRF cookies are HttpOnly, SameSite=Lax and Path=/, Secure when the setting (or, automatically, a non-loopback host) says so; signing out clears the session", arguments: [nil, false, true] as [Bool?])
+    func cookieFlags(_ secure: Bool?) async throws {
+        try await withTestServer(configure: { $0.cookieSecure = secure }) { server in
+            var browser = server.browser()
+            let form = try await browser.get("/signup")
+            let signedUp = try await browser.post("/signup", form: ["email": "user@example.com", "password": "correct horse battery"])
+            let csrf = try #require(form.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix("parley_csrf=") })
+            let session = try #require(signedUp.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix("parley_session=") })
+            for cookie in [csrf, session] {
+                let attributes = Set(cookie.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+                #expect(attributes.isSuperset(of: ["httponly", "samesite=lax", "path=/"]), "\(cookie)")
+                // The test server listens on loopback, so automatic means not Secure.
+                #expect(attributes.contains("secure") == (secure ?? false), "\(cookie)")
             }
+            let signedOut = try await browser.post("/logout")
+            let cleared = try #require(signedOut.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix("parley_session=") })
+            #expect(cleared.lowercased().contains("max-age=0"))
+            #expect(try await browser.get("/c").location?.hasPrefix("/login") == true)
         }
+    }
+
+    @Test("automatic Secure cookies are on for every host but loopback", arguments: [
+        ("127.0.0.1", false), ("localhost", false), ("::1", false), ("0.0.0.0", true), ("192.168.1.10", true), ("parley.example.com", true),
+    ])
+    func automaticSecureCookies(_ host: String, _ secure: Bool) throws {
+        #expect(try ServerSettings(environment: ["PARLEY_HOST": host, "PARLEY_COOKIE_SECURE": "auto"]).usesSecureCookies == secure)
+        #expect(try ServerSettings(environment: ["PARLEY_HOST": host]).usesSecureCookies == secure)
     }
 
     @Test("share links carry 128 random bits: 500 guesses, random or one character off a real link, all get 404")
@@ -125,6 +161,113 @@ struct AbuseTests {
                 #expect(status == 404, "guess \(String(candidate)) answered \(status)")
             }
             #expect(try await visitor.get("/s/\(token)").status == 200)
+        }
+    }
+
+    @Test("an image that is also HTML or script is stored and served as the image it is, with nosniff, to its owner and through a share; one that is not a whole image is refused", arguments: Polyglot.allCases)
+    func polyglotUploads(_ polyglot: Polyglot) async throws {
+        try await AttachmentTests.withVisionServer { server in
+            var (browser, api, conversation) = try await AttachmentTests.start(server)
+            let bytes = try polyglot.bytes()
+            let sent = try await browser.postMultipart("/c/\(conversation)/messages", fields: [("content", "look")],
+                                                       files: [("page.html", "text/html", bytes)])
+            guard let type = polyglot.storedType else {
+                #expect(sent.status == 415, "\(sent.body.prefix(300))")
+                #expect(try await api.messages(conversation).isEmpty)
+                return
+            }
+            #expect(sent.status == 202, "\(sent.body.prefix(300))")
+            try await AttachmentTests.waitForReply(api, conversation)
+            let listed = try #require((try await api.messages(conversation).first?["attachments"] as? [[String: Any]])?.first)
+            #expect(listed["content_type"] as? String == type)
+            let id = try #require(listed["id"] as? Int)
+            let token = try await ShareTests.share(&browser, conversation)
+            for served in [try await browser.get("/attachments/\(id)"), try await ShareTests.fetch(server, "/attachments/\(id)?share=\(token)")] {
+                #expect(served.status == 200)
+                #expect(served.headers.first(name: "content-type") == type)
+                #expect(served.headers.first(name: "x-content-type-options") == "nosniff")
+                #expect(served.headers.first(name: "content-security-policy")?.contains("default-src 'self'") == true)
+                #expect(served.headers.first(name: "content-disposition")?.hasPrefix("inline;") == true)
+                #expect(served.bytes == bytes)
+            }
+        }
+    }
+
+    @Test("a GIF, JPEG or WebP whose header claims sides over the limit gets 422 and stores nothing", arguments: SizeClaim.allCases)
+    func oversizedDimensions(_ claim: SizeClaim) async throws {
+        try await AttachmentTests.withVisionServer { server in
+            var (browser, api, conversation) = try await AttachmentTests.start(server)
+            let sent = try await browser.postMultipart("/c/\(conversation)/messages", fields: [("content", "huge")],
+                                                       files: [("huge", "application/octet-stream", try claim.bytes())])
+            #expect(sent.status == 422, "\(sent.body.prefix(300))")
+            #expect(try await api.messages(conversation).isEmpty)
+        }
+    }
+}
+
+/// Files that are images by their bytes and HTML or script as well.
+enum Polyglot: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case pngWithHTMLAfterEnd, gifThatIsJavaScript, jpegWithScriptComment, jpegWithHTMLAfterEnd
+
+    var testDescription: String { rawValue }
+
+    /// Markup a browser that sniffed the file would run.
+    static let html = Array("<!doctype html><html><body><script>alert(1)</script></body></html>".utf8)
+
+    /// The type the image is stored and served with, or nil when it must be refused (415: the JPEG does not end
+    /// where a JPEG ends).
+    var storedType: String? {
+        switch self {
+        case .pngWithHTMLAfterEnd: "image/png"
+        case .gifThatIsJavaScript: "image/gif"
+        case .jpegWithScriptComment: "image/jpeg"
+        case .jpegWithHTMLAfterEnd: nil
+        }
+    }
+
+    /// The file's bytes.
+    func bytes() throws -> [UInt8] {
+        switch self {
+        case .pngWithHTMLAfterEnd:
+            return try Fixtures.image("gradient.png") + Self.html
+        case .gifThatIsJavaScript:
+            // The width's two bytes open a script comment that the bytes after the trailer close: `GIF87a/*…*/=alert(1);`.
+            var gif = try Fixtures.image("gradient.gif")
+            gif.replaceSubrange(6..<8, with: Array("/*".utf8))
+            return gif + Array("*/=alert(1);".utf8)
+        case .jpegWithScriptComment:
+            let jpeg = try Fixtures.image("gradient.jpg")
+            let comment = Self.html
+            let length = comment.count + 2
+            return Array(jpeg.prefix(2)) + [0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)] + comment + jpeg.dropFirst(2)
+        case .jpegWithHTMLAfterEnd:
+            return try Fixtures.image("gradient.jpg") + Self.html
+        }
+    }
+}
+
+/// Real images of each format but PNG (tested with the bad uploads) whose header claims sides of 65,535 pixels or more.
+enum SizeClaim: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case gif, jpeg, webp
+
+    var testDescription: String { rawValue }
+
+    /// The file's bytes, its size fields set to their largest values.
+    func bytes() throws -> [UInt8] {
+        switch self {
+        case .gif:
+            var gif = try Fixtures.image("gradient.gif")
+            gif.replaceSubrange(6..<10, with: [0xFF, 0xFF, 0xFF, 0xFF])
+            return gif
+        case .jpeg:
+            var jpeg = try Fixtures.image("gradient.jpg")
+            let frame = try #require(jpeg.indices.dropLast().first { jpeg[$0] == 0xFF && [0xC0, 0xC1, 0xC2].contains(jpeg[$0 + 1]) })
+            jpeg.replaceSubrange(frame + 5..<frame + 9, with: [0xFF, 0xFF, 0xFF, 0xFF])
+            return jpeg
+        case .webp:
+            var webp = try Fixtures.image("translucent.webp")  // a VP8X file: its canvas size is 24 bits a side
+            webp.replaceSubrange(24..<30, with: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+            return webp
         }
     }
 }

@@ -30,9 +30,10 @@ public struct ChatService: Sendable {
     public func createConversation(userID: UserID, title: String?, model: String?, systemPrompt: String?) async throws(ChatError) -> Conversation {
         let model = try resolveModel(model, current: nil)
         let title = try validTitle(title ?? ConversationTitle.placeholder)
-        guard (systemPrompt ?? "").count <= Self.maxSystemPromptLength else { throw .systemPromptTooLong }
+        let systemPrompt = Self.storable(systemPrompt ?? "")
+        guard systemPrompt.count <= Self.maxSystemPromptLength else { throw .systemPromptTooLong }
         return try await storing {
-            try await store.createConversation(userID: userID, title: title, model: model.id, systemPrompt: systemPrompt ?? "")
+            try await store.createConversation(userID: userID, title: title, model: model.id, systemPrompt: systemPrompt)
         }
     }
 
@@ -49,6 +50,7 @@ public struct ChatService: Sendable {
     /// titled from the message's first words. Images (already checked by `NewImage`) need a model that can see them.
     public func send(userID: UserID, conversationID: ConversationID, content: String, images: [NewImage] = [], model: String?,
                      requestID: String?) async throws(ChatError) -> SendResult {
+        let content = Self.storable(content)
         guard !content.allSatisfy(\.isWhitespace) else { throw .emptyMessage }
         guard content.count <= Self.maxMessageLength else { throw .messageTooLong }
         guard images.count <= Self.maxImagesPerMessage else { throw .tooManyImages }
@@ -142,6 +144,7 @@ public struct ChatService: Sendable {
 
     /// Changes the conversation's model and system prompt (used from the next reply on).
     public func configure(userID: UserID, conversationID: ConversationID, model: String?, systemPrompt: String) async throws(ChatError) {
+        let systemPrompt = Self.storable(systemPrompt)
         guard systemPrompt.count <= Self.maxSystemPromptLength else { throw .systemPromptTooLong }
         let conversation = try await self.conversation(conversationID, userID: userID)
         let model = try resolveModel(model, current: conversation.model)
@@ -198,9 +201,14 @@ public struct ChatService: Sendable {
     }
 
     private func validTitle(_ title: String) throws(ChatError) -> String {
-        let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = Self.storable(title).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed.count <= Self.maxTitleLength else { throw .invalidTitle }
         return trimmed
+    }
+
+    /// `text` without NUL characters, which SQLite would take for its end: checked as it will be stored, never cut short.
+    private static func storable(_ text: String) -> String {
+        text.unicodeScalars.contains("\0") ? String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 != "\0" })) : text
     }
 
     private func storing<T>(_ access: () async throws -> T) async throws(ChatError) -> T {

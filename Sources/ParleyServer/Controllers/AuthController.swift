@@ -57,7 +57,8 @@ struct AuthController {
                            message: "Too many failed sign-ins. Try again in \(wait) seconds.",
                            headers: [.retryAfter: String(wait)])
         }
-        let user = try await services.accounts.user(email: email)
+        // SQLite reads a bound string up to its first NUL, so "a@b.c\0x" would find a@b.c under a throttle key of its own.
+        let user = email.unicodeScalars.contains("\0") ? nil : try await services.accounts.user(email: email)
         let matches = try await services.hasher.verify(password, hash: user?.passwordHash)
         guard let user, matches, !user.isDisabled else {
             services.throttle.recordFailure(keys: keys)
@@ -134,7 +135,7 @@ struct AuthController {
     static func emailProblem(_ email: String) -> String? {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
-              !email.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+              !email.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) else {
             return "Enter a valid email address."
         }
         return nil
