@@ -5,9 +5,9 @@ import Testing
 
 /// The cache of finished messages' HTML: what it keeps, when it renders again, and how much it holds.
 @Suite struct MessageHTMLCacheTests {
-    /// A reply with `content` and `status`.
-    static func reply(_ id: MessageID, _ content: String, status: MessageStatus = .complete) -> Message {
-        Message(id: id, conversationID: 1, role: .assistant, content: content, status: status, model: "mock-fast",
+    /// A reply with `content` and `status`, in `conversation`.
+    static func reply(_ id: MessageID, _ content: String, status: MessageStatus = .complete, conversation: ConversationID = 1) -> Message {
+        Message(id: id, conversationID: conversation, role: .assistant, content: content, status: status, model: "mock-fast",
                 createdAt: Date(timeIntervalSince1970: 1_700_000_000))
     }
 
@@ -45,5 +45,20 @@ import Testing
         }
         #expect(!cache.isKept(4_990))
         #expect((4_991...5_000).allSatisfy(cache.isKept))
+    }
+
+    @Test("a deleted conversation's messages are forgotten at once; the others stay kept and still go oldest first")
+    func forgetsDeletedConversation() {
+        let size = MessageView.html(Self.reply(1, "x")).utf8.count
+        let cache = MessageHTMLCache(budgetBytes: size * 3)
+        for (id, conversation) in [(1, 1), (2, 2), (3, 2)] as [(MessageID, ConversationID)] {
+            _ = cache.html(Self.reply(id, "x", conversation: conversation))
+        }
+        cache.forget(conversation: 2)
+        #expect(cache.isKept(1) && !cache.isKept(2) && !cache.isKept(3))
+        #expect(cache.keptBytes == size)
+        for id in 4...6 as ClosedRange<MessageID> { _ = cache.html(Self.reply(id, "x")) }
+        #expect(!cache.isKept(1))
+        #expect((4...6).allSatisfy(cache.isKept))
     }
 }

@@ -57,6 +57,7 @@ struct APIController {
         let user = try context.requireUser()
         let id = try context.rowID()
         try await chatCall { () async throws(ChatError) in try await services.chat.delete(userID: user.id, conversationID: id) }
+        services.pages.messages.forget(conversation: id)
         return Response(status: .noContent)
     }
 

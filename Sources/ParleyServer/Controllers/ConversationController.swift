@@ -107,6 +107,7 @@ struct ConversationController {
         let user = try context.requireUser()
         let id = try context.rowID()
         try await chatCall { () async throws(ChatError) in try await services.chat.delete(userID: user.id, conversationID: id) }
+        services.pages.messages.forget(conversation: id)
         return .seeOther("/c")
     }
 

@@ -11,6 +11,7 @@ final class MessageHTMLCache: Sendable {
         var html: String
         var status: MessageStatus
         var contentBytes: Int
+        var conversationID: ConversationID
 
         /// Whether this entry was rendered from `message` as it is now.
         func matches(_ message: Message) -> Bool { status == message.status && contentBytes == message.content.utf8.count }
@@ -40,6 +41,18 @@ final class MessageHTMLCache: Sendable {
                 oldest = 0
             }
         }
+
+        /// Drops the entries of `conversation`'s messages, and their places in the order.
+        mutating func forget(_ conversation: ConversationID) {
+            let gone = entries.filter { $0.value.conversationID == conversation }
+            guard !gone.isEmpty else { return }
+            for (id, entry) in gone {
+                entries[id] = nil
+                bytes -= entry.html.utf8.count
+            }
+            arrivals = arrivals[oldest...].filter { entries[$0] != nil }
+            oldest = 0
+        }
     }
 
     private let state = Mutex(State())
@@ -56,9 +69,15 @@ final class MessageHTMLCache: Sendable {
         guard message.status != .streaming else { return MessageView.html(message) }
         if let kept = state.withLock({ $0.entries[message.id] }), kept.matches(message) { return kept.html }
         let html = MessageView.html(message)
-        let entry = Entry(html: html, status: message.status, contentBytes: message.content.utf8.count)
+        let entry = Entry(html: html, status: message.status, contentBytes: message.content.utf8.count,
+                          conversationID: message.conversationID)
         state.withLock { $0.keep(entry, for: message.id, budget: budgetBytes) }
         return html
+    }
+
+    /// Drops the HTML kept for a deleted conversation's messages, so that it takes no memory until evicted.
+    func forget(conversation: ConversationID) {
+        state.withLock { $0.forget(conversation) }
     }
 
     /// The HTML kept, in bytes.
