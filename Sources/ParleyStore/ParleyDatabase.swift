@@ -20,9 +20,19 @@ public struct ParleyDatabase: Sendable {
             pool = try DatabasePool(path: (directory as NSString).appendingPathComponent("parley.sqlite"),
                                     configuration: configuration)
             try Migrations.migrator.migrate(pool)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL
+                    || (error.resultCode == .SQLITE_IOERR && Self.hasNoFreeSpace(directory)) {
+            // A full disk fails the open as SQLITE_FULL, or as an I/O error when the shared-memory file cannot grow.
+            throw StoreError.diskFull
         } catch {
             throw StoreError.database("opening the database failed: \(error)")
         }
+    }
+
+    /// Whether the filesystem holding `directory` has no free space left.
+    private static func hasNoFreeSpace(_ directory: String) -> Bool {
+        var stats = statvfs()
+        return statvfs(directory, &stats) == 0 && stats.f_bavail == 0
     }
 
     /// Whether the database answers a trivial query.

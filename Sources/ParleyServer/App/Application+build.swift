@@ -14,14 +14,9 @@ public func buildApplication(settings: ServerSettings,
     var logger = Logger(label: "parley")
     logger.logLevel = settings.logLevel
     _ = PrometheusExport.registry
-    let database = try ParleyDatabase(directory: settings.dataDirectory)
+    let (database, secret) = try await openDatabase(settings, logger: logger)
     let accounts = SQLiteAccountStore(database: database)
     let chatStore = SQLiteChatStore(database: database)
-    let interrupted = try await chatStore.interruptUnfinishedReplies()
-    if interrupted > 0 { logger.notice("marked replies interrupted by a previous stop", metadata: ["count": "\(interrupted)"]) }
-
-    var secret = settings.jwtSecret ?? ""
-    if secret.isEmpty { secret = try await accounts.setting("jwt_secret") { RandomToken.make(bytes: 32) } }
     let timeouts = UpstreamTimeouts(connect: settings.upstreamConnectTimeout, firstToken: settings.upstreamFirstTokenTimeout,
                                     betweenTokens: settings.upstreamIdleTimeout)
     // A bad PARLEY_CONFIG stops the start here, with a message naming the file and the problem.
@@ -31,6 +26,15 @@ public func buildApplication(settings: ServerSettings,
     let catalog = providers.makeCatalog(client: client, logger: logger)
     await providers.discoverModels(into: catalog, client: client, logger: logger)
 
+    let pages: PageRenderer
+    do {
+        pages = try await PageRenderer(templatesDirectory: settings.templatesDirectory, catalog: catalog,
+                                       assets: try StaticAssets(directory: settings.publicDirectory))
+    } catch {
+        // A client dropped without a shutdown traps, which would hide this error (templates not found, say).
+        try? await client.shutdown()
+        throw error
+    }
     let generations = GenerationManager(store: chatStore, catalog: catalog, settings: settings.generation, logger: logger)
     let services = AppServices(
         settings: settings, database: database, accounts: accounts,
@@ -38,9 +42,7 @@ public func buildApplication(settings: ServerSettings,
         shares: ShareService(store: SQLiteShareStore(database: database), chats: chatStore, catalog: catalog,
                              tokens: DigestShareTokens(), logger: logger),
         sessions: await SessionAuthority(secret: secret, accounts: accounts, lifetime: settings.sessionLifetime),
-        hasher: PasswordHasher(cost: settings.bcryptCost), throttle: LoginThrottle(),
-        pages: try await PageRenderer(templatesDirectory: settings.templatesDirectory, catalog: catalog,
-                                      assets: try StaticAssets(directory: settings.publicDirectory)))
+        hasher: PasswordHasher(cost: settings.bcryptCost), throttle: LoginThrottle(), pages: pages)
 
     let router = buildRouter(services)
     // The upstream client's users come after it: a service group stops its services in reverse order.
@@ -104,4 +106,21 @@ private func makeUpstreamClient(timeouts: UpstreamTimeouts) -> HTTPClient {
     configuration.timeout = timeouts.clientTimeout
     configuration.decompression = .disabled
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+}
+
+/// Opens the database and writes what every start writes: the replies a previous stop interrupted are marked so and,
+/// on the first start, the session key is stored. Returns the database and the session key; a full disk stops the
+/// start with `DiskFullAtStartup`.
+private func openDatabase(_ settings: ServerSettings, logger: Logger) async throws -> (ParleyDatabase, String) {
+    do throws(StoreError) {
+        let database = try ParleyDatabase(directory: settings.dataDirectory)
+        let interrupted = try await SQLiteChatStore(database: database).interruptUnfinishedReplies()
+        if interrupted > 0 { logger.notice("marked replies interrupted by a previous stop", metadata: ["count": "\(interrupted)"]) }
+        var secret = settings.jwtSecret ?? ""
+        if secret.isEmpty { secret = try await SQLiteAccountStore(database: database).setting("jwt_secret") { RandomToken.make(bytes: 32) } }
+        return (database, secret)
+    } catch {
+        if error == .diskFull { throw DiskFullAtStartup(dataDirectory: settings.dataDirectory) }
+        throw error
+    }
 }
