@@ -47,6 +47,7 @@ let package = Package(
         .target(name: "MockUpstream", dependencies: [
             "ParleyCore",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "ParleyServer", dependencies: [
             "ParleyCore", "ParleyStore", "ParleyProviders", "ParleyMarkdown",

@@ -10,10 +10,26 @@ public struct MockUpstream: Sendable {
         self.configuration = configuration
     }
 
-    /// Serves until the surrounding task is cancelled. `onReady` gets the bound port (useful with port 0).
+    /// Serves until SIGTERM or SIGINT. `onReady` gets the bound port (useful with port 0).
     public func run(onReady: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        try await application(onReady: onReady).runService()
+    }
+
+    /// Serves while `body` runs with the bound port, then shuts down gracefully (see `withRunningService`).
+    public func serving<Result: Sendable>(_ body: (Int) async throws -> Result) async throws -> Result {
+        let (ports, ready) = AsyncStream.makeStream(of: Int.self)
+        let app = application { ready.yield($0) }
+        return try await withRunningService(app, logger: app.logger) {
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw CancellationError() }
+            return try await body(port)
+        }
+    }
+
+    /// The HTTP application on the configured host and port.
+    private func application(onReady: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
         let port = configuration.port
-        let app = Application(
+        return Application(
             router: router(),
             configuration: .init(
                 address: .hostname(configuration.host, port: port),
@@ -22,7 +38,6 @@ public struct MockUpstream: Sendable {
             ),
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? port) }
         )
-        try await app.runService()
     }
 
     /// The routes: three chat formats, image generation, the model list and the stats.

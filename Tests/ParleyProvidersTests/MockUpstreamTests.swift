@@ -304,23 +304,15 @@ func withMock(
     _ body: (MockHarness) async throws -> Void
 ) async throws {
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
-    var failure: (any Error)?
-    await withThrowingTaskGroup(of: Void.self) { group in
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        group.addTask {
-            try await MockUpstream(configuration: configuration).run { portContinuation.yield($0) }
-        }
-        var iterator = ports.makeAsyncIterator()
-        do {
-            let port = try #require(await iterator.next())
+    do {
+        try await MockUpstream(configuration: configuration).serving { port in
             try await body(MockHarness(client: client, port: port))
-        } catch {
-            failure = error
         }
-        group.cancelAll()
+    } catch {
+        try? await client.shutdown()
+        throw error
     }
     try await client.shutdown()
-    if let failure { throw failure }
 }
 
 /// The server-sent events of `text`: their optional `event:` name and `data:` payload.

@@ -48,12 +48,7 @@ final class ProcessHarness: Sendable {
         var mock = mock
         mock.port = 0
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                let (ports, ready) = AsyncStream.makeStream(of: Int.self)
-                group.addTask { [mock] in try await MockUpstream(configuration: mock).run { ready.yield($0) } }
-                var iterator = ports.makeAsyncIterator()
-                let mockPort = try #require(await iterator.next())
-                defer { group.cancelAll() }
+            try await MockUpstream(configuration: mock).serving { mockPort in
                 let harness = ProcessHarness(mockPort: mockPort, dataDirectory: directory, client: client,
                                              environment: environment)
                 defer { harness.killAll() }

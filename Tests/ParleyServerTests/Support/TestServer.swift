@@ -95,7 +95,7 @@ func testSettings(dataDirectory: String, mockPort: Int) -> ServerSettings {
     settings.demoTokenDelay = .milliseconds(1)
     settings.generation = GenerationSettings(flushInterval: .milliseconds(200), heartbeatInterval: .milliseconds(500),
                                              retry: RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50)),
-                                             modelTitles: false)
+                                             shutdownGrace: .milliseconds(200), modelTitles: false)
     settings.environment = ["OPENAI_BASE_URL": "http://127.0.0.1:\(mockPort)/v1", "OPENAI_API_KEY": "test-key"]
     return settings
 }
@@ -114,26 +114,18 @@ func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, dataDi
     let directory = try dataDirectory ?? makeTempDirectory()
     let client = makeTestClient()
     do {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            let (mockPorts, mockReady) = AsyncStream.makeStream(of: Int.self)
-            let mock = MockUpstream(configuration: .init(port: 0, tokens: mockTokens, delayMilliseconds: mockDelayMilliseconds))
-            group.addTask { try await mock.run { mockReady.yield($0) } }
-            var mockIterator = mockPorts.makeAsyncIterator()
-            guard let mockPort = await mockIterator.next() else { return }
+        let mock = MockUpstream(configuration: .init(port: 0, tokens: mockTokens, delayMilliseconds: mockDelayMilliseconds))
+        try await mock.serving { mockPort in
             var settings = testSettings(dataDirectory: directory, mockPort: mockPort)
             configure(&settings)
             let (ports, ready) = AsyncStream.makeStream(of: Int.self)
             let app = try await buildApplication(settings: settings) { ready.yield($0) }
-            let services = ServiceGroup(configuration: .init(services: [.init(service: app)], logger: Logger(label: "test")))
-            group.addTask { try await services.run() }
-            var iterator = ports.makeAsyncIterator()
-            guard let port = await iterator.next() else { return }
-            defer {
-                Task { await services.triggerGracefulShutdown() }
-                group.cancelAll()
+            try await withRunningService(app, logger: Logger(label: "test")) {
+                var iterator = ports.makeAsyncIterator()
+                guard let port = await iterator.next() else { return }
+                try await body(TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client,
+                                          routes: app.routes))
             }
-            try await body(TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client,
-                                      routes: app.routes))
         }
     } catch {
         try? await client.shutdown()
