@@ -51,7 +51,7 @@ public func buildApplication(settings: ServerSettings,
         httpServices.append(ModelDiscoveryService(providers: providers, catalog: catalog, client: client, interval: interval, logger: logger))
     }
     let http = Application(
-        router: router,
+        responder: ChildTaskResponder(inner: router.buildResponder()),
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "Parley", backlog: 4096),
         services: httpServices,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },

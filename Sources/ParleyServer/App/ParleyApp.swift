@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// down in the order that lets running replies finish: first the replies (within their grace period, their streams
 /// still open), then HTTP, then the upstream client; the database closes last.
 public struct ParleyApp: Service {
-    let http: Application<RouterResponder<AppRequestContext>>
+    let http: Application<ChildTaskResponder<RouterResponder<AppRequestContext>>>
     let generations: GenerationService
     let database: ParleyDatabase
     /// Every route, as "METHOD /path/{capture}".
