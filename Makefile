@@ -2,7 +2,7 @@
 SWIFT ?= swift
 DATA_DIR ?= ./data
 
-.PHONY: deps test-deps build release run test reliability fuzz bench microbench clean
+.PHONY: deps test-deps build release run test reliability fuzz bench microbench soak clean
 
 deps:
 	./scripts/install-deps.sh
@@ -46,6 +46,13 @@ microbench: deps
 	$(SWIFT) build -c release --scratch-path $(BENCH_BUILD) --product parley
 	$(SWIFT) build -c release --scratch-path $(BENCH_BUILD) --product parley-bench
 	./scripts/bench-micro.sh $(BENCH_BUILD)
+
+# Several users send, stop, reconnect and view pages against a release `parley serve` for SOAK_MINUTES (default 30):
+# fails on an unexpected error or on memory growing after warm-up; see docs/RELIABILITY.md.
+soak: deps
+	$(SWIFT) build -c release --scratch-path $(BENCH_BUILD) --product parley
+	$(SWIFT) build -c release --scratch-path $(BENCH_BUILD) --product parley-bench
+	./scripts/soak.sh $(BENCH_BUILD)
 
 clean:
 	rm -rf .build

@@ -55,10 +55,19 @@ struct BenchResults: Codable {
 
     /// Writes the results as JSON.
     func write(to path: String) throws {
+        try JSONFile.write(self, to: path)
+    }
+}
+
+/// The JSON files the benches write.
+enum JSONFile {
+    /// Writes `value` as pretty JSON to `path` (creating its folder); a figure that is not a number is written as "nan".
+    static func write(_ value: some Encodable, to path: String) throws {
         let url = URL(fileURLWithPath: path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(self).write(to: url)
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        try encoder.encode(value).write(to: url)
     }
 }

@@ -13,10 +13,6 @@ struct MicroResult: Codable {
             print("  " + name.padding(toLength: 28, withPad: " ", startingAt: 0) + String(format: "%12.3f", value))
         }
         if let goal { print("  goal: \(goal)") }
-        let url = URL(fileURLWithPath: path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(self).write(to: url)
+        try JSONFile.write(self, to: path)
     }
 }

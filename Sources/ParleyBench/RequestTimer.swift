@@ -30,7 +30,7 @@ struct RequestTimer {
     }
 
     /// One GET with the bearer token; fails unless it answers 200. Returns the body's size.
-    private func get(_ url: String) async throws -> Int {
+    func get(_ url: String) async throws -> Int {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         if gzip { request.headers.add(name: "Accept-Encoding", value: "gzip") }

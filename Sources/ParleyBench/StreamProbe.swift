@@ -84,10 +84,12 @@ struct StreamProbe {
         return try await timeToFirst(marker: "\"content\"", request: request)
     }
 
-    /// Milliseconds from the `stop` request until the mock counts the upstream request as aborted.
+    /// Milliseconds from the `stop` request until the mock counts the upstream request as aborted; fails unless the
+    /// reply then ends as `stopped`.
     func stopLatency(conversation: Int) async throws -> Double {
         let before = try await abortedCount()
         let response = try await client.execute(streamingSend(conversation: conversation, content: "stop me"), timeout: .seconds(30))
+        guard response.status.code == 200 else { throw BenchError("HTTP \(response.status.code)") }
         var iterator = response.body.makeAsyncIterator()
         while let buffer = try await iterator.next(), !String(buffer: buffer).contains("event: token") {}
         let start = ContinuousClock.now
@@ -96,12 +98,14 @@ struct StreamProbe {
             guard start.duration(to: .now) < .seconds(5) else { throw BenchError("stop did not close the upstream request") }
         }
         let elapsed = start.duration(to: .now)
-        while try await iterator.next() != nil {}
+        var recent = ""
+        while let buffer = try await iterator.next() { recent = String((recent + String(buffer: buffer)).suffix(4096)) }
+        guard recent.contains(#""status":"stopped""#) else { throw BenchError("the reply did not end as stopped") }
         return elapsed.milliseconds
     }
 
     /// A send to Parley's API that answers with the reply's event stream.
-    private func streamingSend(conversation: Int, content: String) -> HTTPClientRequest {
+    func streamingSend(conversation: Int, content: String) -> HTTPClientRequest {
         var request = HTTPClientRequest(url: "\(parley)/api/conversations/\(conversation)/messages")
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(token)")

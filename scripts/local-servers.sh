@@ -1,0 +1,41 @@
+# Sourced by scripts/bench.sh and scripts/soak.sh: a release `parley mock-upstream` (port 18089) and `parley serve`
+# (port 18080) on loopback with a fresh data folder, both stopped and the folder removed when the script exits. On a
+# machine with two or more cores the server runs on CPU 0, the mock on CPU 1, and `load_pin` puts the load there too.
+
+# start_local_servers BIN_DIR MOCK_FLAGS [VARIABLE=value ...]: starts both (the variables go to the server) and waits
+# for /healthz; sets server_pid, data (the folder, which also holds server.log and mock.log) and load_pin.
+start_local_servers() {
+  local bin=$1 mock_flags=$2
+  shift 2
+  ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+  data=$(mktemp -d)
+  local server_pin=() where="not pinned to CPUs"
+  load_pin=()
+  if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+    server_pin=(taskset -c 0); load_pin=(taskset -c 1); where="server on CPU 0, mock and load on CPU 1"
+  fi
+  local_server_pids=()
+  trap stop_local_servers EXIT
+  # shellcheck disable=SC2086
+  "${load_pin[@]}" "$bin/parley" mock-upstream --port 18089 $mock_flags > "$data/mock.log" 2>&1 & local_server_pids+=($!)
+  env OPENAI_BASE_URL=http://127.0.0.1:18089/v1 OPENAI_API_KEY=bench PARLEY_LOG_LEVEL=warning PARLEY_BCRYPT_COST=4 \
+    PARLEY_MODEL_TITLES=off PARLEY_SEND_RATE=0 "$@" "${server_pin[@]}" "$bin/parley" serve --port 18080 --data-dir "$data" \
+    > "$data/server.log" 2>&1 &
+  server_pid=$!
+  local_server_pids+=("$server_pid")
+  echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $where"
+  for _ in $(seq 1 100); do
+    curl -sf http://127.0.0.1:18080/healthz >/dev/null && return 0
+    sleep 0.1
+  done
+  echo "parley serve did not answer /healthz within 10 s; its log:" >&2
+  cat "$data/server.log" >&2
+  return 1
+}
+
+# stop_local_servers: stops both servers and removes the data folder (the EXIT trap).
+stop_local_servers() {
+  kill "${local_server_pids[@]}" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$data"
+}
