@@ -24,7 +24,7 @@ struct AttachmentTests {
                              "price": {"per_image": 0.04}},
                             {"id": "mock-draw-broken", "provider": "mock", "upstream_id": "mock-error-image", "kind": "image"}]}
                 """
-            FileManager.default.createFile(atPath: path, contents: Data(config.utf8))
+            try Data(config.utf8).write(to: URL(fileURLWithPath: path))
             settings.providerConfigPath = path
         }, body)
     }

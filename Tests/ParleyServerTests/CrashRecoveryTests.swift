@@ -124,7 +124,7 @@ struct CrashRecoveryTests {
     static func storedReply(_ server: TestServer) async throws -> (status: String?, content: String?) {
         let database = try ParleyDatabase(directory: server.dataDirectory)
         #expect(try await database.integrityCheck() == "ok")
-        let reply = try await database.pool.read { db in
+        let reply = try database.pool.read { db in
             try Row.fetchOne(db, sql: "SELECT status, content FROM messages WHERE role = 'assistant'")
         }
         return (reply?["status"], reply?["content"])

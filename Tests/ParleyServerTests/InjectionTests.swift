@@ -144,7 +144,7 @@ struct InjectionTests {
                                "api_key_env": "OPENAI_API_KEY"]],
                 "models": [["id": model.text, "provider": "mock", "upstream_id": "mock-fast"]],
             ]
-            FileManager.default.createFile(atPath: path, contents: try? JSONSerialization.data(withJSONObject: config))
+            try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: path))
             settings.providerConfigPath = path
         }) { server in
             let signedUp = try await server.signUp("admin@example.com")
@@ -283,7 +283,9 @@ struct InjectionTests {
                              "/shares?updated=\(encoded)", "/settings?imported=\(encoded)", "/s/\(encoded)", "/attachments/\(encoded)",
                              "/attachments/1?share=\(encoded)", "/c/\(own)/export.json?x=\(encoded)"] {
                     let response = try await browser.get(path)
-                    #expect([200, 400, 404].contains(response.status), "\(path.prefix(80)) answered \(response.status)")
+                    // After 30 unknown share tokens the address is refused share lookups for a while (429, by design).
+                    let allowed: Set<Int> = path.contains("share=") || path.hasPrefix("/s/") ? [400, 404, 429] : [200, 400, 404]
+                    #expect(allowed.contains(response.status), "\(path.prefix(80)) answered \(response.status)")
                     #expect(!response.body.contains("secret"))
                 }
                 let search = try await browser.get("/search?q=\(encoded)")

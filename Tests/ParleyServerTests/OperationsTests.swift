@@ -155,7 +155,7 @@ struct OperationsTests {
     @Test("the server logs one line per request with its route and status, and never message text or passwords")
     func requestLogsLeakNothing() async throws {
         let logPath = try makeTempDirectory() + "/server.log"
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        try Data().write(to: URL(fileURLWithPath: logPath))
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         try await CrashRecoveryTests.withServerProcess(environment: ["PARLEY_LOG_LEVEL": "info"], log: log) { process, server in
             let api = try await GenerationTests.signedIn(server)

@@ -105,7 +105,7 @@ struct ReliabilityDiskFullTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let config = folder + "/models.json"
         let models = #"{"models": [{"id": "\#(Self.visionModel)", "provider": "openai", "upstream_id": "mock-fast", "vision": true}]}"#
-        FileManager.default.createFile(atPath: config, contents: Data(models.utf8))
+        try Data(models.utf8).write(to: URL(fileURLWithPath: config))
         try await ProcessHarness.with(mock: Self.mock, environment: ["PARLEY_SEND_RATE": "0", "PARLEY_MODEL_TITLES": "off",
                                                                      "PARLEY_CONFIG": config]) { harness in
             let disk = try SmallDisk(megabytes: 16, at: harness.dataDirectory)
@@ -180,7 +180,7 @@ struct ReliabilityDiskFullTests {
             try ParleyDatabase(directory: harness.dataDirectory).close()
             fillers.append(try disk.fill(leaving: 0))
             let log = folder + "/refused-start.log"
-            FileManager.default.createFile(atPath: log, contents: nil)
+            try Data().write(to: URL(fileURLWithPath: log))
             await #expect(throws: TestFailure.self) { try await harness.start(log: FileHandle(forWritingAtPath: log)) }
             let said = try String(contentsOfFile: log, encoding: .utf8)
             #expect(said.contains("is full, so Parley cannot start"), "\(said.suffix(500))")

@@ -26,6 +26,12 @@ public struct AppError: Error, Sendable {
                                    message: "The server's disk is full, so this was not saved. What was saved before is safe; "
                                        + "whoever runs this server needs to free some space.")
 
+    /// A 429 asking to wait `wait` seconds (also as `Retry-After`); `message` ends with the wait.
+    static func tooManyRequests(code: String, message: String, wait: Int) -> AppError {
+        AppError(.tooManyRequests, code: code, message: "\(message) Try again in \(wait) seconds.",
+                 headers: [.retryAfter: String(wait)])
+    }
+
     /// A 400 for a request that could not be read.
     static func malformed(_ message: String) -> AppError {
         AppError(.badRequest, code: "malformed_request", message: message)

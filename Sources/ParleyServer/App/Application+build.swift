@@ -79,6 +79,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         AuthenticationMiddleware(sessions: services.sessions)
         CSRFMiddleware(secureCookies: services.settings.usesSecureCookies)
         SendThrottleMiddleware(perMinute: services.settings.sendRateLimit)
+        ShareGuessThrottleMiddleware()
     }
     AuthController(services: services).addRoutes(to: router)
     ConversationController(services: services).addRoutes(to: router)

@@ -53,9 +53,7 @@ struct AuthController {
     func authenticate(email: String, password: String, context: AppRequestContext) async throws -> User {
         let keys = ["email:" + email.lowercased(), "address:" + context.remoteAddress]
         if let wait = services.throttle.retryAfter(keys: keys) {
-            throw AppError(.tooManyRequests, code: "too_many_attempts",
-                           message: "Too many failed sign-ins. Try again in \(wait) seconds.",
-                           headers: [.retryAfter: String(wait)])
+            throw AppError.tooManyRequests(code: "too_many_attempts", message: "Too many failed sign-ins.", wait: wait)
         }
         // SQLite reads a bound string up to its first NUL, so "a@b.c\0x" would find a@b.c under a throttle key of its own.
         let user = email.unicodeScalars.contains("\0") ? nil : try await services.accounts.user(email: email)

@@ -20,9 +20,7 @@ struct SendThrottleMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         if let wait = limiter.admit(key: "\(user.id)") {
-            throw AppError(.tooManyRequests, code: "rate_limited",
-                           message: "You are sending messages too quickly. Try again in \(wait) seconds.",
-                           headers: [.retryAfter: String(wait)])
+            throw AppError.tooManyRequests(code: "rate_limited", message: "You are sending messages too quickly.", wait: wait)
         }
         return try await next(request, context)
     }

@@ -109,7 +109,7 @@ func makeTempDirectory() throws -> String {
 
 /// Runs `body` against a live server (and mock upstream), shutting both down afterwards.
 func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, dataDirectory: String? = nil,
-                    configure: (inout ServerSettings) -> Void = { _ in },
+                    configure: (inout ServerSettings) throws -> Void = { _ in },
                     _ body: (TestServer) async throws -> Void) async throws {
     let directory = try dataDirectory ?? makeTempDirectory()
     let client = makeTestClient()
@@ -117,7 +117,7 @@ func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, dataDi
         let mock = MockUpstream(configuration: .init(port: 0, tokens: mockTokens, delayMilliseconds: mockDelayMilliseconds))
         try await mock.serving { mockPort in
             var settings = testSettings(dataDirectory: directory, mockPort: mockPort)
-            configure(&settings)
+            try configure(&settings)
             let (ports, ready) = AsyncStream.makeStream(of: Int.self)
             let app = try await buildApplication(settings: settings) { ready.yield($0) }
             try await withRunningService(app, logger: Logger(label: "test")) {
