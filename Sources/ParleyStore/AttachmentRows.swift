@@ -31,10 +31,10 @@ enum AttachmentRows {
     /// Fills in the attachments of `messages` (all of one conversation, in id order) with one query.
     static func attach(_ db: Database, to messages: inout [Message]) throws {
         guard let first = messages.first, let last = messages.last else { return }
-        let rows = try Row.fetchAll(db, sql: """
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT \(metadataColumns()) FROM attachments
             WHERE conversation_id = ? AND message_id BETWEEN ? AND ? ORDER BY message_id, position
-            """, arguments: [first.conversationID, first.id, last.id])
+            """), arguments: [first.conversationID, first.id, last.id])
         guard !rows.isEmpty else { return }
         let byMessage = Dictionary(grouping: rows.map(Attachment.init(row:)), by: \.messageID)
         for index in messages.indices { messages[index].attachments = byMessage[messages[index].id] ?? [] }

@@ -6,16 +6,16 @@ import ParleyCore
 enum PriceVersions {
     /// The version of `modelID` in force at `moment`: the latest that took effect by then.
     static func current(_ db: Database, modelID: String, at moment: Date) throws -> PriceVersion? {
-        try Row.fetchOne(db, sql: """
+        try Row.fetchOne(db.cachedStatement(sql: """
             SELECT * FROM model_prices WHERE model_id = ? AND effective_from <= ? ORDER BY effective_from DESC, id DESC LIMIT 1
-            """, arguments: [modelID, moment]).map(PriceVersion.init(row:))
+            """), arguments: [modelID, moment]).map(PriceVersion.init(row:))
     }
 
     /// Adds a version of `modelID` taking effect at `moment`.
     static func insert(_ db: Database, modelID: String, rates: TokenRates, at moment: Date) throws -> PriceVersion {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO model_prices (model_id, input, cached_input, output, effective_from) VALUES (?, ?, ?, ?, ?)
-            """, arguments: [modelID, rates.input, rates.cachedInput, rates.output, moment])
+            """).execute(arguments: [modelID, rates.input, rates.cachedInput, rates.output, moment])
         return PriceVersion(id: db.lastInsertedRowID, modelID: modelID, rates: rates, effectiveFrom: moment)
     }
 }

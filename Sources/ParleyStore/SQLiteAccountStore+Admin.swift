@@ -5,13 +5,13 @@ import ParleyCore
 extension SQLiteAccountStore: UserAdminStore {
     public func accounts() async throws(StoreError) -> [UserAccount] {
         try await perform {
-            try await pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM users ORDER BY email, id").map(UserAccount.init(row:)) }
+            try await pool.read { db in try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM users ORDER BY email, id")).map(UserAccount.init(row:)) }
         }
     }
 
     public func account(id: UserID) async throws(StoreError) -> UserAccount? {
         try await perform {
-            try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE id = ?", arguments: [id]).map(UserAccount.init(row:)) }
+            try await pool.read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [id]).map(UserAccount.init(row:)) }
         }
     }
 
@@ -35,7 +35,7 @@ extension SQLiteAccountStore: UserAdminStore {
     public func defaultMonthlyBudget() async throws(StoreError) -> Int64? {
         try await perform {
             try await pool.read { db in
-                try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [BudgetLedger.defaultBudgetKey])
+                try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM settings WHERE key = ?"), arguments: [BudgetLedger.defaultBudgetKey])
                     .flatMap { Int64($0) }
             }
         }
@@ -44,8 +44,7 @@ extension SQLiteAccountStore: UserAdminStore {
     public func setDefaultMonthlyBudget(_ micros: Int64?) async throws(StoreError) {
         try await perform {
             try await pool.write { db in
-                try db.execute(sql: "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)",
-                               arguments: [BudgetLedger.defaultBudgetKey, micros.map(String.init) ?? ""])
+                try db.cachedStatement(sql: "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)").execute(arguments: [BudgetLedger.defaultBudgetKey, micros.map(String.init) ?? ""])
             }
         }
     }
@@ -54,9 +53,9 @@ extension SQLiteAccountStore: UserAdminStore {
     private func updateUser(_ userID: UserID, sql: String, _ arguments: StatementArguments, revokingSessions: Bool) async throws(StoreError) {
         try await perform {
             try await pool.write { db in
-                try db.execute(sql: sql, arguments: arguments)
+                try db.cachedStatement(sql: sql).execute(arguments: arguments)
                 guard db.changesCount == 1 else { throw StoreError.notFound }
-                if revokingSessions { try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [userID]) }
+                if revokingSessions { try db.cachedStatement(sql: "DELETE FROM sessions WHERE user_id = ?").execute(arguments: [userID]) }
             }
         }
     }

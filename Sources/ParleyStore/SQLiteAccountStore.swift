@@ -18,7 +18,7 @@ public struct SQLiteAccountStore: AccountStore {
     public func signUp(email: String, passwordHash: String, allowWhenUsersExist: Bool) async throws(StoreError) -> User {
         try await perform {
             try await pool.write { db in
-                let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users") ?? 0
+                let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM users")) ?? 0
                 guard count == 0 || allowWhenUsersExist else { throw StoreError.signupClosed }
                 return try insertUser(db, email: email, passwordHash: passwordHash, isAdmin: count == 0)
             }
@@ -26,14 +26,13 @@ public struct SQLiteAccountStore: AccountStore {
     }
 
     public func user(email: String) async throws(StoreError) -> User? {
-        try await perform { try await pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM users WHERE email = ?", arguments: [email]).map(User.init(row:)) } }
+        try await perform { try await pool.read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE email = ?"), arguments: [email]).map(User.init(row:)) } }
     }
 
     public func createSession(_ session: Session) async throws(StoreError) {
         try await perform {
             try await pool.write { db in
-                try db.execute(sql: "INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
-                               arguments: [session.id, session.userID, Date(), session.expiresAt])
+                try db.cachedStatement(sql: "INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)").execute(arguments: [session.id, session.userID, Date(), session.expiresAt])
             }
         }
     }
@@ -41,11 +40,11 @@ public struct SQLiteAccountStore: AccountStore {
     public func session(id: String, now: Date) async throws(StoreError) -> ActiveSession? {
         try await perform {
             try await pool.read { db in
-                try Row.fetchOne(db, sql: """
+                try Row.fetchOne(db.cachedStatement(sql: """
                     SELECT users.*, sessions.expires_at AS session_expires_at FROM sessions
                     JOIN users ON users.id = sessions.user_id
                     WHERE sessions.id = ? AND sessions.expires_at > ?
-                    """, arguments: [id, now]).map { row in
+                    """), arguments: [id, now]).map { row in
                     let user = User(row: row)
                     return ActiveSession(session: Session(id: id, userID: user.id, expiresAt: row["session_expires_at"]), user: user)
                 }
@@ -54,19 +53,19 @@ public struct SQLiteAccountStore: AccountStore {
     }
 
     public func deleteSession(id: String) async throws(StoreError) {
-        try await perform { try await pool.write { db in try db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id]) } }
+        try await perform { try await pool.write { db in try db.cachedStatement(sql: "DELETE FROM sessions WHERE id = ?").execute(arguments: [id]) } }
     }
 
     public func deleteSessions(userID: UserID) async throws(StoreError) {
-        try await perform { try await pool.write { db in try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [userID]) } }
+        try await perform { try await pool.write { db in try db.cachedStatement(sql: "DELETE FROM sessions WHERE user_id = ?").execute(arguments: [userID]) } }
     }
 
     public func deleteUser(id: UserID) async throws(StoreError) -> [ConversationID] {
         try await perform {
             try await pool.write { db in
-                let conversations = try ConversationID.fetchAll(db, sql: "SELECT id FROM conversations WHERE user_id = ?",
+                let conversations = try ConversationID.fetchAll(db.cachedStatement(sql: "SELECT id FROM conversations WHERE user_id = ?"),
                                                                 arguments: [id])
-                try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [id])
+                try db.cachedStatement(sql: "DELETE FROM users WHERE id = ?").execute(arguments: [id])
                 if db.changesCount == 0 { throw StoreError.notFound }
                 return conversations
             }
@@ -76,16 +75,15 @@ public struct SQLiteAccountStore: AccountStore {
     public func setting(_ key: String, orInsert makeValue: @Sendable () -> String) async throws(StoreError) -> String {
         try await perform {
             try await pool.write { db in
-                try db.execute(sql: "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)", arguments: [key, makeValue()])
-                return try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = ?", arguments: [key]) ?? ""
+                try db.cachedStatement(sql: "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)").execute(arguments: [key, makeValue()])
+                return try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM settings WHERE key = ?"), arguments: [key]) ?? ""
             }
         }
     }
 
     private func insertUser(_ db: Database, email: String, passwordHash: String, isAdmin: Bool) throws -> User {
         let now = Date()
-        try db.execute(sql: "INSERT INTO users (email, password_hash, is_admin, created_at) VALUES (?, ?, ?, ?)",
-                       arguments: [email, passwordHash, isAdmin, now])
+        try db.cachedStatement(sql: "INSERT INTO users (email, password_hash, is_admin, created_at) VALUES (?, ?, ?, ?)").execute(arguments: [email, passwordHash, isAdmin, now])
         return User(id: db.lastInsertedRowID, email: email, passwordHash: passwordHash, isAdmin: isAdmin, isDisabled: false,
                     createdAt: now)
     }

@@ -7,9 +7,9 @@ extension SQLiteChatStore {
     public func attachment(id: AttachmentID, userID: UserID) async throws(StoreError) -> AttachmentContent? {
         try await perform {
             try await pool.read { db in
-                try Row.fetchOne(db, sql: """
+                try Row.fetchOne(db.cachedStatement(sql: """
                     SELECT \(AttachmentRows.metadataColumns()), data FROM attachments WHERE id = ? AND user_id = ?
-                    """, arguments: [id, userID]).map(AttachmentContent.init(row:))
+                    """), arguments: [id, userID]).map(AttachmentContent.init(row:))
             }
         }
     }
@@ -25,11 +25,11 @@ extension SQLiteChatStore {
     public func addAttachments(_ images: [NewImage], messageID: MessageID, userID: UserID) async throws(StoreError) -> [Attachment] {
         try await perform {
             try await pool.write { db in
-                guard let conversationID = try ConversationID.fetchOne(db, sql: """
+                guard let conversationID = try ConversationID.fetchOne(db.cachedStatement(sql: """
                     SELECT m.conversation_id FROM messages m JOIN conversations c ON c.id = m.conversation_id
                     WHERE m.id = ? AND c.user_id = ?
-                    """, arguments: [messageID, userID]) else { throw StoreError.notFound }
-                let first = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM attachments WHERE message_id = ?", arguments: [messageID]) ?? 0
+                    """), arguments: [messageID, userID]) else { throw StoreError.notFound }
+                let first = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM attachments WHERE message_id = ?"), arguments: [messageID]) ?? 0
                 return try AttachmentRows.insert(db, images: images, messageID: messageID, conversationID: conversationID,
                                                  now: Date(), firstPosition: first)
             }

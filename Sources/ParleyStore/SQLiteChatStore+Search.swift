@@ -23,12 +23,12 @@ extension SQLiteChatStore {
 
     /// Conversations whose title matches, with the matches marked.
     private func titleHits(_ db: Database, query: FullTextQuery, userID: UserID, limit: Int) throws -> [SearchHit] {
-        try Row.fetchAll(db, sql: """
+        try Row.fetchAll(db.cachedStatement(sql: """
             SELECT c.id, c.archived, highlight(conversations_fts, 0, ?, ?) AS marked_title, bm25(conversations_fts) AS score
             FROM conversations_fts JOIN conversations c ON c.id = conversations_fts.rowid
             WHERE conversations_fts MATCH ? AND c.user_id = ?
             ORDER BY score LIMIT ?
-            """, arguments: [String(SearchHit.markStart), String(SearchHit.markEnd), query.expression, userID, limit]).map { row in
+            """), arguments: [String(SearchHit.markStart), String(SearchHit.markEnd), query.expression, userID, limit]).map { row in
             SearchHit(conversationID: row["id"], title: row["marked_title"], messageID: nil, role: nil, snippet: "",
                       archived: row["archived"], score: row["score"])
         }
@@ -39,7 +39,7 @@ extension SQLiteChatStore {
     /// the snippets are read in one pass over the ids' range, since looking each id up again repeats the whole match
     /// (for a prefix, the merge of every word it begins).
     private func messageHits(_ db: Database, query: FullTextQuery, userID: UserID, limit: Int) throws -> [SearchHit] {
-        let ranked = try Row.fetchAll(db, sql: """
+        let ranked = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT id, score FROM (
                 SELECT messages_fts.rowid AS id, bm25(messages_fts) AS score
                 FROM messages_fts
@@ -48,7 +48,7 @@ extension SQLiteChatStore {
                 WHERE messages_fts MATCH ? AND c.user_id = ?
                 ORDER BY messages_fts.rowid DESC LIMIT ?
             ) ORDER BY score LIMIT ?
-            """, arguments: [query.expression, userID, Self.rankedCandidates, limit])
+            """), arguments: [query.expression, userID, Self.rankedCandidates, limit])
         let scores = Dictionary(uniqueKeysWithValues: ranked.map { ($0["id"] as MessageID, $0["score"] as Double) })
         guard let first = scores.keys.min(), let last = scores.keys.max() else { return [] }
         var arguments: StatementArguments = [String(SearchHit.markStart), String(SearchHit.markEnd), Self.snippetWords,

@@ -32,10 +32,10 @@ extension SQLiteChatStore {
     /// Inserts one transcript as a new conversation of the user; each assistant message answers the user message before it.
     private func insert(_ transcript: ConversationTranscript, userID: UserID, _ db: Database) throws -> Conversation {
         var conversation = transcript.conversation
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at, pinned, archived)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [userID, conversation.title, conversation.model, conversation.systemPrompt, conversation.createdAt,
+            """).execute(arguments: [userID, conversation.title, conversation.model, conversation.systemPrompt, conversation.createdAt,
                              conversation.updatedAt, conversation.pinned, conversation.archived])
         conversation.id = db.lastInsertedRowID
         conversation.userID = userID

@@ -15,10 +15,10 @@ public struct SQLiteChatStore: ChatStore {
         try await perform {
             try await pool.write { db in
                 let now = Date()
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """, arguments: [userID, title, model, systemPrompt, now, now])
+                    """).execute(arguments: [userID, title, model, systemPrompt, now, now])
                 return Conversation(id: db.lastInsertedRowID, userID: userID, title: title, model: model,
                                     systemPrompt: systemPrompt, createdAt: now, updatedAt: now)
             }
@@ -34,17 +34,17 @@ public struct SQLiteChatStore: ChatStore {
             try await pool.read { db in
                 let rows: [Row]
                 if let before {
-                    rows = try Row.fetchAll(db, sql: """
+                    rows = try Row.fetchAll(db.cachedStatement(sql: """
                         SELECT c.* FROM conversations c, conversations cursor
                         WHERE cursor.id = ? AND cursor.user_id = ? AND c.user_id = ? AND c.archived = ?
                           AND (c.pinned, c.updated_at, c.id) < (cursor.pinned, cursor.updated_at, cursor.id)
                         ORDER BY c.pinned DESC, c.updated_at DESC, c.id DESC LIMIT ?
-                        """, arguments: [before, userID, userID, archived, limit + 1])
+                        """), arguments: [before, userID, userID, archived, limit + 1])
                 } else {
-                    rows = try Row.fetchAll(db, sql: """
+                    rows = try Row.fetchAll(db.cachedStatement(sql: """
                         SELECT * FROM conversations WHERE user_id = ? AND archived = ?
                         ORDER BY pinned DESC, updated_at DESC, id DESC LIMIT ?
-                        """, arguments: [userID, archived, limit + 1])
+                        """), arguments: [userID, archived, limit + 1])
                 }
                 return page(rows, limit: limit, Conversation.init(row:))
             }
@@ -59,8 +59,7 @@ public struct SQLiteChatStore: ChatStore {
     public func retitleConversation(id: ConversationID, userID: UserID, from current: String, to title: String) async throws(StoreError) -> Bool {
         try await perform {
             try await pool.write { db in
-                try db.execute(sql: "UPDATE conversations SET title = ? WHERE id = ? AND user_id = ? AND title = ?",
-                               arguments: [title, id, userID, current])
+                try db.cachedStatement(sql: "UPDATE conversations SET title = ? WHERE id = ? AND user_id = ? AND title = ?").execute(arguments: [title, id, userID, current])
                 return db.changesCount == 1
             }
         }
@@ -92,9 +91,9 @@ public struct SQLiteChatStore: ChatStore {
             try await pool.read { db in
                 guard try ownedConversation(db, id: conversationID, userID: userID) != nil else { throw StoreError.notFound }
                 let fetchLimit = limit == Int.max ? -1 : limit + 1
-                let rows = try Row.fetchAll(db, sql: """
+                let rows = try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?
-                    """, arguments: [conversationID, afterID ?? 0, fetchLimit])
+                    """), arguments: [conversationID, afterID ?? 0, fetchLimit])
                 var messages = page(rows, limit: limit, Message.init(row:))
                 try AttachmentRows.attach(db, to: &messages.items)
                 return messages
@@ -105,10 +104,10 @@ public struct SQLiteChatStore: ChatStore {
     public func message(id: MessageID, userID: UserID) async throws(StoreError) -> Message? {
         try await perform {
             try await pool.read { db in
-                var messages = try Row.fetchAll(db, sql: """
+                var messages = try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT \(Message.columns(of: "m")) FROM messages m JOIN conversations c ON c.id = m.conversation_id
                     WHERE m.id = ? AND c.user_id = ?
-                    """, arguments: [id, userID]).map(Message.init(row:))
+                    """), arguments: [id, userID]).map(Message.init(row:))
                 try AttachmentRows.attach(db, to: &messages)
                 return messages.first
             }
@@ -128,28 +127,27 @@ public struct SQLiteChatStore: ChatStore {
                 var userMessage: Message?
                 var parentID: MessageID?
                 if let userContent {
-                    try db.execute(sql: """
+                    try db.cachedStatement(sql: """
                         INSERT INTO messages (conversation_id, role, content, status, model, request_id, created_at, updated_at)
                         VALUES (?, 'user', ?, 'complete', ?, ?, ?, ?)
-                        """, arguments: [conversationID, userContent, model, requestID, now, now])
+                        """).execute(arguments: [conversationID, userContent, model, requestID, now, now])
                     parentID = db.lastInsertedRowID
                     let id = db.lastInsertedRowID
                     let attachments = try AttachmentRows.insert(db, images: images, messageID: id, conversationID: conversationID, now: now)
                     userMessage = Message(id: id, conversationID: conversationID, role: .user, content: userContent, status: .complete,
                                           model: model, requestID: requestID, createdAt: now, attachments: attachments)
                 } else {
-                    parentID = try MessageID.fetchOne(db, sql: """
+                    parentID = try MessageID.fetchOne(db.cachedStatement(sql: """
                         SELECT MAX(id) FROM messages WHERE conversation_id = ? AND role = 'user'
-                        """, arguments: [conversationID])
+                        """), arguments: [conversationID])
                 }
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     INSERT INTO messages (conversation_id, role, content, status, model, parent_id, created_at, updated_at)
                     VALUES (?, 'assistant', '', 'streaming', ?, ?, ?, ?)
-                    """, arguments: [conversationID, model, parentID, now, now])
+                    """).execute(arguments: [conversationID, model, parentID, now, now])
                 let assistant = Message(id: db.lastInsertedRowID, conversationID: conversationID, role: .assistant,
                                         content: "", status: .streaming, model: model, parentID: parentID, createdAt: now)
-                try db.execute(sql: "UPDATE conversations SET updated_at = ?, model = ? WHERE id = ?",
-                               arguments: [now, model, conversationID])
+                try db.cachedStatement(sql: "UPDATE conversations SET updated_at = ?, model = ? WHERE id = ?").execute(arguments: [now, model, conversationID])
                 return Exchange(userMessage: userMessage, assistantMessage: assistant)
             }
         }
@@ -159,14 +157,14 @@ public struct SQLiteChatStore: ChatStore {
         try await perform {
             try await pool.write { db in
                 guard try ownedConversation(db, id: conversationID, userID: userID) != nil else { throw StoreError.notFound }
-                guard let last = try Row.fetchOne(db, sql: """
+                guard let last = try Row.fetchOne(db.cachedStatement(sql: """
                     SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT 1
-                    """, arguments: [conversationID]).map(Message.init(row:)) else { return nil }
+                    """), arguments: [conversationID]).map(Message.init(row:)) else { return nil }
                 guard last.role == .assistant else { return last.role == .user ? last : nil }
                 guard last.status != .streaming else { return nil }
-                try db.execute(sql: "DELETE FROM messages WHERE id = ?", arguments: [last.id])
+                try db.cachedStatement(sql: "DELETE FROM messages WHERE id = ?").execute(arguments: [last.id])
                 guard let parentID = last.parentID else { return nil }
-                return try Row.fetchOne(db, sql: "SELECT \(Message.columns()) FROM messages WHERE id = ?", arguments: [parentID]).map(Message.init(row:))
+                return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Message.columns()) FROM messages WHERE id = ?"), arguments: [parentID]).map(Message.init(row:))
             }
         }
     }
@@ -198,17 +196,17 @@ public struct SQLiteChatStore: ChatStore {
                     usage.costMicros = price.rates.cost(of: usage)
                     priceID = price.id
                 }
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     UPDATE messages SET content = ?, status = ?, model = COALESCE(?, model), provider = ?, prompt_tokens = ?,
                         cached_prompt_tokens = ?, completion_tokens = ?, cost_micros = ?, usage_estimated = ?,
                         price_version_id = ?, error_code = ?, error_message = ?, updated_at = ?
                     WHERE id = ?
-                    """, arguments: [outcome.content, outcome.status.rawValue, outcome.pricing?.modelID, outcome.pricing?.providerID,
+                    """).execute(arguments: [outcome.content, outcome.status.rawValue, outcome.pricing?.modelID, outcome.pricing?.providerID,
                                      usage.promptTokens, usage.cachedPromptTokens, usage.completionTokens, usage.costMicros,
                                      usage.estimated, priceID, outcome.failure?.code, outcome.failure?.message, now, id])
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)
-                    """, arguments: [now, id])
+                    """).execute(arguments: [now, id])
                 if let pricing = outcome.pricing {
                     try UsageRollup.add(db, replyID: id, model: pricing.modelID, usage: usage, day: UsageDay(now))
                 }
@@ -220,31 +218,31 @@ public struct SQLiteChatStore: ChatStore {
     public func interruptUnfinishedReplies() async throws(StoreError) -> Int {
         try await perform {
             try await pool.write { db in
-                try db.execute(sql: "UPDATE messages SET status = 'interrupted' WHERE status = 'streaming'")
+                try db.cachedStatement(sql: "UPDATE messages SET status = 'interrupted' WHERE status = 'streaming'").execute()
                 return db.changesCount
             }
         }
     }
 
     private func ownedConversation(_ db: Database, id: ConversationID, userID: UserID) throws -> Conversation? {
-        try Row.fetchOne(db, sql: "SELECT * FROM conversations WHERE id = ? AND user_id = ?", arguments: [id, userID])
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM conversations WHERE id = ? AND user_id = ?"), arguments: [id, userID])
             .map(Conversation.init(row:))
     }
 
     private func exchange(_ db: Database, conversationID: ConversationID, requestID: String) throws -> Exchange? {
-        guard let user = try Row.fetchOne(db, sql: """
+        guard let user = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? AND request_id = ?
-            """, arguments: [conversationID, requestID]).map(Message.init(row:)) else { return nil }
-        guard let assistant = try Row.fetchOne(db, sql: """
+            """), arguments: [conversationID, requestID]).map(Message.init(row:)) else { return nil }
+        guard let assistant = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT \(Message.columns()) FROM messages WHERE parent_id = ? AND role = 'assistant' ORDER BY id DESC LIMIT 1
-            """, arguments: [user.id]).map(Message.init(row:)) else { return nil }
+            """), arguments: [user.id]).map(Message.init(row:)) else { return nil }
         return Exchange(userMessage: user, assistantMessage: assistant)
     }
 
     private func updateOwned(id: ConversationID, userID: UserID, sql: String, arguments: StatementArguments) async throws(StoreError) {
         try await perform {
             try await pool.write { db in
-                try db.execute(sql: sql, arguments: arguments)
+                try db.cachedStatement(sql: sql).execute(arguments: arguments)
                 if db.changesCount == 0 { throw StoreError.notFound }
             }
         }

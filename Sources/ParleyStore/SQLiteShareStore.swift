@@ -15,10 +15,10 @@ public struct SQLiteShareStore: ShareStore {
                             now: Date) async throws(StoreError) -> Share {
         try await perform {
             try await pool.write { db in
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     INSERT INTO shares (token_hash, user_id, conversation_id, title, model, author_name, created_at, snapshot_at, expires_at)
                     SELECT ?, user_id, id, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? AND user_id = ?
-                    """, arguments: [tokenHash, content.title, content.model, content.authorName, now, now, content.expiresAt,
+                    """).execute(arguments: [tokenHash, content.title, content.model, content.authorName, now, now, content.expiresAt,
                                      conversationID, userID])
                 guard db.changesCount == 1 else { throw StoreError.notFound }
                 let id = db.lastInsertedRowID
@@ -33,14 +33,14 @@ public struct SQLiteShareStore: ShareStore {
                              now: Date) async throws(StoreError) -> Int {
         try await perform {
             try await pool.write { db in
-                let ids = try ShareID.fetchAll(db, sql: """
+                let ids = try ShareID.fetchAll(db.cachedStatement(sql: """
                     SELECT id FROM shares WHERE conversation_id = ? AND user_id = ? AND (expires_at IS NULL OR expires_at > ?)
-                    """, arguments: [conversationID, userID, now])
+                    """), arguments: [conversationID, userID, now])
                 for id in ids {
-                    try db.execute(sql: """
+                    try db.cachedStatement(sql: """
                         UPDATE shares SET title = ?, model = ?, author_name = ?, snapshot_at = ?, expires_at = ? WHERE id = ?
-                        """, arguments: [content.title, content.model, content.authorName, now, content.expiresAt, id])
-                    try db.execute(sql: "DELETE FROM share_messages WHERE share_id = ?", arguments: [id])
+                        """).execute(arguments: [content.title, content.model, content.authorName, now, content.expiresAt, id])
+                    try db.cachedStatement(sql: "DELETE FROM share_messages WHERE share_id = ?").execute(arguments: [id])
                     try insertMessages(db, shareID: id, content.messages)
                 }
                 return ids.count
@@ -51,7 +51,7 @@ public struct SQLiteShareStore: ShareStore {
     public func share(tokenHash: String) async throws(StoreError) -> Share? {
         try await perform {
             try await pool.read { db in
-                try Row.fetchOne(db, sql: "SELECT * FROM shares WHERE token_hash = ?", arguments: [tokenHash]).map(Share.init(row:))
+                try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM shares WHERE token_hash = ?"), arguments: [tokenHash]).map(Share.init(row:))
             }
         }
     }
@@ -63,25 +63,25 @@ public struct SQLiteShareStore: ShareStore {
     public func sharedAttachment(id: AttachmentID, shareID: ShareID) async throws(StoreError) -> AttachmentContent? {
         try await perform {
             try await pool.read { db in
-                try Row.fetchOne(db, sql: """
+                try Row.fetchOne(db.cachedStatement(sql: """
                     SELECT \(AttachmentRows.metadataColumns()), data FROM attachments WHERE id = ? AND id IN (
                         SELECT sa.attachment_id FROM share_attachments sa JOIN share_messages m ON m.id = sa.share_message_id
                         WHERE m.share_id = ?)
-                    """, arguments: [id, shareID]).map(AttachmentContent.init(row:))
+                    """), arguments: [id, shareID]).map(AttachmentContent.init(row:))
             }
         }
     }
 
     public func recordView(shareID: ShareID) async throws(StoreError) {
         try await perform {
-            try await pool.write { db in try db.execute(sql: "UPDATE shares SET views = views + 1 WHERE id = ?", arguments: [shareID]) }
+            try await pool.write { db in try db.cachedStatement(sql: "UPDATE shares SET views = views + 1 WHERE id = ?").execute(arguments: [shareID]) }
         }
     }
 
     public func shares(userID: UserID) async throws(StoreError) -> [Share] {
         try await perform {
             try await pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM shares WHERE user_id = ? ORDER BY id DESC", arguments: [userID])
+                try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM shares WHERE user_id = ? ORDER BY id DESC"), arguments: [userID])
                     .map(Share.init(row:))
             }
         }
@@ -90,7 +90,7 @@ public struct SQLiteShareStore: ShareStore {
     public func deleteShare(id: ShareID, userID: UserID) async throws(StoreError) {
         try await perform {
             try await pool.write { db in
-                try db.execute(sql: "DELETE FROM shares WHERE id = ? AND user_id = ?", arguments: [id, userID])
+                try db.cachedStatement(sql: "DELETE FROM shares WHERE id = ? AND user_id = ?").execute(arguments: [id, userID])
                 if db.changesCount == 0 { throw StoreError.notFound }
             }
         }
@@ -99,29 +99,29 @@ public struct SQLiteShareStore: ShareStore {
     public func copyShare(id: ShareID, toUser userID: UserID, model: String, now: Date) async throws(StoreError) -> Conversation {
         try await perform {
             try await pool.write { db in
-                guard let share = try Row.fetchOne(db, sql: "SELECT * FROM shares WHERE id = ?", arguments: [id])
+                guard let share = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM shares WHERE id = ?"), arguments: [id])
                     .map(Share.init(row:)) else { throw StoreError.notFound }
-                try db.execute(sql: """
+                try db.cachedStatement(sql: """
                     INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at) VALUES (?, ?, ?, '', ?, ?)
-                    """, arguments: [userID, share.title, model, now, now])
+                    """).execute(arguments: [userID, share.title, model, now, now])
                 let conversationID = db.lastInsertedRowID
                 var question: MessageID?
                 for message in try snapshotMessages(db, shareID: id) {
-                    try db.execute(sql: """
+                    try db.cachedStatement(sql: """
                         INSERT INTO messages (conversation_id, role, content, status, model, parent_id, created_at, updated_at)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [conversationID, message.role.rawValue, message.content, message.status.rawValue,
+                        """).execute(arguments: [conversationID, message.role.rawValue, message.content, message.status.rawValue,
                                          message.model, message.role == .assistant ? question : nil, message.createdAt, now])
                     let copyID = db.lastInsertedRowID
                     if message.role == .user { question = copyID }
-                    try db.execute(sql: """
+                    try db.cachedStatement(sql: """
                         INSERT INTO attachments (user_id, conversation_id, message_id, position, content_type, file_name, byte_count,
                                                  width, height, digest, data, created_at)
                         SELECT ?, ?, ?, sa.position, a.content_type, a.file_name, a.byte_count, a.width, a.height, a.digest, a.data, ?
                         FROM share_attachments sa JOIN attachments a ON a.id = sa.attachment_id WHERE sa.share_message_id = ?
-                        """, arguments: [userID, conversationID, copyID, now, message.id])
+                        """).execute(arguments: [userID, conversationID, copyID, now, message.id])
                 }
-                guard let conversation = try Row.fetchOne(db, sql: "SELECT * FROM conversations WHERE id = ?",
+                guard let conversation = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM conversations WHERE id = ?"),
                                                           arguments: [conversationID]).map(Conversation.init(row:)) else {
                     throw StoreError.notFound
                 }
@@ -146,15 +146,15 @@ public struct SQLiteShareStore: ShareStore {
     }
 
     private func snapshotMessages(_ db: Database, shareID: ShareID) throws -> [Message] {
-        var messages = try Row.fetchAll(db, sql: """
+        var messages = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT m.*, s.conversation_id FROM share_messages m JOIN shares s ON s.id = m.share_id
             WHERE m.share_id = ? ORDER BY m.position
-            """, arguments: [shareID]).map(Message.init(sharedRow:))
-        let rows = try Row.fetchAll(db, sql: """
+            """), arguments: [shareID]).map(Message.init(sharedRow:))
+        let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT \(AttachmentRows.metadataColumns(of: "a")), sa.share_message_id
             FROM share_messages m JOIN share_attachments sa ON sa.share_message_id = m.id JOIN attachments a ON a.id = sa.attachment_id
             WHERE m.share_id = ? ORDER BY sa.share_message_id, sa.position
-            """, arguments: [shareID])
+            """), arguments: [shareID])
         let bySharedMessage = Dictionary(grouping: rows) { row -> Int64 in row["share_message_id"] }
         for index in messages.indices {
             messages[index].attachments = (bySharedMessage[messages[index].id] ?? []).map(Attachment.init(row:))

@@ -20,10 +20,10 @@ public struct SQLiteUsageStore: UsageStore {
                 let range: StatementArguments = [period.from.description, period.to.description]
                 let daily = try Self.daily(db, condition: "day BETWEEN ? AND ?", arguments: range)
                 // Columns are read by position: a lookup by name lower-cases the name each time, which shows at these sizes.
-                let users = try Row.fetchAll(db, sql: """
+                let users = try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT g.*, u.email FROM (SELECT user_id, \(Self.sums) FROM usage_daily WHERE day BETWEEN ? AND ? GROUP BY user_id) g
                     LEFT JOIN users u ON u.id = g.user_id
-                    """, arguments: range).map { UserUsage(userID: $0[0], email: $0[6], totals: UsageTotals(row: $0, at: 1)) }
+                    """), arguments: range).map { UserUsage(userID: $0[0], email: $0[6], totals: UsageTotals(row: $0, at: 1)) }
                 var byModel: [String: UsageTotals] = [:]
                 var totals = UsageTotals()
                 for row in daily {
@@ -42,12 +42,12 @@ public struct SQLiteUsageStore: UsageStore {
     public func records(period: UsagePeriod) async throws(StoreError) -> [UsageRecord] {
         try await perform {
             try await pool.read { db in
-                try Row.fetchAll(db, sql: """
+                try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT d.day, d.user_id, u.email, d.model, d.requests, d.input_tokens, d.cached_input_tokens, d.output_tokens,
                            d.cost_micros
                     FROM usage_daily d LEFT JOIN users u ON u.id = d.user_id
                     WHERE d.day BETWEEN ? AND ? ORDER BY d.day, d.user_id, d.model
-                    """, arguments: [period.from.description, period.to.description]).map { row in
+                    """), arguments: [period.from.description, period.to.description]).map { row in
                     UsageRecord(day: UsageDay(row[0] as String) ?? period.from, userID: row[1], email: row[2], model: row[3],
                                 totals: UsageTotals(row: row, at: 4))
                 }
@@ -62,13 +62,13 @@ public struct SQLiteUsageStore: UsageStore {
                                            arguments: [userID, period.from.description, period.to.description])
                 var totals = UsageTotals()
                 for row in daily { totals += row.totals }
-                let conversations = try Row.fetchAll(db, sql: """
+                let conversations = try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT c.id, c.title, COUNT(*) AS replies, SUM(m.cost_micros) AS cost_micros
                     FROM conversations c JOIN messages m ON m.conversation_id = c.id
                     WHERE c.user_id = ? AND m.role = 'assistant' AND m.price_version_id IS NOT NULL
                       AND m.updated_at >= ? AND m.updated_at < ?
                     GROUP BY c.id ORDER BY cost_micros DESC, c.id DESC LIMIT ?
-                    """, arguments: [userID, period.from.start, period.to.adding(days: 1).start, conversationLimit]).map {
+                    """), arguments: [userID, period.from.start, period.to.adding(days: 1).start, conversationLimit]).map {
                     ConversationCost(conversationID: $0["id"], title: $0["title"], replies: $0["replies"], costMicros: $0["cost_micros"])
                 }
                 return UserUsageReport(totals: totals, daily: daily, conversations: conversations)
@@ -79,9 +79,9 @@ public struct SQLiteUsageStore: UsageStore {
     public func spend(since: UsageDay) async throws(StoreError) -> [UserID: Int64] {
         try await perform {
             try await pool.read { db in
-                let rows = try Row.fetchAll(db, sql: """
+                let rows = try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT user_id, SUM(cost_micros) FROM usage_daily WHERE day >= ? GROUP BY user_id
-                    """, arguments: [since.description])
+                    """), arguments: [since.description])
                 return Dictionary(rows.map { (row: Row) -> (UserID, Int64) in (row[0], row[1]) },
                                   uniquingKeysWith: +)
             }

@@ -5,7 +5,7 @@ import ParleyCore
 enum UsageRollup {
     /// Adds a charged reply to its owner's row for `day` and `model`.
     static func add(_ db: Database, replyID: MessageID, model: String, usage: Usage, day: UsageDay) throws {
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO usage_daily (day, user_id, model, requests, input_tokens, cached_input_tokens, output_tokens, cost_micros)
             SELECT ?, c.user_id, ?, 1, ?, ?, ?, ? FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE m.id = ?
             ON CONFLICT (day, user_id, model) DO UPDATE SET
@@ -14,7 +14,7 @@ enum UsageRollup {
                 cached_input_tokens = cached_input_tokens + excluded.cached_input_tokens,
                 output_tokens = output_tokens + excluded.output_tokens,
                 cost_micros = cost_micros + excluded.cost_micros
-            """, arguments: [day.description, model, usage.promptTokens, usage.cachedPromptTokens, usage.completionTokens,
+            """).execute(arguments: [day.description, model, usage.promptTokens, usage.cachedPromptTokens, usage.completionTokens,
                              usage.costMicros, replyID])
     }
 }
