@@ -33,8 +33,14 @@ start_local_servers() {
   return 1
 }
 
-# stop_local_servers: stops both servers and removes the data folder (the EXIT trap).
+# stop_local_servers: stops both servers and removes the data folder (the EXIT trap); if the server had already died,
+# first prints the end of its log (a crash's backtrace is there) and keeps a copy in bench-results/server-crash.log.
 stop_local_servers() {
+  if ! kill -0 "$server_pid" 2>/dev/null; then
+    echo "parley serve died during the run; the end of its log:" >&2
+    tail -n 60 "$data/server.log" >&2
+    mkdir -p bench-results && cp "$data/server.log" bench-results/server-crash.log
+  fi
   kill "${local_server_pids[@]}" 2>/dev/null || true
   wait 2>/dev/null || true
   rm -rf "$data"
