@@ -86,6 +86,27 @@ struct OperationsTests {
         }
     }
 
+    @Test("a templates or static folder that is not there stops the start with its setting's name and full path")
+    func missingFolders() async throws {
+        for name in ["PARLEY_TEMPLATES_DIR", "PARLEY_PUBLIC_DIR"] {
+            let directory = try makeTempDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            var settings = testSettings(dataDirectory: directory, mockPort: 9)
+            settings.environment = [:]  // the demo model only: nothing to discover
+            if name == "PARLEY_TEMPLATES_DIR" { settings.templatesDirectory = directory + "/no-templates" }
+            else { settings.publicDirectory = "no-public" }
+            do {
+                _ = try await buildApplication(settings: settings) { _ in }
+                Issue.record("\(name): the start went on without the folder")
+            } catch let error as SettingsError {
+                #expect(error.name == name)
+                let expected = name == "PARLEY_TEMPLATES_DIR" ? directory + "/no-templates"
+                    : FileManager.default.currentDirectoryPath + "/no-public"
+                #expect(error.description.contains("there is none at \(expected)"), "\(error)")
+            }
+        }
+    }
+
     @Test("a setting that is set but unusable is refused with its name; good ones are read")
     func settingsValidation() throws {
         for (name, value) in [("PARLEY_PORT", "eighty"), ("PARLEY_PORT", "70000"), ("PARLEY_SIGNUP", "sometimes"),

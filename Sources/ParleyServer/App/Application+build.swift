@@ -28,6 +28,7 @@ public func buildApplication(settings: ServerSettings,
 
     let pages: PageRenderer
     do {
+        try settings.requireFolders()
         pages = try await PageRenderer(templatesDirectory: settings.templatesDirectory, catalog: catalog,
                                        assets: try StaticAssets(directory: settings.publicDirectory))
     } catch {

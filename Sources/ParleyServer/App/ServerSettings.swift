@@ -100,6 +100,18 @@ public struct ServerSettings: Sendable {
     /// The limits of an image upload.
     var uploadLimits: UploadLimits { UploadLimits(maxFileBytes: maxUploadBytes, maxFiles: ChatService.maxImagesPerMessage) }
 
+    /// Refuses a templates or static-files folder that is not there, naming its setting and the full path looked at
+    /// (a server started outside its source folder would otherwise stop with a bare "file doesn't exist").
+    func requireFolders() throws(SettingsError) {
+        for (name, path) in [("PARLEY_TEMPLATES_DIR", templatesDirectory), ("PARLEY_PUBLIC_DIR", publicDirectory)] {
+            var isFolder: ObjCBool = false
+            guard !FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) || !isFolder.boolValue else { continue }
+            let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+            throw SettingsError(name: name, value: path, expected: "a folder, and there is none at \(absolute) "
+                                    + "(start Parley from its source folder, or set \(name))")
+        }
+    }
+
     /// Whether cookies get the `Secure` flag.
     public var usesSecureCookies: Bool {
         cookieSecure ?? !["127.0.0.1", "localhost", "::1"].contains(host)
