@@ -173,11 +173,17 @@ struct AttachmentTests {
         }
     }
 
-    @Test("an upload far over the limit is refused with 413 without the server holding the whole body")
+    @Test("an upload far over the limit is refused with 413 without the server holding the whole body (a real parley serve, its own memory measured)")
     func oversizedStream() async throws {
-        try await Self.withVisionServer(maxUploadBytes: 1 << 20) { server in
+        let folder = try makeTempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let config = folder + "/models.json"
+        try Data(#"{"models": [{"id": "mock-vision", "provider": "openai", "upstream_id": "mock-fast", "vision": true}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: config))
+        try await ProcessHarness.with(environment: ["PARLEY_MAX_UPLOAD_MB": "1", "PARLEY_CONFIG": config]) { harness in
+            let (process, server) = try await harness.start()
             var (browser, api, conversation) = try await Self.start(server)
-            let before = residentMegabytes()
+            let before = try #require(ProcessMemory.residentKilobytes(of: process.processIdentifier))
             var body = MultipartBody()
             body.fields = [("csrf_token", browser.csrfToken ?? ""), ("content", "huge")]
             let head = "--\(body.boundary)\r\nContent-Disposition: form-data; name=\"csrf_token\"\r\n\r\n\(browser.csrfToken ?? "")\r\n"
@@ -199,7 +205,8 @@ struct AttachmentTests {
             request.body = .stream(chunks, length: .unknown)
             // The server answers 413 as soon as the image passes the limit, and discards the rest without keeping it.
             #expect(try await server.client.execute(request, timeout: .seconds(60)).status.code == 413)
-            #expect(residentMegabytes() - before < 32, "the server's memory grew by the body's size")
+            let after = try #require(ProcessMemory.residentKilobytes(of: process.processIdentifier))
+            #expect(after - before < 16 << 10, "the server's memory grew by \(after - before) KB, about the body's size")
             #expect(try await api.messages(conversation).isEmpty)
             let small = try await browser.postMultipart("/c/\(conversation)/messages", fields: [("content", "still works")],
                                                         files: [("ok.png", "image/png", try Fixtures.image("gradient.png"))])
@@ -321,11 +328,4 @@ enum BadUpload: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .nonVisionModel, .brokenBoundary: return [("a.png", "image/png", png)]
         }
     }
-}
-
-/// The resident memory of this process (which runs the test server), in megabytes.
-func residentMegabytes() -> Int {
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-    return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) / 1024
 }
