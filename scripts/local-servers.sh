@@ -8,6 +8,11 @@ start_local_servers() {
   local bin=$1 mock_flags=$2
   shift 2
   ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+  # A server left over from an earlier run would answer the health check below in place of the new one.
+  if curl -sf http://127.0.0.1:18080/healthz >/dev/null || curl -sf http://127.0.0.1:18089/stats >/dev/null; then
+    echo "port 18080 or 18089 is already serving (a parley serve or mock-upstream left from an earlier run?); stop it first" >&2
+    return 1
+  fi
   data=$(mktemp -d)
   local server_pin=() where="not pinned to CPUs"
   load_pin=()

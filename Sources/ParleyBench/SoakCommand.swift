@@ -42,10 +42,8 @@ struct SoakCommand: AsyncParsableCommand {
         // Every step pauses, so no user can make more requests than this in the time.
         let maxSteps = Int(length / pause) + 1
         Self.say("soak: \(users) users for \(minutes) minutes against \(parley)")
-        let sampler = Task { [serverPid, sampleSeconds] in
-            await Self.sampleMemory(of: serverPid.map(ServerProcess.init(pid:)), every: .seconds(sampleSeconds), from: started,
-                                    until: end, tally: tally)
-        }
+        async let sampled = Self.sampleMemory(of: serverPid.map(ServerProcess.init(pid:)), every: .seconds(sampleSeconds),
+                                              from: started, until: end, tally: tally)
         await withTaskGroup(of: Void.self) { group in
             for (index, user) in people.enumerated() {
                 group.addTask {
@@ -54,7 +52,7 @@ struct SoakCommand: AsyncParsableCommand {
                 }
             }
         }
-        let memory = await sampler.value
+        let memory = await sampled
         let ran = started.duration(to: .now)
         return SoakResults(minutes: ran.milliseconds / 60_000, users: users, tally: tally.snapshot, memory: memory,
                            warmUpSeconds: length.milliseconds / 1000 * warmUp, memoryTolerance: memoryTolerance,
