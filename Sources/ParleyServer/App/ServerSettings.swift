@@ -105,7 +105,7 @@ public struct ServerSettings: Sendable {
     func requireFolders() throws(SettingsError) {
         for (name, path) in [("PARLEY_TEMPLATES_DIR", templatesDirectory), ("PARLEY_PUBLIC_DIR", publicDirectory)] {
             var isFolder: ObjCBool = false
-            guard !FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) || !isFolder.boolValue else { continue }
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { continue }
             let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
             throw SettingsError(name: name, value: path, expected: "a folder, and there is none at \(absolute) "
                                     + "(start Parley from its source folder, or set \(name))")
