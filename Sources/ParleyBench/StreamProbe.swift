@@ -63,13 +63,24 @@ struct StreamProbe {
         guard response.status.code == 200 else { throw BenchError("HTTP \(response.status.code)") }
         var first: Duration?
         var recent = ""
+        // The `done` event from its start: it carries the whole reply's HTML, so it can be longer than `recent`.
+        var done = ""
         for try await buffer in response.body {
             let text = String(buffer: buffer)
             if first == nil, text.contains("event: token") { first = start.duration(to: .now) }
-            recent = String((recent + text).suffix(4096))
+            if !done.isEmpty {
+                done += text
+                continue
+            }
+            let joined = recent + text
+            if let marker = joined.range(of: "event: done") {
+                done = String(joined[marker.lowerBound...])
+            } else {
+                recent = String(joined.suffix(64))  // enough to find a marker split across two reads
+            }
         }
-        guard let first, recent.contains(#""status":"complete""#),
-              let tokens = recent.firstMatch(of: /"completion_tokens":(\d+)/).flatMap({ Int($0.1) }) else {
+        guard let first, done.contains(#""status":"complete""#),
+              let tokens = done.firstMatch(of: /"completion_tokens":(\d+)/).flatMap({ Int($0.1) }) else {
             throw BenchError("the reply did not complete")
         }
         return (first.milliseconds, tokens)

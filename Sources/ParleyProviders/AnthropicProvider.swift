@@ -17,7 +17,7 @@ public struct AnthropicProvider: ChatProvider {
     }
 
     public func streamCompletion(_ request: CompletionRequest,
-                                 onChunk: @Sendable (CompletionChunk) async -> Void) async throws(ProviderError) {
+                                 onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
         try await upstreamRequest(for: request).stream(AnthropicStreamDecoder(), onChunk: onChunk)
     }
 

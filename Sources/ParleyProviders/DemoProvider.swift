@@ -18,15 +18,15 @@ public struct DemoProvider: ChatProvider {
     }
 
     public func streamCompletion(_ request: CompletionRequest,
-                                 onChunk: @Sendable (CompletionChunk) async -> Void) async throws(ProviderError) {
+                                 onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
         let question = request.turns.last { $0.role == .user }
         let tokens = Self.tokens(of: Self.reply(to: question?.content ?? "", images: question?.images ?? []))
         for token in tokens {
             do { try await Task.sleep(for: tokenDelay) } catch { throw .cancelled }
-            await onChunk(.text(token))
+            _ = onChunk(.text(token))  // the demo paces itself
         }
         let prompt = request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1) }
-        await onChunk(.usage(promptTokens: prompt, completionTokens: tokens.count))
+        _ = onChunk(.usage(promptTokens: prompt, completionTokens: tokens.count))
     }
 
     /// The reply to a question (and its images): the same question always gets the same reply.

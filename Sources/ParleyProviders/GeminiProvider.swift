@@ -12,7 +12,7 @@ public struct GeminiProvider: ChatProvider {
     }
 
     public func streamCompletion(_ request: CompletionRequest,
-                                 onChunk: @Sendable (CompletionChunk) async -> Void) async throws(ProviderError) {
+                                 onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
         try await upstreamRequest(for: request).stream(GeminiStreamDecoder(), onChunk: onChunk)
     }
 

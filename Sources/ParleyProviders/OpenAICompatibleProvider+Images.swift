@@ -12,7 +12,7 @@ extension OpenAICompatibleProvider: ImageProvider {
     public func generateImage(prompt: String, model: String) async throws(ProviderError) -> GeneratedImage {
         let timeout = connection.timeouts.firstToken
         do {
-            return try await ProgressWatchdog(first: timeout, between: timeout).run { [connection, authorization] _ in
+            return try await UpstreamDeadline(limit: timeout).run { [connection, authorization] in
                 var request = HTTPClientRequest(url: connection.baseURL + "/images/generations")
                 request.method = .POST
                 request.headers.add(name: "Content-Type", value: "application/json")

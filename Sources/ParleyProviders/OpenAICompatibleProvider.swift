@@ -14,7 +14,7 @@ public struct OpenAICompatibleProvider: ChatProvider {
     }
 
     public func streamCompletion(_ request: CompletionRequest,
-                                 onChunk: @Sendable (CompletionChunk) async -> Void) async throws(ProviderError) {
+                                 onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
         try await upstreamRequest(for: request).stream(OpenAIStreamDecoder(), onChunk: onChunk)
     }
 
@@ -29,7 +29,7 @@ public struct OpenAICompatibleProvider: ChatProvider {
     /// The model ids the server lists at `GET {baseURL}/models`; the whole exchange must end within `timeout`.
     public func listModels(timeout: Duration = .seconds(10)) async throws(ProviderError) -> [String] {
         do {
-            return try await ProgressWatchdog(first: timeout, between: timeout).run { [connection, authorization] _ in
+            return try await UpstreamDeadline(limit: timeout).run { [connection, authorization] in
                 var request = HTTPClientRequest(url: connection.baseURL + "/models")
                 for (header, value) in authorization { request.headers.add(name: header, value: value) }
                 let response = try await connection.client.execute(request, deadline: .distantFuture)

@@ -19,12 +19,6 @@ public struct UpstreamTimeouts: Sendable, Equatable {
 
     /// The upstream client's own timeouts: only the connect one, as the token deadlines are watched per request.
     public var clientTimeout: HTTPClient.Configuration.Timeout {
-        let (seconds, attoseconds) = connect.components
-        return HTTPClient.Configuration.Timeout(connect: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000), read: nil)
-    }
-
-    /// The watchdog enforcing the token deadlines of one streamed reply.
-    var replyWatchdog: ProgressWatchdog {
-        ProgressWatchdog(first: firstToken, between: betweenTokens)
+        HTTPClient.Configuration.Timeout(connect: TimeAmount(connect), read: nil)
     }
 }

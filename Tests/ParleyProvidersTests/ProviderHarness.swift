@@ -50,14 +50,15 @@ enum ProviderHarness {
     }
 
     /// Streams `request`, returning every chunk received and the error it ended with, if any;
-    /// `observe` sees each chunk as it arrives.
-    static func collect(_ provider: any ChatProvider, _ request: CompletionRequest,
+    /// `observe` sees each chunk as it arrives, and every chunk asks the provider to leave bytes unread for `pause`.
+    static func collect(_ provider: any ChatProvider, _ request: CompletionRequest, pause: Duration = .zero,
                         observe: @escaping @Sendable (CompletionChunk) -> Void = { _ in }) async -> (chunks: [CompletionChunk], error: ProviderError?) {
         let chunks = Mutex<[CompletionChunk]>([])
         do throws(ProviderError) {
             try await provider.streamCompletion(request) { chunk in
                 chunks.withLock { $0.append(chunk) }
                 observe(chunk)
+                return pause
             }
             return (chunks.withLock { $0 }, nil)
         } catch {

@@ -1,6 +1,7 @@
 import MockUpstream
 import ParleyCore
 @testable import ParleyProviders
+import Synchronization
 import Testing
 
 /// Every wire format against the mock upstream over loopback HTTP: replies, faults, deadlines and cancellation.
@@ -22,6 +23,28 @@ import Testing
             let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-long"))
             #expect(error == nil)
             #expect(Array(chunks.dropLast()) == Harness.texts("mock-long"))
+        }
+    }
+
+    @Test("a sink that asks for a pause gets the chunks sent meanwhile at once, and the whole reply at the upstream's pace",
+          arguments: ProviderKind.allCases)
+    func readPauseBatchesChunks(kind: ProviderKind) async throws {
+        let tokens = 40
+        try await withMock(.init(port: 0, tokens: tokens, delayMilliseconds: 10)) { mock in
+            let arrivals = Mutex<[ContinuousClock.Instant]>([])
+            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-fast"),
+                                                        pause: .milliseconds(200)) { chunk in
+                if case .text = chunk { arrivals.withLock { $0.append(.now) } }
+            }
+            #expect(error == nil)
+            #expect(Array(chunks.dropLast()) == MockReply.chunks(model: "mock-fast", tokens: tokens).map(CompletionChunk.text))
+            // 40 chunks 10 ms apart, read every 200 ms: a few bursts (one per chunk without the pause).
+            let times = arrivals.withLock { $0 }
+            let bursts = 1 + zip(times, times.dropFirst()).filter { $0.duration(to: $1) > .milliseconds(5) }.count
+            #expect(bursts <= 12, "bursts: \(bursts)")
+            // The chunks read together are not paused one by one, which would take 39 × 200 ms.
+            let spread = try #require(times.first).duration(to: try #require(times.last))
+            #expect(spread < .seconds(4), "from the first chunk to the last: \(spread)")
         }
     }
 

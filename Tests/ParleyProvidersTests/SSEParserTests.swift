@@ -126,6 +126,7 @@ import Testing
                                                 ChatTurn(role: .user, content: question)])
         try await DemoProvider(tokenDelay: .zero).streamCompletion(request) { chunk in
             chunks.withLock { $0.append(chunk) }
+            return .zero
         }
         let received = chunks.withLock { $0 }
         var texts: [String] = []

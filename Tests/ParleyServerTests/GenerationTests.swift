@@ -51,6 +51,24 @@ struct GenerationTests {
         }
     }
 
+    @Test("the first token goes out alone at once; later ones are coalesced into fewer events that still stream")
+    func laterTokensAreCoalesced() async throws {
+        try await withTestServer(mockTokens: 45, mockDelayMilliseconds: 10) { server in
+            let api = try await Self.signedIn(server)
+            let id = try await api.createConversation()
+            let stream = try await api.request(.POST, "/api/conversations/\(id)/messages", json: ["content": "Hello"],
+                                               headers: [("Accept", "text/event-stream")])
+            var parser = SSEParserForTests()
+            let tokens = parser.events(stream.body).filter { $0.name == "token" }
+            let chunks = MockReply.chunks(model: "mock-fast", tokens: 45)
+            #expect(tokens.first?.json["text"] as? String == chunks[0])
+            // 45 tokens over about 450 ms, sent every 30 ms or so: far fewer events than tokens, but more than one or two.
+            #expect(tokens.count <= 25, "token events: \(tokens.count)")
+            #expect(tokens.count >= 4, "token events: \(tokens.count)")
+            #expect(tokens.map { $0.json["text"] as? String ?? "" }.joined() == chunks.joined())
+        }
+    }
+
     @Test("a long markdown reply arrives block by block, ends at the final render, and costs under three times its HTML")
     func longReplyStreamsBlockByBlock() async throws {
         try await withTestServer(mockDelayMilliseconds: 1) { server in

@@ -43,8 +43,8 @@ final class Generation: Sendable {
         return EventID(messageID: job.assistantMessageID, sequence: state.sequence)
     }
 
-    /// Records new text; the first of the reply is timed.
-    func receive(_ text: String) {
+    /// Records new text; the first of the reply is timed. Returns whether it was the first.
+    func receive(_ text: String) -> Bool {
         let isFirst = state.withLock { state in
             defer { state.hasText = true }
             state.text += text
@@ -53,6 +53,7 @@ final class Generation: Sendable {
             return !state.hasText
         }
         if isFirst { GenerationMetrics.firstToken(model: job.model.id, after: startedAt.duration(to: .now)) }
+        return isFirst
     }
 
     /// Asks the streaming task to end, remembering why.

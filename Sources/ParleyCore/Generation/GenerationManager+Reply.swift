@@ -122,53 +122,48 @@ extension GenerationManager {
         }
     }
 
-    /// Takes one chunk from the provider: text goes out at once if the last event is old enough, else on the next tick.
-    func receive(_ chunk: CompletionChunk, for generation: Generation) {
+    /// Takes one chunk from the provider, on its network thread: the reply's first text goes out at once, later text
+    /// with the next `token` event the coalescing timer sends. Returns how long the provider may leave further bytes
+    /// unread (half the coalescing interval once text is flowing): reading them sooner would show nothing sooner, and
+    /// reading several chunks at once costs one wake-up and one read instead of one each.
+    @discardableResult
+    func receive(_ chunk: CompletionChunk, for generation: Generation) -> Duration {
         switch chunk {
         case .text(let text) where !text.isEmpty:
-            generation.receive(text)
-            if !emitTokens(of: generation, force: false) {
-                state.withLock { $0.pendingTokens[generation.job.assistantMessageID] = generation }
-            }
+            if generation.receive(text) { emitTokens(of: generation, force: false) }
+            return settings.coalesceInterval(running: runningReplies.load(ordering: .relaxed)) / 2
         case .text:
-            break
+            return .zero
         case .usage(let prompt, let completion, let cached):
             generation.state.withLock {
                 $0.providerUsage = Usage(promptTokens: prompt, cachedPromptTokens: cached, completionTokens: completion)
             }
+            return .zero
         }
     }
 
     /// Sends the unsent text of a reply as one `token` event, unless the last one went out less than the
     /// coalescing interval ago; `force` (the reply's end) sends at once, with the final tail if one was held back.
-    /// Returns whether nothing is left waiting.
-    @discardableResult
-    func emitTokens(of generation: Generation, force: Bool) -> Bool {
+    func emitTokens(of generation: Generation, force: Bool) {
         let now = clock.now
         let interval = settings.coalesceInterval(running: runningReplies.load(ordering: .relaxed))
-        return generation.state.withLock { state in
-            guard !state.unsent.isEmpty || (force && state.markdown.isHoldingTail) else { return true }
-            if !force, let last = state.lastTokenEvent, last.duration(to: now) < interval {
-                return false
-            }
+        generation.state.withLock { state in
+            guard !state.unsent.isEmpty || (force && state.markdown.isHoldingTail) else { return }
+            if !force, let last = state.lastTokenEvent, last.duration(to: now) < interval { return }
             let html = state.markdown.next(final: force)
             let event = StreamEvent.token(messageID: generation.job.assistantMessageID, text: state.unsent, html: html)
             state.unsent = ""
             state.lastTokenEvent = now
             appendFrame(event.frame(id: generation.nextEventID(&state)), conversationID: generation.job.conversationID)
-            return true
         }
     }
 
-    /// Emits the token events that waited for the coalescing interval.
-    func emitPendingTokens() {
-        let pending = state.withLock { state in
-            defer { state.pendingTokens.removeAll(keepingCapacity: true) }
-            return state.pendingTokens
+    /// Sends the text received since their last `token` event of the running replies whose coalescing interval has
+    /// passed (the coalescing timer's tick).
+    func emitDueTokens() {
+        for generation in state.withLock({ Array($0.running.values) }) {
+            emitTokens(of: generation, force: false)
         }
-        let waiting = pending.filter { !emitTokens(of: $0.value, force: false) }
-        guard !waiting.isEmpty else { return }
-        state.withLock { $0.pendingTokens.merge(waiting) { current, _ in current } }
     }
 
     /// Saves the final state, then sends `error` (if any) and `done`, and releases the conversation.
@@ -216,7 +211,6 @@ extension GenerationManager {
                 state.channels[job.conversationID]?.frames.append(done)
                 state.running[job.assistantMessageID] = nil
                 runningReplies.subtract(1, ordering: .relaxed)
-                state.pendingTokens[job.assistantMessageID] = nil
                 state.channels[job.conversationID]?.running = nil
                 let waiters = state.channels[job.conversationID]?.takeWaiters() ?? []
                 removeIfUnused(job.conversationID, in: &state)

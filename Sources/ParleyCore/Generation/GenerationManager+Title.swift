@@ -1,3 +1,5 @@
+import Synchronization
+
 extension GenerationManager {
     /// The instruction sent with a title request.
     static let titleInstruction = """
@@ -22,13 +24,14 @@ extension GenerationManager {
         let collected = CollectedText()
         do {
             try await provider.streamCompletion(request) { chunk in
-                if case .text(let text) = chunk { await collected.append(text) }
+                if case .text(let text) = chunk { collected.append(text) }
+                return .zero
             }
         } catch {
             logger.info("asking for a title failed", metadata: ["conversation": "\(job.conversationID)", "error": "\(error)"])
             return
         }
-        guard let title = ConversationTitle.fromModel(await collected.text), title != provisional else { return }
+        guard let title = ConversationTitle.fromModel(collected.text), title != provisional else { return }
         do {
             _ = try await store.retitleConversation(id: job.conversationID, userID: job.userID, from: provisional, to: title)
         } catch {
@@ -38,11 +41,14 @@ extension GenerationManager {
 }
 
 /// Text gathered from a provider's chunks.
-private actor CollectedText {
-    private(set) var text = ""
+private final class CollectedText: Sendable {
+    private let gathered = Mutex("")
+
+    /// The text so far.
+    var text: String { gathered.withLock { $0 } }
 
     /// Adds a chunk's text.
     func append(_ more: String) {
-        text += more
+        gathered.withLock { $0 += more }
     }
 }

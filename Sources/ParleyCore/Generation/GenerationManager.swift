@@ -9,7 +9,6 @@ public final class GenerationManager: Sendable {
     struct State {
         var channels: [ConversationID: EventChannel] = [:]
         var running: [MessageID: Generation] = [:]
-        var pendingTokens: [MessageID: Generation] = [:]
         var nextSubscriberID = 0
         var endedSubscribers: Set<Int> = []
         var isShuttingDown = false
@@ -39,7 +38,7 @@ public final class GenerationManager: Sendable {
     /// `shutdown()`, the running replies get the grace period to finish; those still running then end as `interrupted`.
     public func run() async {
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.every(self.settings.coalesceInterval) { self.emitPendingTokens() } }
+            group.addTask { await self.every(self.settings.coalesceInterval) { self.emitDueTokens() } }
             group.addTask {
                 await self.every(self.settings.flushInterval) { await self.uncancelled { await self.saveProgress() } }
             }

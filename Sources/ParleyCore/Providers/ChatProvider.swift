@@ -48,7 +48,9 @@ public enum CompletionChunk: Sendable, Equatable {
 
 /// An upstream that streams completions (OpenAI-compatible, Anthropic, Gemini, the demo).
 public protocol ChatProvider: Sendable {
-    /// Streams a completion, handing each chunk to `onChunk` as it arrives; cancelling the task closes the upstream request.
+    /// Streams a completion, handing each chunk to `onChunk` as it arrives (possibly on a network thread, so it must not
+    /// block); `onChunk` answers how long the provider may leave further bytes unread. Cancelling the task closes the
+    /// upstream request.
     func streamCompletion(_ request: CompletionRequest,
-                          onChunk: @Sendable (CompletionChunk) async -> Void) async throws(ProviderError)
+                          onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError)
 }

@@ -1,0 +1,145 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import ParleyCore
+import Synchronization
+
+/// Reads a streamed reply where its bytes arrive, on the upstream connection's event loop: parses the server-sent
+/// events, decodes them and hands each chunk to the sink there, with no task switch per read. When the sink asks for
+/// a pause, the next read waits that long, so that the chunks sent meanwhile arrive in one read. A status outside 2xx
+/// gathers the error body instead and ends the request with an `UpstreamFailure`. It also holds the reply to the
+/// first-token and between-tokens deadlines with one timer on that event loop, failing the request with `.timedOut`.
+final class UpstreamStreamDelegate<Decoder: StreamDecoder>: HTTPClientResponseDelegate {
+    typealias Response = Void
+
+    /// What the reply has read so far.
+    private struct State {
+        var decoder: Decoder
+        var parser = SSEParser()
+        var chunks: [CompletionChunk] = []
+        /// Set for a status outside 2xx: the response to explain once its body has been read.
+        var failure: (status: Int, headers: HTTPHeaders, body: ByteBuffer)?
+        var lastProgress: NIODeadline?
+        var timer: Scheduled<Void>?
+        /// A pause just ended: the client is handing over the parts it read before it, which are not paused again.
+        var isResuming = false
+        var isFinished = false
+    }
+
+    // AsyncHTTPClient calls the delegate on the task's event loop, and the timer runs there too, so this lock is
+    // never contended; it is what makes the class Sendable without an unchecked promise.
+    private let state: Mutex<State>
+    private let onChunk: @Sendable (CompletionChunk) -> Duration
+    private let first: TimeAmount
+    private let between: TimeAmount
+    private let started = NIODeadline.now()
+
+    /// Creates a delegate that reads with `decoder`, hands chunks to `onChunk`, and enforces `timeouts`.
+    init(decoder: Decoder, timeouts: UpstreamTimeouts, onChunk: @escaping @Sendable (CompletionChunk) -> Duration) {
+        state = Mutex(State(decoder: decoder))
+        self.onChunk = onChunk
+        first = TimeAmount(timeouts.firstToken)
+        between = TimeAmount(timeouts.betweenTokens)
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        if !(200..<300).contains(head.status.code) {
+            state.withLock { $0.failure = (Int(head.status.code), head.headers, ByteBuffer()) }
+        }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        do {
+            let pause = try state.withLock { state -> Duration in
+                if state.failure != nil {
+                    var part = buffer
+                    let room = UpstreamRequest.maxErrorBody - state.failure!.body.readableBytes
+                    if room > 0, let bytes = part.readSlice(length: min(room, part.readableBytes)) {
+                        state.failure!.body.writeImmutableBuffer(bytes)
+                    }
+                    return .zero
+                }
+                var pause = Duration.zero
+                for message in state.parser.feed(buffer.readableBytesView) {
+                    try state.decoder.decode(message, into: &state.chunks)
+                    guard !state.chunks.isEmpty else { continue }
+                    state.lastProgress = .now()
+                    for chunk in state.chunks { pause = onChunk(chunk) }
+                    state.chunks.removeAll(keepingCapacity: true)
+                }
+                return state.isResuming ? .zero : pause
+            }
+            guard pause > .zero else { return task.eventLoop.makeSucceededVoidFuture() }
+            return resume(task, after: pause)
+        } catch {
+            return task.eventLoop.makeFailedFuture(error)
+        }
+    }
+
+    /// A future that completes after `pause`. The client then hands over at once, inside that completion, the parts
+    /// it had already read; those are marked as resuming, so that only a part from a new read pauses again.
+    private func resume(_ task: HTTPClient.Task<Void>, after pause: Duration) -> EventLoopFuture<Void> {
+        let resumed = task.eventLoop.makePromise(of: Void.self)
+        task.eventLoop.scheduleTask(in: TimeAmount(pause)) { [self] in
+            state.withLock { $0.isResuming = true }
+            resumed.succeed()
+            state.withLock { $0.isResuming = false }
+        }
+        return resumed.futureResult
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        let (failure, decoder) = state.withLock { state in
+            state.isFinished = true
+            state.timer?.cancel()
+            return (state.failure, state.decoder)
+        }
+        if let failure {
+            throw UpstreamFailure(status: failure.status, body: String(buffer: failure.body), headers: failure.headers)
+        }
+        try decoder.finish()
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        stopWatching()
+    }
+
+    /// Starts the deadlines of `task`, which this delegate reads; they end with the request.
+    func watch(_ task: HTTPClient.Task<Void>) {
+        check(task)
+        task.futureResult.whenComplete { [self] _ in stopWatching() }
+    }
+
+    /// Fails the request once its current deadline has passed without progress, else looks again at that deadline.
+    /// Before the first progress it looks at least every `between`, since a first progress brings the deadline forward.
+    private func check(_ task: HTTPClient.Task<Void>) {
+        let now = NIODeadline.now()
+        let expired = state.withLock { state -> Bool in
+            guard !state.isFinished else { return false }
+            let deadline = state.lastProgress.map { $0 + between } ?? started + first
+            guard now < deadline else { return true }
+            let wake = state.lastProgress == nil ? min(deadline, now + between) : deadline
+            state.timer = task.eventLoop.scheduleTask(deadline: wake) { [self] in check(task) }
+            return false
+        }
+        if expired { task.fail(reason: ProviderError.timedOut) }
+    }
+
+    /// Cancels the pending deadline check.
+    private func stopWatching() {
+        state.withLock { state in
+            state.isFinished = true
+            state.timer?.cancel()
+            state.timer = nil
+        }
+    }
+}
+
+extension TimeAmount {
+    /// The same span as a `Duration`, to the nanosecond.
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
