@@ -10,7 +10,7 @@ struct EventChannel {
     /// The reply the log belongs to.
     var messageID: MessageID?
     /// Encoded SSE frames of that reply, in order; the `done` frame is last once it finished.
-    var frames: [String] = []
+    var log = EventLog()
     /// The reply being generated, if any.
     var running: Generation?
     /// A reply is about to start (its messages are being written).

@@ -1,7 +1,8 @@
 /// What an event stream writes next.
 public enum EventBatch: Sendable, Equatable {
-    /// SSE frames, already encoded, to write in one go; `finishing` is the reply whose `done` they end with, if they do.
-    case frames(String, finishing: MessageID?)
+    /// SSE frames, already encoded as UTF-8, to write in one go; `finishing` is the reply whose `done` they end with,
+    /// if they do.
+    case frames([UInt8], finishing: MessageID?)
     /// Nothing happened for a while: write `: heartbeat`.
     case heartbeat
     /// The server is shutting down: close the stream.
@@ -23,7 +24,7 @@ public struct EventSubscription: Sendable {
     public mutating func next() async -> EventBatch {
         if !prefix.isEmpty {
             defer { prefix = "" }
-            return .frames(prefix, finishing: prefixFinishes)
+            return .frames(Array(prefix.utf8), finishing: prefixFinishes)
         }
         while true {
             if let batch = takeFrames() { return batch }
@@ -57,17 +58,16 @@ public struct EventSubscription: Sendable {
     /// The frames of the log not sent yet, joined (a log whose reply no longer runs ends with its `done`); nil when
     /// there are none.
     private mutating func takeFrames() -> EventBatch? {
-        let taken: (frames: ArraySlice<String>, finishing: MessageID?)? = manager.state.withLock { state in
+        manager.state.withLock { state in
             guard let channel = state.channels[conversationID], let current = channel.messageID else { return nil }
             if current != messageID {
                 messageID = current
                 index = 0
             }
-            guard index < channel.frames.count else { return nil }
-            defer { index = channel.frames.count }
-            return (channel.frames[index...], channel.running == nil ? current : nil)
+            guard index < channel.log.count else { return nil }
+            defer { index = channel.log.count }
+            return .frames(channel.log.frames(from: index), finishing: channel.running == nil ? current : nil)
         }
-        return taken.map { .frames($0.frames.joined(), finishing: $0.finishing) }
     }
 
     private func waitForWake() async -> Wake {
@@ -77,7 +77,7 @@ public struct EventSubscription: Sendable {
                 let immediate: Wake? = manager.state.withLock { state in
                     guard !Task.isCancelled, !state.endedSubscribers.contains(id),
                           let channel = state.channels[conversationID] else { return .ended }
-                    if channel.messageID != messageID || index < channel.frames.count { return .frames }
+                    if channel.messageID != messageID || index < channel.log.count { return .frames }
                     if state.isShuttingDown, channel.running == nil { return .ended }
                     state.channels[conversationID]?.waiters[id] = continuation
                     return nil
@@ -100,7 +100,7 @@ extension GenerationManager {
             var channel = state.channels[conversationID] ?? EventChannel()
             channel.subscriberCount += 1
             state.channels[conversationID] = channel
-            return (state.nextSubscriberID, channel.messageID, channel.frames.count, channel.running != nil)
+            return (state.nextSubscriberID, channel.messageID, channel.log.count, channel.running != nil)
         }
         var subscription = EventSubscription(manager: self, conversationID: conversationID, id: id,
                                              messageID: current, index: isRunning ? 0 : frameCount, prefix: "", prefixFinishes: nil)

@@ -208,7 +208,7 @@ extension GenerationManager {
         // `done` and the release of the conversation happen at once: whoever sees `done` sees nothing running.
         let (waiters, wake) = generation.state.withLock { _ in
             state.withLock { state in
-                state.channels[job.conversationID]?.frames.append(done)
+                state.channels[job.conversationID]?.log.append(done)
                 state.running[job.assistantMessageID] = nil
                 runningReplies.subtract(1, ordering: .relaxed)
                 state.channels[job.conversationID]?.running = nil

@@ -131,7 +131,7 @@ public final class GenerationManager: Sendable {
             channel.isReserved = false
             channel.running = generation
             channel.messageID = job.assistantMessageID
-            channel.frames = []
+            channel.log = EventLog()
             state.running[job.assistantMessageID] = generation
             runningReplies.add(1, ordering: .relaxed)
             state.channels[job.conversationID] = channel
@@ -152,7 +152,7 @@ public final class GenerationManager: Sendable {
     /// Appends a frame to a conversation's log and wakes its waiters; callers hold the reply's lock so frames keep their order.
     func appendFrame(_ frame: String, conversationID: ConversationID) {
         let waiters = state.withLock { state in
-            state.channels[conversationID]?.frames.append(frame)
+            state.channels[conversationID]?.log.append(frame)
             return state.channels[conversationID]?.takeWaiters() ?? []
         }
         for waiter in waiters { waiter.resume(returning: .frames) }

@@ -22,7 +22,7 @@ enum EventStreamResponse {
                 loop: while true {
                     switch await subscription.next() {
                     case .frames(let frames, let finishing):
-                        try await writer.write(ByteBuffer(string: frames))
+                        try await writer.write(ByteBuffer(bytes: frames))
                         if let messageID, finishing == messageID { break loop }
                     case .heartbeat:
                         try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
