@@ -90,22 +90,15 @@ final class UpstreamStreamDelegate<Decoder: StreamDecoder>: HTTPClientResponseDe
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        let (failure, decoder) = state.withLock { state in
-            state.isFinished = true
-            state.timer?.cancel()
-            return (state.failure, state.decoder)
-        }
+        let (failure, decoder) = state.withLock { ($0.failure, $0.decoder) }
         if let failure {
             throw UpstreamFailure(status: failure.status, body: String(buffer: failure.body), headers: failure.headers)
         }
         try decoder.finish()
     }
 
-    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
-        stopWatching()
-    }
-
-    /// Starts the deadlines of `task`, which this delegate reads; they end with the request.
+    /// Starts the deadlines of `task`, which this delegate reads; they end with the request, however it ends (the
+    /// request completes on the event loop the deadline checks run on, so none can run after it).
     func watch(_ task: HTTPClient.Task<Void>) {
         check(task)
         task.futureResult.whenComplete { [self] _ in stopWatching() }

@@ -25,7 +25,8 @@ struct TitleTests {
 
     @Test("the first words title a conversation at once; the model's title replaces them after the first reply")
     func modelTitle() async throws {
-        try await withTestServer(mockTokens: 6, configure: { $0.generation.modelTitles = true }) { server in
+        // 200 ms between tokens: the reply, and so the title request after it, cannot end before the first words are read.
+        try await withTestServer(mockTokens: 6, mockDelayMilliseconds: 200, configure: { $0.generation.modelTitles = true }) { server in
             let api = try await GenerationTests.signedIn(server)
             let id = try await api.createConversation()
             let reader = try await api.events(id)
