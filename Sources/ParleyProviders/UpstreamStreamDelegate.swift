@@ -128,11 +128,3 @@ final class UpstreamStreamDelegate<Decoder: StreamDecoder>: HTTPClientResponseDe
         }
     }
 }
-
-extension TimeAmount {
-    /// The same span as a `Duration`, to the nanosecond.
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
-}
