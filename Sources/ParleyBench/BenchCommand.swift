@@ -7,7 +7,7 @@ import Foundation
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "parley-bench", abstract: "Measure Parley.",
                                                     subcommands: [LoadBench.self, MarkdownBench.self, PageBench.self, StartupBench.self,
-                                                                  SSEBench.self, FlushBench.self, AdminBench.self, SoakCommand.self],
+                                                                  SSEBench.self, FlushBench.self, SendPathBench.self, AdminBench.self, SoakCommand.self],
                                                     defaultSubcommand: LoadBench.self)
 }
 

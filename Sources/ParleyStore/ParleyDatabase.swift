@@ -37,7 +37,7 @@ public struct ParleyDatabase: Sendable {
 
     /// Whether the database answers a trivial query.
     public func ping() async -> Bool {
-        (try? await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+        (try? pool.lookup { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
     }
 
     /// Copies the whole database into a new file at `path` with SQLite's online backup API: a consistent snapshot,
@@ -67,6 +67,6 @@ public struct ParleyDatabase: Sendable {
 
     /// The result of SQLite's `PRAGMA integrity_check` ("ok" when healthy).
     public func integrityCheck() async throws(StoreError) -> String {
-        try await perform { try await pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "" } }
+        try await perform { try await pool.scan { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "" } }
     }
 }

@@ -5,13 +5,13 @@ import ParleyCore
 extension SQLiteAccountStore: UserAdminStore {
     public func accounts() async throws(StoreError) -> [UserAccount] {
         try await perform {
-            try await pool.read { db in try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM users ORDER BY email, id")).map(UserAccount.init(row:)) }
+            try await pool.scan { db in try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM users ORDER BY email, id")).map(UserAccount.init(row:)) }
         }
     }
 
     public func account(id: UserID) async throws(StoreError) -> UserAccount? {
         try await perform {
-            try await pool.read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [id]).map(UserAccount.init(row:)) }
+            try pool.lookup { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ?"), arguments: [id]).map(UserAccount.init(row:)) }
         }
     }
 
@@ -34,7 +34,7 @@ extension SQLiteAccountStore: UserAdminStore {
 
     public func defaultMonthlyBudget() async throws(StoreError) -> Int64? {
         try await perform {
-            try await pool.read { db in
+            try pool.lookup { db in
                 try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM settings WHERE key = ?"), arguments: [BudgetLedger.defaultBudgetKey])
                     .flatMap { Int64($0) }
             }

@@ -26,7 +26,7 @@ public struct SQLiteAccountStore: AccountStore {
     }
 
     public func user(email: String) async throws(StoreError) -> User? {
-        try await perform { try await pool.read { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE email = ?"), arguments: [email]).map(User.init(row:)) } }
+        try await perform { try pool.lookup { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE email = ?"), arguments: [email]).map(User.init(row:)) } }
     }
 
     public func createSession(_ session: Session) async throws(StoreError) {
@@ -39,7 +39,7 @@ public struct SQLiteAccountStore: AccountStore {
 
     public func session(id: String, now: Date) async throws(StoreError) -> ActiveSession? {
         try await perform {
-            try await pool.read { db in
+            try pool.lookup { db in
                 try Row.fetchOne(db.cachedStatement(sql: """
                     SELECT users.*, sessions.expires_at AS session_expires_at FROM sessions
                     JOIN users ON users.id = sessions.user_id

@@ -6,7 +6,7 @@ import ParleyCore
 extension SQLiteChatStore {
     public func attachment(id: AttachmentID, userID: UserID) async throws(StoreError) -> AttachmentContent? {
         try await perform {
-            try await pool.read { db in
+            try await pool.scan { db in
                 try Row.fetchOne(db.cachedStatement(sql: """
                     SELECT \(AttachmentRows.metadataColumns()), data FROM attachments WHERE id = ? AND user_id = ?
                     """), arguments: [id, userID]).map(AttachmentContent.init(row:))
@@ -16,7 +16,7 @@ extension SQLiteChatStore {
 
     public func attachmentContents(messageIDs: [MessageID], userID: UserID) async throws(StoreError) -> [MessageID: [AttachmentContent]] {
         try await perform {
-            try await pool.read { db in
+            try await pool.scan { db in
                 try AttachmentRows.contents(db, messageIDs: messageIDs, userID: userID)
             }
         }

@@ -13,7 +13,7 @@ extension SQLiteChatStore {
     public func search(userID: UserID, text: String, limit: Int) async throws(StoreError) -> [SearchHit] {
         guard let query = FullTextQuery(text), limit > 0 else { return [] }
         return try await perform {
-            try await pool.read { db in
+            try await pool.scan { db in
                 let hits = try titleHits(db, query: query, userID: userID, limit: limit)
                     + messageHits(db, query: query, userID: userID, limit: limit)
                 return Array(hits.sorted { ($0.score, $0.messageID ?? 0) < ($1.score, $1.messageID ?? 0) }.prefix(limit))

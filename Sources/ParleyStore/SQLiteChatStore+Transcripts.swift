@@ -6,7 +6,7 @@ import ParleyCore
 extension SQLiteChatStore {
     public func transcripts(userID: UserID, conversationID: ConversationID?) async throws(StoreError) -> [ConversationTranscript] {
         try await perform {
-            try await pool.read { db in
+            try await pool.scan { db in
                 let only = conversationID == nil ? "" : " AND c.id = ?"
                 var arguments: StatementArguments = [userID]
                 if let conversationID { arguments += [conversationID] }

@@ -26,12 +26,12 @@ public struct SQLiteChatStore: ChatStore {
     }
 
     public func conversation(id: ConversationID, userID: UserID) async throws(StoreError) -> Conversation? {
-        try await perform { try await pool.read { db in try ownedConversation(db, id: id, userID: userID) } }
+        try await perform { try pool.lookup { db in try ownedConversation(db, id: id, userID: userID) } }
     }
 
     public func conversations(userID: UserID, before: ConversationID?, limit: Int, archived: Bool) async throws(StoreError) -> Page<Conversation> {
         try await perform {
-            try await pool.read { db in
+            try pool.lookup { db in
                 let rows: [Row]
                 if let before {
                     rows = try Row.fetchAll(db.cachedStatement(sql: """
@@ -88,7 +88,7 @@ public struct SQLiteChatStore: ChatStore {
 
     public func messages(conversationID: ConversationID, userID: UserID, afterID: MessageID?, limit: Int) async throws(StoreError) -> Page<Message> {
         try await perform {
-            try await pool.read { db in
+            try pool.lookup { db in
                 guard try ownedConversation(db, id: conversationID, userID: userID) != nil else { throw StoreError.notFound }
                 let fetchLimit = limit == Int.max ? -1 : limit + 1
                 let rows = try Row.fetchAll(db.cachedStatement(sql: """
@@ -103,7 +103,7 @@ public struct SQLiteChatStore: ChatStore {
 
     public func message(id: MessageID, userID: UserID) async throws(StoreError) -> Message? {
         try await perform {
-            try await pool.read { db in
+            try pool.lookup { db in
                 var messages = try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT \(Message.columns(of: "m")) FROM messages m JOIN conversations c ON c.id = m.conversation_id
                     WHERE m.id = ? AND c.user_id = ?
@@ -115,7 +115,7 @@ public struct SQLiteChatStore: ChatStore {
     }
 
     public func exchange(conversationID: ConversationID, requestID: String) async throws(StoreError) -> Exchange? {
-        try await perform { try await pool.read { db in try exchange(db, conversationID: conversationID, requestID: requestID) } }
+        try await perform { try pool.lookup { db in try exchange(db, conversationID: conversationID, requestID: requestID) } }
     }
 
     public func beginExchange(conversationID: ConversationID, userContent: String?, images: [NewImage], requestID: String?,

@@ -50,19 +50,19 @@ public struct SQLiteShareStore: ShareStore {
 
     public func share(tokenHash: String) async throws(StoreError) -> Share? {
         try await perform {
-            try await pool.read { db in
+            try pool.lookup { db in
                 try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM shares WHERE token_hash = ?"), arguments: [tokenHash]).map(Share.init(row:))
             }
         }
     }
 
     public func messages(shareID: ShareID) async throws(StoreError) -> [Message] {
-        try await perform { try await pool.read { db in try snapshotMessages(db, shareID: shareID) } }
+        try await perform { try pool.lookup { db in try snapshotMessages(db, shareID: shareID) } }
     }
 
     public func sharedAttachment(id: AttachmentID, shareID: ShareID) async throws(StoreError) -> AttachmentContent? {
         try await perform {
-            try await pool.read { db in
+            try await pool.scan { db in
                 try Row.fetchOne(db.cachedStatement(sql: """
                     SELECT \(AttachmentRows.metadataColumns()), data FROM attachments WHERE id = ? AND id IN (
                         SELECT sa.attachment_id FROM share_attachments sa JOIN share_messages m ON m.id = sa.share_message_id
@@ -80,7 +80,7 @@ public struct SQLiteShareStore: ShareStore {
 
     public func shares(userID: UserID) async throws(StoreError) -> [Share] {
         try await perform {
-            try await pool.read { db in
+            try pool.lookup { db in
                 try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM shares WHERE user_id = ? ORDER BY id DESC"), arguments: [userID])
                     .map(Share.init(row:))
             }

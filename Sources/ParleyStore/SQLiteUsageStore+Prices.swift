@@ -5,7 +5,7 @@ import ParleyCore
 extension SQLiteUsageStore {
     public func priceVersions() async throws(StoreError) -> [PriceVersion] {
         try await perform {
-            try await pool.read { db in
+            try pool.lookup { db in
                 try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM model_prices ORDER BY effective_from, id")).map(PriceVersion.init(row:))
             }
         }

@@ -16,7 +16,7 @@ public struct SQLiteUsageStore: UsageStore {
 
     public func dashboard(period: UsagePeriod, sort: UsageSort, userLimit: Int) async throws(StoreError) -> UsageDashboard {
         try await perform {
-            try await pool.read { db in
+            try await pool.scan { db in
                 let range: StatementArguments = [period.from.description, period.to.description]
                 let daily = try Self.daily(db, condition: "day BETWEEN ? AND ?", arguments: range)
                 // Columns are read by position: a lookup by name lower-cases the name each time, which shows at these sizes.
@@ -41,7 +41,7 @@ public struct SQLiteUsageStore: UsageStore {
 
     public func records(period: UsagePeriod) async throws(StoreError) -> [UsageRecord] {
         try await perform {
-            try await pool.read { db in
+            try await pool.scan { db in
                 try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT d.day, d.user_id, u.email, d.model, d.requests, d.input_tokens, d.cached_input_tokens, d.output_tokens,
                            d.cost_micros
@@ -57,7 +57,7 @@ public struct SQLiteUsageStore: UsageStore {
 
     public func userReport(userID: UserID, period: UsagePeriod, conversationLimit: Int) async throws(StoreError) -> UserUsageReport {
         try await perform {
-            try await pool.read { db in
+            try await pool.scan { db in
                 let daily = try Self.daily(db, condition: "user_id = ? AND day BETWEEN ? AND ?",
                                            arguments: [userID, period.from.description, period.to.description])
                 var totals = UsageTotals()
@@ -78,7 +78,7 @@ public struct SQLiteUsageStore: UsageStore {
 
     public func spend(since: UsageDay) async throws(StoreError) -> [UserID: Int64] {
         try await perform {
-            try await pool.read { db in
+            try await pool.scan { db in
                 let rows = try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT user_id, SUM(cost_micros) FROM usage_daily WHERE day >= ? GROUP BY user_id
                     """), arguments: [since.description])

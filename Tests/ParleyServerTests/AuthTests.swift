@@ -113,7 +113,7 @@ struct AuthTests {
         }
     }
 
-    @Test("malformed, tampered, alg-none, expired and wrong-key tokens, and tokens of deleted users, get 401")
+    @Test("malformed, tampered, alg-none, expired (even once accepted) and wrong-key tokens, and tokens of deleted users, get 401")
     func badTokens() async throws {
         try await withTestServer(configure: { $0.jwtSecret = "test-secret-for-tokens" }) { server in
             var browser = server.browser()
@@ -142,6 +142,11 @@ struct AuthTests {
             #expect(try await APIClient(server: server, token: wrongKey).request(.GET, "/api/conversations").status == 401)
             let rightKey = try await forgeToken(secret: "test-secret-for-tokens", userID: "1", session: session, expiresIn: 3600)
             #expect(try await APIClient(server: server, token: rightKey).request(.GET, "/api/conversations").status == 200)
+            // A token whose signature was checked once is remembered, and still refused once it has expired.
+            let shortLived = try await forgeToken(secret: "test-secret-for-tokens", userID: "1", session: session, expiresIn: 2)
+            #expect(try await APIClient(server: server, token: shortLived).request(.GET, "/api/conversations").status == 200)
+            try await Task.sleep(for: .milliseconds(2500))
+            #expect(try await APIClient(server: server, token: shortLived).request(.GET, "/api/conversations").status == 401)
             let missing = try await APIClient(server: server, token: nil).request(.GET, "/api/conversations")
             #expect(missing.status == 401)
 

@@ -19,6 +19,7 @@ public struct SessionAuthority: Sendable {
     let keys: JWTKeyCollection
     let accounts: any AccountStore
     let lifetime: TimeInterval
+    let verified = VerifiedTokens(capacity: 10_000)
 
     /// Creates the authority with the HMAC secret.
     public init(secret: String, accounts: any AccountStore, lifetime: TimeInterval) async {
@@ -44,12 +45,23 @@ public struct SessionAuthority: Sendable {
 
     /// The identity a token proves: valid signature, not expired, session not revoked, user active.
     public func identity(token: String, viaBearer: Bool) async -> Identity? {
-        guard let claims = try? await keys.verify(token, as: SessionClaims.self),
-              let userID = UserID(claims.sub.value),
-              let active = try? await accounts.session(id: claims.sid, now: Date()), active.userID == userID,
+        let now = Date()
+        guard let claims = await claims(of: token, now: now),
+              let active = try? await accounts.session(id: claims.sessionID, now: now), active.userID == claims.userID,
               !active.user.isDisabled
         else { return nil }
         return Identity(user: active.user, sessionID: active.session.id, viaBearer: viaBearer)
+    }
+
+    /// The claims of a token with a valid signature that has not expired, checked once per token.
+    private func claims(of token: String, now: Date) async -> TokenClaims? {
+        if let known = verified.claims(of: token, now: now) { return known }
+        guard let claims = try? await keys.verify(token, as: SessionClaims.self), let userID = UserID(claims.sub.value) else {
+            return nil
+        }
+        let checked = TokenClaims(userID: userID, sessionID: claims.sid, expiresAt: claims.exp.value)
+        verified.remember(token, checked)
+        return checked
     }
 
     /// Ends one session.
