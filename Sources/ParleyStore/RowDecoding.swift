@@ -6,14 +6,14 @@ import ParleyCore
 extension User {
     init(row: Row) {
         self.init(id: row["id"], email: row["email"], passwordHash: row["password_hash"], isAdmin: row["is_admin"],
-                  isDisabled: row["is_disabled"], createdAt: row["created_at"])
+                  isDisabled: row["is_disabled"], createdAt: row.date("created_at"))
     }
 }
 
 extension Conversation {
     init(row: Row) {
         self.init(id: row["id"], userID: row["user_id"], title: row["title"], model: row["model"],
-                  systemPrompt: row["system_prompt"], createdAt: row["created_at"], updatedAt: row["updated_at"],
+                  systemPrompt: row["system_prompt"], createdAt: row.date("created_at"), updatedAt: row.date("updated_at"),
                   pinned: row["pinned"], archived: row["archived"])
     }
 }
@@ -37,7 +37,7 @@ extension Message {
                   status: MessageStatus(rawValue: row[4]) ?? .error, model: row[5], requestID: row[6], parentID: row[7],
                   usage: Usage(promptTokens: row[8], cachedPromptTokens: row[9], completionTokens: row[10], costMicros: row[11],
                                estimated: row[12]),
-                  failure: failure, createdAt: row[15])
+                  failure: failure, createdAt: row.date(15))
     }
 }
 
@@ -49,8 +49,8 @@ func page<Item>(_ rows: [Row], limit: Int, _ make: (Row) -> Item) -> Page<Item> 
 extension Share {
     init(row: Row) {
         self.init(id: row["id"], userID: row["user_id"], conversationID: row["conversation_id"], title: row["title"],
-                  model: row["model"], authorName: row["author_name"], createdAt: row["created_at"],
-                  snapshotAt: row["snapshot_at"], expiresAt: row["expires_at"], views: row["views"])
+                  model: row["model"], authorName: row["author_name"], createdAt: row.date("created_at"),
+                  snapshotAt: row.date("snapshot_at"), expiresAt: row.optionalDate("expires_at"), views: row["views"])
     }
 }
 
@@ -60,6 +60,6 @@ extension Message {
         self.init(id: row["id"], conversationID: row["conversation_id"],
                   role: MessageRole(rawValue: row["role"]) ?? .user, content: row["content"],
                   status: MessageStatus(rawValue: row["status"]) ?? .complete, model: row["model"],
-                  createdAt: row["created_at"])
+                  createdAt: row.date("created_at"))
     }
 }

@@ -32,7 +32,7 @@ public struct SQLiteAccountStore: AccountStore {
     public func createSession(_ session: Session) async throws(StoreError) {
         try await perform {
             try await pool.write { db in
-                try db.cachedStatement(sql: "INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)").execute(arguments: [session.id, session.userID, Date(), session.expiresAt])
+                try db.cachedStatement(sql: "INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)").execute(arguments: [session.id, session.userID, StoredDate.now, StoredDate(session.expiresAt)])
             }
         }
     }
@@ -44,9 +44,9 @@ public struct SQLiteAccountStore: AccountStore {
                     SELECT users.*, sessions.expires_at AS session_expires_at FROM sessions
                     JOIN users ON users.id = sessions.user_id
                     WHERE sessions.id = ? AND sessions.expires_at > ?
-                    """), arguments: [id, now]).map { row in
+                    """), arguments: [id, StoredDate(now)]).map { row in
                     let user = User(row: row)
-                    return ActiveSession(session: Session(id: id, userID: user.id, expiresAt: row["session_expires_at"]), user: user)
+                    return ActiveSession(session: Session(id: id, userID: user.id, expiresAt: row.date("session_expires_at")), user: user)
                 }
             }
         }
@@ -82,9 +82,9 @@ public struct SQLiteAccountStore: AccountStore {
     }
 
     private func insertUser(_ db: Database, email: String, passwordHash: String, isAdmin: Bool) throws -> User {
-        let now = Date()
+        let now = StoredDate.now
         try db.cachedStatement(sql: "INSERT INTO users (email, password_hash, is_admin, created_at) VALUES (?, ?, ?, ?)").execute(arguments: [email, passwordHash, isAdmin, now])
         return User(id: db.lastInsertedRowID, email: email, passwordHash: passwordHash, isAdmin: isAdmin, isDisabled: false,
-                    createdAt: now)
+                    createdAt: now.date)
     }
 }

@@ -14,13 +14,13 @@ public struct SQLiteChatStore: ChatStore {
     public func createConversation(userID: UserID, title: String, model: String, systemPrompt: String) async throws(StoreError) -> Conversation {
         try await perform {
             try await pool.write { db in
-                let now = Date()
+                let now = StoredDate.now
                 try db.cachedStatement(sql: """
                     INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?)
                     """).execute(arguments: [userID, title, model, systemPrompt, now, now])
                 return Conversation(id: db.lastInsertedRowID, userID: userID, title: title, model: model,
-                                    systemPrompt: systemPrompt, createdAt: now, updatedAt: now)
+                                    systemPrompt: systemPrompt, createdAt: now.date, updatedAt: now.date)
             }
         }
     }
@@ -122,8 +122,8 @@ public struct SQLiteChatStore: ChatStore {
                               model: String) async throws(StoreError) -> Exchange {
         try await perform {
             try await pool.write { db in
-                let now = Date()
-                try BudgetLedger.enforce(db, conversationID: conversationID, today: UsageDay(now))
+                let now = StoredDate.now
+                try BudgetLedger.enforce(db, conversationID: conversationID, today: UsageDay(now.date))
                 var userMessage: Message?
                 var parentID: MessageID?
                 if let userContent {
@@ -133,9 +133,9 @@ public struct SQLiteChatStore: ChatStore {
                         """).execute(arguments: [conversationID, userContent, model, requestID, now, now])
                     parentID = db.lastInsertedRowID
                     let id = db.lastInsertedRowID
-                    let attachments = try AttachmentRows.insert(db, images: images, messageID: id, conversationID: conversationID, now: now)
+                    let attachments = try AttachmentRows.insert(db, images: images, messageID: id, conversationID: conversationID, now: now.date)
                     userMessage = Message(id: id, conversationID: conversationID, role: .user, content: userContent, status: .complete,
-                                          model: model, requestID: requestID, createdAt: now, attachments: attachments)
+                                          model: model, requestID: requestID, createdAt: now.date, attachments: attachments)
                 } else {
                     parentID = try MessageID.fetchOne(db.cachedStatement(sql: """
                         SELECT MAX(id) FROM messages WHERE conversation_id = ? AND role = 'user'
@@ -146,7 +146,7 @@ public struct SQLiteChatStore: ChatStore {
                     VALUES (?, 'assistant', '', 'streaming', ?, ?, ?, ?)
                     """).execute(arguments: [conversationID, model, parentID, now, now])
                 let assistant = Message(id: db.lastInsertedRowID, conversationID: conversationID, role: .assistant,
-                                        content: "", status: .streaming, model: model, parentID: parentID, createdAt: now)
+                                        content: "", status: .streaming, model: model, parentID: parentID, createdAt: now.date)
                 try db.cachedStatement(sql: "UPDATE conversations SET updated_at = ?, model = ? WHERE id = ?").execute(arguments: [now, model, conversationID])
                 return Exchange(userMessage: userMessage, assistantMessage: assistant)
             }
@@ -172,7 +172,7 @@ public struct SQLiteChatStore: ChatStore {
     public func saveProgress(_ contents: [MessageID: String]) async throws(StoreError) {
         try await perform {
             try await pool.write { db in
-                let now = Date()
+                let now = StoredDate.now
                 let statement = try db.cachedStatement(sql: """
                     UPDATE messages SET content = ?, updated_at = ? WHERE id = ? AND status = 'streaming'
                     """)
@@ -187,12 +187,12 @@ public struct SQLiteChatStore: ChatStore {
     public func finishReply(id: MessageID, outcome: ReplyOutcome) async throws(StoreError) -> Usage {
         try await perform {
             try await pool.write { db in
-                let now = Date()
+                let now = StoredDate.now
                 var usage = outcome.usage
                 var priceID: Int64?
                 if let pricing = outcome.pricing {
-                    let price = try PriceVersions.current(db, modelID: pricing.modelID, at: now)
-                        ?? PriceVersions.insert(db, modelID: pricing.modelID, rates: pricing.listRates, at: now)
+                    let price = try PriceVersions.current(db, modelID: pricing.modelID, at: now.date)
+                        ?? PriceVersions.insert(db, modelID: pricing.modelID, rates: pricing.listRates, at: now.date)
                     usage.costMicros = price.rates.cost(of: usage)
                     priceID = price.id
                 }
@@ -208,7 +208,7 @@ public struct SQLiteChatStore: ChatStore {
                     UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)
                     """).execute(arguments: [now, id])
                 if let pricing = outcome.pricing {
-                    try UsageRollup.add(db, replyID: id, model: pricing.modelID, usage: usage, day: UsageDay(now))
+                    try UsageRollup.add(db, replyID: id, model: pricing.modelID, usage: usage, day: UsageDay(now.date))
                 }
                 return usage
             }
