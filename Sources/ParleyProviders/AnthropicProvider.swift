@@ -24,12 +24,37 @@ public struct AnthropicProvider: ChatProvider {
     /// The HTTP request for a completion: system turns go in the top-level `system`, the others in `messages`.
     func upstreamRequest(for request: CompletionRequest) -> UpstreamRequest {
         let system = request.turns.filter { $0.role == .system }.map(\.content).joined(separator: "\n\n")
-        let body = MessagesBody(model: request.model, maxTokens: Self.maxTokens, system: system.isEmpty ? nil : system,
-                                messages: request.turns.filter { $0.role != .system }.map { .init(role: $0.role.rawValue, content: $0.content, images: $0.images) })
+        let body = JSONText { body in
+            body.field("model", request.model)
+            body.field("max_tokens", Self.maxTokens)
+            if !system.isEmpty { body.field("system", system) }
+            body.field("messages", objects: request.turns.filter { $0.role != .system }.map(Self.message))
+            body.field("stream", true)
+        }
         var headers = [("anthropic-version", Self.apiVersion)]
         if let key = connection.apiKey { headers.append(("x-api-key", key)) }
         return UpstreamRequest(connection: connection, url: connection.baseURL + "/v1/messages", headers: headers,
-                               body: (try? JSONEncoder().encode(body)) ?? Data(), model: request.model)
+                               body: body.result, model: request.model)
+    }
+
+    /// A turn as a message: its content is a string, or with images an array of base64 `image` blocks followed by
+    /// the text.
+    private static func message(_ turn: ChatTurn) -> JSONText {
+        JSONText { message in
+            message.field("role", turn.role.rawValue)
+            guard !turn.images.isEmpty else { return message.field("content", turn.content) }
+            let images = turn.images.map { image in
+                JSONText { block in
+                    block.field("type", "image")
+                    block.field("source", object: JSONText { source in
+                        source.field("type", "base64")
+                        source.field("media_type", image.contentType)
+                        source.field("data", image.base64)
+                    })
+                }
+            }
+            message.field("content", objects: images + [JSONText { $0.field("type", "text"); $0.field("text", turn.content) }])
+        }
     }
 }
 
@@ -85,44 +110,6 @@ struct AnthropicStreamDecoder: StreamDecoder {
         default: 500
         }
     }
-}
-
-/// The body of a streaming Messages request.
-private struct MessagesBody: Encodable {
-    /// A message: its content is a string, or with images an array of base64 `image` blocks followed by the text.
-    struct Turn: Encodable {
-        var role: String
-        var content: String
-        var images: [TurnImage]
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(role, forKey: .role)
-            guard !images.isEmpty else { return try container.encode(content, forKey: .content) }
-            var blocks = container.nestedUnkeyedContainer(forKey: .content)
-            for image in images {
-                try blocks.encode(ImageBlock(source: .init(mediaType: image.contentType, data: image.base64)))
-            }
-            try blocks.encode(["type": "text", "text": content])
-        }
-        enum CodingKeys: String, CodingKey { case role, content }
-    }
-    struct ImageBlock: Encodable {
-        struct Source: Encodable {
-            var type = "base64"
-            var mediaType: String
-            var data: String
-            enum CodingKeys: String, CodingKey { case type, mediaType = "media_type", data }
-        }
-        var type = "image"
-        var source: Source
-    }
-    var model: String
-    var maxTokens: Int
-    var system: String?
-    var messages: [Turn]
-    var stream = true
-    enum CodingKeys: String, CodingKey { case model, maxTokens = "max_tokens", system, messages, stream }
 }
 
 /// One streamed event; only the fields Parley reads.

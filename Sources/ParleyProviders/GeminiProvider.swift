@@ -19,18 +19,29 @@ public struct GeminiProvider: ChatProvider {
     /// The HTTP request for a completion: the key in `x-goog-api-key`, system turns in `systemInstruction`,
     /// the others in `contents` with the roles `user` and `model`.
     func upstreamRequest(for request: CompletionRequest) -> UpstreamRequest {
-        let system = request.turns.filter { $0.role == .system }.map { GenerateContentBody.Part(text: $0.content) }
-        let contents = request.turns.filter { $0.role != .system }.map {
-            GenerateContentBody.Content(role: $0.role == .assistant ? "model" : "user", parts: $0.images.map {
-                .init(inlineData: .init(mimeType: $0.contentType, data: $0.base64))
-            } + [.init(text: $0.content)])
+        let system = request.turns.filter { $0.role == .system }.map { turn in JSONText { $0.field("text", turn.content) } }
+        let body = JSONText { body in
+            body.field("contents", objects: request.turns.filter { $0.role != .system }.map(Self.content))
+            if !system.isEmpty { body.field("systemInstruction", object: JSONText { $0.field("parts", objects: system) }) }
         }
-        let body = GenerateContentBody(contents: contents, systemInstruction: system.isEmpty ? nil : .init(parts: system))
         let model = request.model.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? request.model
         return UpstreamRequest(connection: connection,
                                url: connection.baseURL + "/v1beta/models/\(model):streamGenerateContent?alt=sse",
                                headers: connection.apiKey.map { [("x-goog-api-key", $0)] } ?? [],
-                               body: (try? JSONEncoder().encode(body)) ?? Data(), model: request.model)
+                               body: body.result, model: request.model)
+    }
+
+    /// A turn as content: the role `user` or `model`, its images as `inlineData` parts in base64, then its text.
+    private static func content(_ turn: ChatTurn) -> JSONText {
+        let images = turn.images.map { image in
+            JSONText { part in
+                part.field("inlineData", object: JSONText { $0.field("mimeType", image.contentType); $0.field("data", image.base64) })
+            }
+        }
+        return JSONText { content in
+            content.field("role", turn.role == .assistant ? "model" : "user")
+            content.field("parts", objects: images + [JSONText { $0.field("text", turn.content) }])
+        }
     }
 }
 
@@ -70,25 +81,6 @@ struct GeminiStreamDecoder: StreamDecoder {
         guard let finishReason else { throw .unreachable(detail: "the stream ended before a finish reason") }
         if Self.refusalReasons.contains(finishReason) { throw .refused(detail: "the reply was blocked (\(finishReason))") }
     }
-}
-
-/// The body of a `streamGenerateContent` request.
-private struct GenerateContentBody: Encodable {
-    /// Text, or an image inline in base64.
-    struct Part: Encodable {
-        struct InlineData: Encodable {
-            var mimeType: String
-            var data: String
-        }
-        var text: String?
-        var inlineData: InlineData?
-    }
-    struct Content: Encodable {
-        var role: String?
-        var parts: [Part]
-    }
-    var contents: [Content]
-    var systemInstruction: Content?
 }
 
 /// One streamed `GenerateContentResponse`; only the fields Parley reads.

@@ -20,10 +20,30 @@ public struct OpenAICompatibleProvider: ChatProvider {
 
     /// The HTTP request for a completion: `POST {base}/chat/completions` with a bearer key.
     func upstreamRequest(for request: CompletionRequest) -> UpstreamRequest {
-        let body = ChatCompletionsBody(model: request.model,
-                                       messages: request.turns.map { .init(role: $0.role.rawValue, content: $0.content, images: $0.images) })
+        let body = JSONText { body in
+            body.field("model", request.model)
+            body.field("messages", objects: request.turns.map(Self.message))
+            body.field("stream", true)
+            body.field("stream_options", object: JSONText { $0.field("include_usage", true) })
+        }
         return UpstreamRequest(connection: connection, url: connection.baseURL + "/chat/completions", headers: authorization,
-                               body: (try? JSONEncoder().encode(body)) ?? Data(), model: request.model)
+                               body: body.result, model: request.model)
+    }
+
+    /// A turn as a message: its content is a string, or with images an array of the text and `image_url` parts
+    /// (data URLs).
+    private static func message(_ turn: ChatTurn) -> JSONText {
+        JSONText { message in
+            message.field("role", turn.role.rawValue)
+            guard !turn.images.isEmpty else { return message.field("content", turn.content) }
+            let text = JSONText { $0.field("type", "text"); $0.field("text", turn.content) }
+            message.field("content", objects: [text] + turn.images.map { image in
+                JSONText { part in
+                    part.field("type", "image_url")
+                    part.field("image_url", object: JSONText { $0.field("url", "data:\(image.contentType);base64,\(image.base64)") })
+                }
+            })
+        }
     }
 
     /// The model ids the server lists at `GET {baseURL}/models`; the whole exchange must end within `timeout`.
@@ -81,43 +101,6 @@ struct OpenAIStreamDecoder: StreamDecoder {
     func finish() throws(ProviderError) {
         guard finished else { throw .unreachable(detail: "the stream ended before a finish reason or [DONE]") }
     }
-}
-
-/// The body of a streaming Chat Completions request.
-private struct ChatCompletionsBody: Encodable {
-    /// A message: its content is a string, or with images an array of text and `image_url` parts (data URLs).
-    struct Turn: Encodable {
-        var role: String
-        var content: String
-        var images: [TurnImage]
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(role, forKey: .role)
-            guard !images.isEmpty else { return try container.encode(content, forKey: .content) }
-            var parts = container.nestedUnkeyedContainer(forKey: .content)
-            try parts.encode(["type": "text", "text": content])
-            for image in images {
-                try parts.encode(ImagePart(imageURL: .init(url: "data:\(image.contentType);base64,\(image.base64)")))
-            }
-        }
-        enum CodingKeys: String, CodingKey { case role, content }
-    }
-    struct ImagePart: Encodable {
-        struct ImageURL: Encodable { var url: String }
-        var type = "image_url"
-        var imageURL: ImageURL
-        enum CodingKeys: String, CodingKey { case type, imageURL = "image_url" }
-    }
-    struct StreamOptions: Encodable {
-        var includeUsage = true
-        enum CodingKeys: String, CodingKey { case includeUsage = "include_usage" }
-    }
-    var model: String
-    var messages: [Turn]
-    var stream = true
-    var streamOptions = StreamOptions()
-    enum CodingKeys: String, CodingKey { case model, messages, stream, streamOptions = "stream_options" }
 }
 
 /// The answer of `GET /models`.

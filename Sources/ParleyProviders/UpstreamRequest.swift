@@ -14,7 +14,8 @@ struct UpstreamRequest: Sendable {
     let connection: ProviderConnection
     let url: String
     let headers: [(String, String)]
-    let body: Data
+    /// The JSON body.
+    let body: String
     /// The model asked for, named when the provider does not know it.
     let model: String
 
@@ -24,7 +25,7 @@ struct UpstreamRequest: Sendable {
         do {
             var headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "text/event-stream")])
             headers.add(contentsOf: self.headers)
-            let request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .bytes(body))
+            let request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .string(body))
             let delegate = UpstreamStreamDelegate(decoder: decoder, timeouts: connection.timeouts, onChunk: onChunk)
             let task = connection.client.execute(request: request, delegate: delegate, eventLoop: .indifferent)
             delegate.watch(task)

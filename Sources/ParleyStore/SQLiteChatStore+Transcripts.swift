@@ -13,10 +13,10 @@ extension SQLiteChatStore {
                 let conversations = try Row.fetchAll(db, sql: """
                     SELECT c.* FROM conversations c WHERE c.user_id = ?\(only) ORDER BY c.id
                     """, arguments: arguments).map(Conversation.init(row:))
-                let messages = try Row.fetchAll(db, sql: """
+                let messages = try Array(Row.fetchCursor(db, sql: """
                     SELECT \(Message.columns(of: "m")) FROM messages m JOIN conversations c ON c.id = m.conversation_id
                     WHERE c.user_id = ?\(only) ORDER BY m.id
-                    """, arguments: arguments).map(Message.init(row:))
+                    """, arguments: arguments).map(Message.init(row:)))
                 let byConversation = Dictionary(grouping: messages, by: \.conversationID)
                 return conversations.map { ConversationTranscript(conversation: $0, messages: byConversation[$0.id] ?? []) }
             }

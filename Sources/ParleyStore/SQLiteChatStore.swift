@@ -90,13 +90,9 @@ public struct SQLiteChatStore: ChatStore {
         try await perform {
             try pool.lookup { db in
                 guard try ownedConversation(db, id: conversationID, userID: userID) != nil else { throw StoreError.notFound }
-                let fetchLimit = limit == Int.max ? -1 : limit + 1
-                let rows = try Row.fetchAll(db.cachedStatement(sql: """
-                    SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?
-                    """), arguments: [conversationID, afterID ?? 0, fetchLimit])
-                var messages = page(rows, limit: limit, Message.init(row:))
-                try AttachmentRows.attach(db, to: &messages.items)
-                return messages
+                let messages = try conversationMessages(db, conversationID: conversationID, afterID: afterID,
+                                                        limit: limit == Int.max ? nil : limit + 1)
+                return Page(items: Array(messages.prefix(limit)), hasMore: messages.count > limit)
             }
         }
     }
@@ -141,6 +137,7 @@ public struct SQLiteChatStore: ChatStore {
                         SELECT MAX(id) FROM messages WHERE conversation_id = ? AND role = 'user'
                         """), arguments: [conversationID])
                 }
+                let history = try conversationMessages(db, conversationID: conversationID, afterID: nil, limit: nil)
                 try db.cachedStatement(sql: """
                     INSERT INTO messages (conversation_id, role, content, status, model, parent_id, created_at, updated_at)
                     VALUES (?, 'assistant', '', 'streaming', ?, ?, ?, ?)
@@ -148,7 +145,7 @@ public struct SQLiteChatStore: ChatStore {
                 let assistant = Message(id: db.lastInsertedRowID, conversationID: conversationID, role: .assistant,
                                         content: "", status: .streaming, model: model, parentID: parentID, createdAt: now.date)
                 try db.cachedStatement(sql: "UPDATE conversations SET updated_at = ?, model = ? WHERE id = ?").execute(arguments: [now, model, conversationID])
-                return Exchange(userMessage: userMessage, assistantMessage: assistant)
+                return Exchange(userMessage: userMessage, assistantMessage: assistant, history: history)
             }
         }
     }
@@ -227,6 +224,17 @@ public struct SQLiteChatStore: ChatStore {
     private func ownedConversation(_ db: Database, id: ConversationID, userID: UserID) throws -> Conversation? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM conversations WHERE id = ? AND user_id = ?"), arguments: [id, userID])
             .map(Conversation.init(row:))
+    }
+
+    /// A conversation's messages with their attachments, oldest first: those after `afterID`, at most `limit` of them.
+    /// Each is decoded from the statement as it steps (a cursor): copying every row first, as `fetchAll` does, took
+    /// twice as long.
+    private func conversationMessages(_ db: Database, conversationID: ConversationID, afterID: MessageID?, limit: Int?) throws -> [Message] {
+        var messages = try Array(Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?
+            """), arguments: [conversationID, afterID ?? 0, limit ?? -1]).map(Message.init(row:)))
+        try AttachmentRows.attach(db, to: &messages)
+        return messages
     }
 
     private func exchange(_ db: Database, conversationID: ConversationID, requestID: String) throws -> Exchange? {

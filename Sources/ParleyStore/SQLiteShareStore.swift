@@ -146,10 +146,10 @@ public struct SQLiteShareStore: ShareStore {
     }
 
     private func snapshotMessages(_ db: Database, shareID: ShareID) throws -> [Message] {
-        var messages = try Row.fetchAll(db.cachedStatement(sql: """
+        var messages = try Array(Row.fetchCursor(db.cachedStatement(sql: """
             SELECT m.*, s.conversation_id FROM share_messages m JOIN shares s ON s.id = m.share_id
             WHERE m.share_id = ? ORDER BY m.position
-            """), arguments: [shareID]).map(Message.init(sharedRow:))
+            """), arguments: [shareID]).map(Message.init(sharedRow:)))
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT \(AttachmentRows.metadataColumns(of: "a")), sa.share_message_id
             FROM share_messages m JOIN share_attachments sa ON sa.share_message_id = m.id JOIN attachments a ON a.id = sa.attachment_id

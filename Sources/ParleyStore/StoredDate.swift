@@ -9,8 +9,10 @@ import GRDB
 struct StoredDate: DatabaseValueConvertible {
     let date: Date
 
-    /// The current moment.
-    static var now: StoredDate { StoredDate(Date()) }
+    /// The current moment to the millisecond, as stored: the values a write returns equal what reading them gives.
+    static var now: StoredDate {
+        StoredDate(Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.toNearestOrAwayFromZero) / 1000))
+    }
 
     /// Wraps a date.
     init(_ date: Date) {

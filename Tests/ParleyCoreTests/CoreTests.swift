@@ -107,7 +107,10 @@ import Testing
         json.field("d", 0.5)
         json.field("inf", Double.infinity)
         json.field("nested", object: inner)
-        #expect(json.result == #"{"i":42,"big":-9223372036854775808,"d":0.5,"inf":0,"nested":{"ok":true,"no":false}}"#)
+        json.field("list", objects: [inner, JSONText { $0.field("s", "x") }, JSONText()])
+        json.field("none", objects: [])
+        #expect(json.result == #"{"i":42,"big":-9223372036854775808,"d":0.5,"inf":0,"nested":{"ok":true,"no":false},"#
+            + #""list":[{"ok":true,"no":false},{"s":"x"},{}],"none":[]}"#)
         #expect(JSONText().result == "{}")
     }
 

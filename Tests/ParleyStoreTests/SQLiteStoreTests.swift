@@ -242,6 +242,29 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
         }
     }
 
+    @Test func beginningAnExchangeReadsTheConversationTheReplyAnswers() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let chat = try await store.conversation(alice.id), other = try await store.conversation(alice.id)
+            _ = try await store.chats.beginExchange(conversationID: other.id, userContent: "elsewhere", requestID: nil, model: "m")
+            let one = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q1", requestID: nil, model: "m")
+            #expect(one.history.map(\.content) == ["q1"] && one.history.first == one.userMessage)
+            try await store.chats.finishReply(id: one.assistantMessage.id, outcome: ReplyOutcome(content: "a1", status: .complete, usage: Usage()))
+            let two = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q2", requestID: nil, model: "m")
+            #expect(two.history.map(\.content) == ["q1", "a1", "q2"])
+            #expect(two.history.allSatisfy { $0.id < two.assistantMessage.id && $0.conversationID == chat.id })
+            try await store.chats.finishReply(id: two.assistantMessage.id, outcome: ReplyOutcome(content: "a2", status: .complete, usage: Usage()))
+
+            // Regenerating writes no question: the history ends with the one the removed reply answered.
+            _ = try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id)
+            let again = try await store.chats.beginExchange(conversationID: chat.id, userContent: nil, requestID: nil, model: "m")
+            #expect(again.userMessage == nil)
+            #expect(again.history.map(\.content) == ["q1", "a1", "q2"])
+            let stored = try await store.chats.messages(conversationID: chat.id, userID: alice.id, afterID: nil, limit: .max).items
+            #expect(again.history == Array(stored.dropLast()))
+        }
+    }
+
     @Test func deletingAConversationDeletesItsMessages() async throws {
         try await StoreFixture.run { store in
             let alice = try await store.user("alice@example.com")

@@ -34,6 +34,13 @@ import Testing
         }
     }
 
+    @Test func nowIsKeptToTheMillisecondSoItReadsBackEqual() throws {
+        for _ in 0..<1_000 {
+            let now = StoredDate.now
+            #expect(StoredDate.fromDatabaseValue(now.databaseValue)?.date == now.date)
+        }
+    }
+
     @Test func otherTextsAndNumbersAreReadAsGRDBReadsThem() throws {
         let texts = ["2024-05-06", "2024-05-06 07:08", "2024-05-06T07:08:09.123", "2024-05-06 07:08:09", "10000-01-01 00:00:00.000",
                      "1899-12-31 23:59:59.999", "1582-10-04 12:00:00.000"]

@@ -196,8 +196,8 @@ public struct ChatService: Sendable {
     }
 
     private func makeJob(for conversation: Conversation, model: ModelInfo, exchange: Exchange) -> GenerationJob {
-        GenerationJob(conversationID: conversation.id, userID: conversation.userID,
-                      assistantMessageID: exchange.assistantMessage.id, systemPrompt: conversation.systemPrompt, model: model)
+        GenerationJob(conversationID: conversation.id, userID: conversation.userID, assistantMessageID: exchange.assistantMessage.id,
+                      systemPrompt: conversation.systemPrompt, model: model, history: exchange.history)
     }
 
     private func validTitle(_ title: String) throws(ChatError) -> String {

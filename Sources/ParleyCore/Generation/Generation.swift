@@ -26,15 +26,54 @@ final class Generation: Sendable {
         var hasText = false
         /// The fallback model answering instead of the job's, if the job's failed.
         var model: ModelInfo?
+        /// The conversation the reply answers, until the upstream request is built from it.
+        var history: [Message] = []
+        /// Whether the reply's request is on its way (or the reply ended without one).
+        var isUnderway = false
+        /// Who waits for the reply to be underway.
+        var underwayWaiter: CheckedContinuation<Void, Never>?
     }
 
+    /// The job, without its history (which the state holds only until the reply takes it).
     let job: GenerationJob
-    let state = Mutex(State())
+    let state: Mutex<State>
     let startedAt = ContinuousClock.now
 
     /// Creates the state of a reply that is about to stream.
     init(job: GenerationJob) {
+        var job = job
+        state = Mutex(State(history: job.history))
+        job.history = []
         self.job = job
+    }
+
+    /// The conversation the reply answers; later calls get nothing, since it is needed once and may be large.
+    func takeHistory() -> [Message] {
+        state.withLock { state in
+            defer { state.history = [] }
+            return state.history
+        }
+    }
+
+    /// Records that the reply's request is on its way, or that the reply ended before sending one; idempotent.
+    func markUnderway() {
+        let waiter = state.withLock { state in
+            defer { state.underwayWaiter = nil }
+            state.isUnderway = true
+            return state.underwayWaiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns once `markUnderway()` has been called (at once if it has been already).
+    func waitUntilUnderway() async {
+        await withCheckedContinuation { continuation in
+            let isUnderway = state.withLock { state in
+                if !state.isUnderway { state.underwayWaiter = continuation }
+                return state.isUnderway
+            }
+            if isUnderway { continuation.resume() }
+        }
     }
 
     /// The next event id of this reply.

@@ -8,16 +8,19 @@ public struct GenerationJob: Sendable, Equatable {
     /// For a conversation's first reply: the title it got from the question's first words, which the model may
     /// replace with a better one once the reply is complete.
     public var provisionalTitle: String?
+    /// The conversation the reply answers, oldest first (the exchange's history); the reply takes it when it starts.
+    public var history: [Message]
 
     /// Creates a job.
     public init(conversationID: ConversationID, userID: UserID, assistantMessageID: MessageID, systemPrompt: String, model: ModelInfo,
-                provisionalTitle: String? = nil) {
+                provisionalTitle: String? = nil, history: [Message] = []) {
         self.conversationID = conversationID
         self.userID = userID
         self.assistantMessageID = assistantMessageID
         self.systemPrompt = systemPrompt
         self.model = model
         self.provisionalTitle = provisionalTitle
+        self.history = history
     }
 }
 

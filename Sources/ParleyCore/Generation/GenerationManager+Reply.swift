@@ -30,10 +30,12 @@ extension GenerationManager {
     /// Streams the reply from its provider, retrying rate limits and outages before the first token, then once more
     /// through the model's fallback when it has one.
     private func stream(_ generation: Generation) async -> StreamEnd {
+        // Whoever started the reply waits until its request is on its way; however this ends, it is released.
+        defer { generation.markUnderway() }
         let job = generation.job
         var request: CompletionRequest
         do {
-            request = try await completionRequest(for: job)
+            request = try await completionRequest(for: job, history: generation.takeHistory())
         } catch let failure {
             return .failed(failure)
         }
@@ -47,6 +49,8 @@ extension GenerationManager {
         var attempt = 0
         while true {
             do {
+                // Released now, the starter runs once this task waits for the upstream's answer: after the request left.
+                generation.markUnderway()
                 try await provider.streamCompletion(request) { chunk in self.receive(chunk, for: generation) }
                 return .completed
             } catch {
@@ -78,15 +82,7 @@ extension GenerationManager {
     }
 
     /// The context sent upstream: the system prompt and the conversation before the reply, trimmed to fit.
-    private func completionRequest(for job: GenerationJob) async throws(FailureReason) -> CompletionRequest {
-        let history: [Message]
-        do {
-            history = try await store.messages(conversationID: job.conversationID, userID: job.userID,
-                                               afterID: nil, limit: Int.max).items
-        } catch {
-            logger.error("reading the conversation failed", metadata: ["error": "\(error)"])
-            throw FailureReason(code: "internal_error", message: "Parley could not read this conversation.")
-        }
+    private func completionRequest(for job: GenerationJob, history: [Message]) async throws(FailureReason) -> CompletionRequest {
         let earlier = history.filter { $0.id < job.assistantMessageID && $0.role != .system && !$0.content.isEmpty }
         // Images count toward the window before their bytes are read; only the kept turns' images are then loaded.
         let sendsImages = job.model.vision
@@ -167,7 +163,7 @@ extension GenerationManager {
     }
 
     /// Saves the final state, then sends `error` (if any) and `done`, and releases the conversation.
-    private func finish(_ generation: Generation, end: StreamEnd) async {
+    func finish(_ generation: Generation, end: StreamEnd) async {
         let job = generation.job
         emitTokens(of: generation, force: true)
         let (text, providerUsage, estimatedPrompt, cause, model) = generation.state.withLock {

@@ -80,13 +80,14 @@ public final class GenerationManager: Sendable {
             for key in Array(state.channels.keys) where state.channels[key]?.running == nil {
                 waiters += state.channels[key]?.takeWaiters() ?? []
             }
+            jobsInput.finish()
             return waiters
         }
-        jobsInput.finish()
         for waiter in idleWaiters { waiter.resume(returning: .ended) }
     }
 
-    /// Reserves the conversation, writes the reply's messages with `prepare`, and starts the reply.
+    /// Reserves the conversation, writes the reply's messages with `prepare`, and starts the reply; returns once the
+    /// reply's request is on its way, so that the caller's response does not delay it.
     /// Throws `GenerationError.busy` when a reply already runs there, or whatever `prepare` throws.
     public func start(conversationID: ConversationID, prepare: () async throws -> GenerationJob) async throws -> GenerationJob {
         try state.withLock { state throws(GenerationError) in
@@ -106,7 +107,14 @@ public final class GenerationManager: Sendable {
             }
             throw error
         }
-        launch(Generation(job: job))
+        let generation = Generation(job: job)
+        if launch(generation) {
+            await generation.waitUntilUnderway()
+        } else {
+            // The server began shutting down while `prepare` wrote the messages: the reply ends before it began.
+            generation.stop(.shutdown)
+            await finish(generation, end: .cancelled)
+        }
         return job
     }
 
@@ -124,7 +132,9 @@ public final class GenerationManager: Sendable {
     /// How many event streams are open.
     public var subscriberCount: Int { state.withLock { $0.channels.values.reduce(0) { $0 + $1.subscriberCount } } }
 
-    private func launch(_ generation: Generation) {
+    /// Registers the reply as running and hands it to `run()`; returns false when the server is shutting down, in
+    /// which case `run()` will not run it.
+    private func launch(_ generation: Generation) -> Bool {
         let job = generation.job
         let waiters = state.withLock { state in
             var channel = state.channels[job.conversationID] ?? EventChannel()
@@ -139,7 +149,12 @@ public final class GenerationManager: Sendable {
         }
         for waiter in waiters { waiter.resume(returning: .frames) }
         publish(.start(messageID: job.assistantMessageID, model: job.model.id), of: generation)
-        jobsInput.yield(generation)
+        // Handed over under the lock that `shutdown()` finishes the jobs under, so that no job is lost between.
+        return state.withLock { state in
+            guard !state.isShuttingDown else { return false }
+            jobsInput.yield(generation)
+            return true
+        }
     }
 
     /// Encodes an event of a reply with its next id and appends it to the conversation's log.

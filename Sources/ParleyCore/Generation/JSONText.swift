@@ -6,6 +6,11 @@ public struct JSONText: Sendable {
     /// Starts an empty object.
     public init() {}
 
+    /// An object whose fields `build` adds.
+    public init(_ build: (inout JSONText) -> Void) {
+        build(&self)
+    }
+
     /// Adds a string field.
     public mutating func field(_ name: String, _ value: String) {
         key(name)
@@ -38,7 +43,20 @@ public struct JSONText: Sendable {
     /// Adds a nested object field.
     public mutating func field(_ name: String, object: JSONText) {
         key(name)
-        text += object.result
+        text += object.text
+        text += "}"
+    }
+
+    /// Adds a field holding an array of objects.
+    public mutating func field(_ name: String, objects: [JSONText]) {
+        key(name)
+        text += "["
+        for (index, object) in objects.enumerated() {
+            if index > 0 { text += "," }
+            text += object.text
+            text += "}"
+        }
+        text += "]"
     }
 
     /// The finished object.

@@ -4,11 +4,15 @@ import Foundation
 public struct Exchange: Sendable, Equatable {
     public var userMessage: Message?
     public var assistantMessage: Message
+    /// What the reply answers: the conversation's messages before the placeholder, oldest first, read in the same
+    /// transaction by `beginExchange` (empty for an exchange looked up by its request id).
+    public var history: [Message]
 
     /// Creates an exchange.
-    public init(userMessage: Message?, assistantMessage: Message) {
+    public init(userMessage: Message?, assistantMessage: Message, history: [Message] = []) {
         self.userMessage = userMessage
         self.assistantMessage = assistantMessage
+        self.history = history
     }
 }
 

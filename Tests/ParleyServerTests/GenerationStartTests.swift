@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyProviders
+import ParleyStore
+import Synchronization
+import Testing
+
+/// How a reply starts: the starter gets control back once the reply's request is on its way, and a reply whose
+/// messages are written while the server begins to shut down still ends, saved and with its `done`.
+@Suite struct GenerationStartTests {
+    /// A provider that records whether its request was made, then answers one word.
+    final class RecordingProvider: ChatProvider {
+        private let requested = Mutex(false)
+        /// Whether a request was made.
+        var wasRequested: Bool { requested.withLock { $0 } }
+
+        func streamCompletion(_ request: CompletionRequest,
+                              onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+            requested.withLock { $0 = true }
+            do { try await Task.sleep(for: .milliseconds(50)) } catch { throw .cancelled }
+            _ = onChunk(.text("word"))
+        }
+    }
+
+    /// A manager over a real SQLite file with one model served by `provider`, and a conversation of one user.
+    static func withManager(_ provider: some ChatProvider,
+                            _ body: (GenerationManager, SQLiteChatStore, Conversation) async throws -> Void) async throws {
+        let directory = try makeTempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try ParleyDatabase(directory: directory)
+        let store = SQLiteChatStore(database: database)
+        let user = try await SQLiteAccountStore(database: database).createUser(email: "start@example.com", passwordHash: "-", isAdmin: false)
+        let conversation = try await store.createConversation(userID: user.id, title: "t", model: "recorded", systemPrompt: "")
+        let model = ModelInfo(id: "recorded", providerID: "recorder", contextWindow: 8_000)
+        let catalog = ModelCatalog(models: [model], providers: ["recorder": provider], isDemoOnly: false)
+        let settings = GenerationSettings(shutdownGrace: .seconds(5), modelTitles: false)
+        let manager = GenerationManager(store: store, catalog: catalog, settings: settings, logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await manager.run() }
+            try await body(manager, store, conversation)
+            manager.shutdown()
+            try await group.waitForAll()
+        }
+        try database.close()
+    }
+
+    /// Starts a reply to `question` whose job answers it with the conversation's history.
+    static func start(_ manager: GenerationManager, _ store: SQLiteChatStore, _ conversation: Conversation, question: String,
+                      beforeWriting: @Sendable () -> Void = {}) async throws -> GenerationJob {
+        let model = ModelInfo(id: "recorded", providerID: "recorder", contextWindow: 8_000)
+        return try await manager.start(conversationID: conversation.id) {
+            beforeWriting()
+            let exchange = try await store.beginExchange(conversationID: conversation.id, userContent: question, requestID: nil,
+                                                         model: model.id)
+            return GenerationJob(conversationID: conversation.id, userID: conversation.userID, assistantMessageID: exchange.assistantMessage.id,
+                                 systemPrompt: "", model: model, history: exchange.history)
+        }
+    }
+
+    @Test("start returns once the reply's request was made")
+    func startReturnsOnceTheRequestWasMade() async throws {
+        let provider = RecordingProvider()
+        try await Self.withManager(provider) { manager, store, conversation in
+            let job = try await Self.start(manager, store, conversation, question: "hello")
+            #expect(provider.wasRequested)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            let saved = try await store.message(id: job.assistantMessageID, userID: conversation.userID)
+            #expect(saved?.content == "word" && saved?.status == .complete)
+        }
+    }
+
+    @Test("a reply written while the server begins to shut down ends interrupted, with its done, and never asks upstream")
+    func replyWrittenDuringShutdown() async throws {
+        let provider = RecordingProvider()
+        try await Self.withManager(provider) { manager, store, conversation in
+            let job = try await Self.start(manager, store, conversation, question: "too late", beforeWriting: { manager.shutdown() })
+            let saved = try await store.message(id: job.assistantMessageID, userID: conversation.userID)
+            #expect(saved?.status == .interrupted)
+            #expect(!provider.wasRequested)
+            #expect(manager.runningCount == 0)
+            var subscription = await manager.subscribe(conversationID: conversation.id, userID: conversation.userID,
+                                                       lastEventID: EventID(messageID: job.assistantMessageID, sequence: 0))
+            guard case .frames(let frames, let finishing) = await subscription.next() else {
+                Issue.record("no frames for the interrupted reply")
+                return
+            }
+            subscription.close()
+            #expect(finishing == job.assistantMessageID)
+            #expect(String(decoding: frames, as: UTF8.self).contains("\"status\":\"interrupted\""))
+        }
+    }
+}
