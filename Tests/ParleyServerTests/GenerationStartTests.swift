@@ -23,16 +23,40 @@ import Testing
         }
     }
 
+    /// An image model's provider that draws nothing until released (or 10 s have passed), then fails.
+    final class HeldDrawing: ChatProvider, ImageProvider {
+        private let state = Mutex((released: false, finished: false))
+        /// Whether the drawing has ended.
+        var hasFinished: Bool { state.withLock { $0.finished } }
+
+        func streamCompletion(_ request: CompletionRequest,
+                              onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {}
+
+        func generateImage(prompt: String, model: String) async throws(ProviderError) -> GeneratedImage {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !state.withLock({ $0.released }), ContinuousClock.now < deadline {
+                do { try await Task.sleep(for: .milliseconds(5)) } catch { break }
+            }
+            state.withLock { $0.finished = true }
+            throw .unreachable(detail: "nothing drawn")
+        }
+
+        /// Lets the drawing end.
+        func release() { state.withLock { $0.released = true } }
+    }
+
+    /// The chat model of these tests, served by the provider `withManager` is given.
+    static let recorded = ModelInfo(id: "recorded", providerID: "recorder", contextWindow: 8_000)
+
     /// A manager over a real SQLite file with one model served by `provider`, and a conversation of one user.
-    static func withManager(_ provider: some ChatProvider,
+    static func withManager(_ provider: some ChatProvider, model: ModelInfo = recorded,
                             _ body: (GenerationManager, SQLiteChatStore, Conversation) async throws -> Void) async throws {
         let directory = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let database = try ParleyDatabase(directory: directory)
         let store = SQLiteChatStore(database: database)
         let user = try await SQLiteAccountStore(database: database).createUser(email: "start@example.com", passwordHash: "-", isAdmin: false)
-        let conversation = try await store.createConversation(userID: user.id, title: "t", model: "recorded", systemPrompt: "")
-        let model = ModelInfo(id: "recorded", providerID: "recorder", contextWindow: 8_000)
+        let conversation = try await store.createConversation(userID: user.id, title: "t", model: model.id, systemPrompt: "")
         let catalog = ModelCatalog(models: [model], providers: ["recorder": provider], isDemoOnly: false)
         let settings = GenerationSettings(shutdownGrace: .seconds(5), modelTitles: false)
         let manager = GenerationManager(store: store, catalog: catalog, settings: settings, logger: Logger(label: "test"))
@@ -47,9 +71,8 @@ import Testing
 
     /// Starts a reply to `question` whose job answers it with the conversation's history.
     static func start(_ manager: GenerationManager, _ store: SQLiteChatStore, _ conversation: Conversation, question: String,
-                      beforeWriting: @Sendable () -> Void = {}) async throws -> GenerationJob {
-        let model = ModelInfo(id: "recorded", providerID: "recorder", contextWindow: 8_000)
-        return try await manager.start(conversationID: conversation.id) {
+                      model: ModelInfo = recorded, beforeWriting: @Sendable () -> Void = {}) async throws -> GenerationJob {
+        try await manager.start(conversationID: conversation.id) {
             beforeWriting()
             let exchange = try await store.beginExchange(conversationID: conversation.id, userContent: question, requestID: nil,
                                                          model: model.id)
@@ -68,6 +91,20 @@ import Testing
             while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             let saved = try await store.message(id: job.assistantMessageID, userID: conversation.userID)
             #expect(saved?.content == "word" && saved?.status == .complete)
+        }
+    }
+
+    @Test("an image model's start does not wait for the picture")
+    func imageStartDoesNotWaitForThePicture() async throws {
+        let provider = HeldDrawing()
+        let drawing = ModelInfo(id: "drawing", providerID: "recorder", generatesImages: true)
+        try await Self.withManager(provider, model: drawing) { manager, store, conversation in
+            let job = try await Self.start(manager, store, conversation, question: "a cat", model: drawing)
+            #expect(!provider.hasFinished)
+            provider.release()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(try await store.message(id: job.assistantMessageID, userID: conversation.userID)?.status == .error)
         }
     }
 

@@ -39,6 +39,9 @@ extension GenerationManager {
         } catch let failure {
             return .failed(failure)
         }
+        // Released here, the starter runs at this task's first suspension: once the request below has left (or, for an
+        // image, once the drawing is asked for), not after the whole reply.
+        generation.markUnderway()
         let promptTokens = request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1) }
         generation.state.withLock { $0.estimatedPromptTokens = promptTokens }
         if job.model.generatesImages { return await drawImage(for: generation, prompt: request.turns.last { $0.role == .user }?.content ?? "") }
@@ -49,8 +52,6 @@ extension GenerationManager {
         var attempt = 0
         while true {
             do {
-                // Released now, the starter runs once this task waits for the upstream's answer: after the request left.
-                generation.markUnderway()
                 try await provider.streamCompletion(request) { chunk in self.receive(chunk, for: generation) }
                 return .completed
             } catch {
