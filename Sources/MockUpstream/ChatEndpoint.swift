@@ -29,15 +29,14 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
             let script = fault.script(model: chat.model, configuration: configuration)
             guard chat.stream else { return await completeResponse(chat, script: script) }
             let stream = MockStream(script: script, wire: wire, chat: chat, stats: stats)
-            return Response(status: .ok, headers: Self.streamHeaders, body: stream.body(for: request))
+            var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
+            // Watching for the client's close consumes the request stream, so the connection cannot serve another.
+            if !configuration.keepsConnections { headers[.connection] = "close" }
+            return Response(status: .ok, headers: headers,
+                            body: stream.body(for: request, watchingForClose: !configuration.keepsConnections))
         } catch {
             return errorResponse(error)
         }
-    }
-
-    /// Stream responses close the connection afterwards: watching for the client's close consumes the request stream.
-    private static var streamHeaders: HTTPFields {
-        [.contentType: "text/event-stream", .cacheControl: "no-cache", .connection: "close"]
     }
 
     /// The whole reply as one JSON body.

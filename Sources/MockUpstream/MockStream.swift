@@ -10,12 +10,17 @@ struct MockStream<Wire: WireFormat>: Sendable {
     /// Thrown to drop the connection without the terminating chunk (`mock-reset`).
     private struct DroppedConnection: Error {}
 
-    /// The response body; the client closing its connection cancels the playback at once.
-    func body(for request: Request) -> ResponseBody {
+    /// The response body. When `watchingForClose`, the client closing its connection cancels the playback at once;
+    /// otherwise the next write fails.
+    func body(for request: Request, watchingForClose: Bool) -> ResponseBody {
         ResponseBody { writer in
             await stats.streamOpened()
             do {
-                try await request.body.consumeWithCancellationOnInboundClose { _ in
+                if watchingForClose {
+                    try await request.body.consumeWithCancellationOnInboundClose { _ in
+                        try await play(into: &writer)
+                    }
+                } else {
                     try await play(into: &writer)
                 }
             } catch {

@@ -10,6 +10,9 @@ public struct MockUpstreamConfiguration: Sendable {
     public var delayMilliseconds: Int
     /// Pause before the first token, in milliseconds.
     public var firstTokenMilliseconds: Int
+    /// Whether a stream leaves its connection open for the next request, as real providers do. A client that leaves
+    /// mid-stream is then seen at the next write instead of at once (and never during a `mock-stall`).
+    public var keepsConnections: Bool
 
     /// Creates a configuration; every argument has the CLI's default.
     public init(
@@ -17,12 +20,14 @@ public struct MockUpstreamConfiguration: Sendable {
         port: Int = 8089,
         tokens: Int = 40,
         delayMilliseconds: Int = 0,
-        firstTokenMilliseconds: Int = 0
+        firstTokenMilliseconds: Int = 0,
+        keepsConnections: Bool = false
     ) {
         self.host = host
         self.port = port
         self.tokens = tokens
         self.delayMilliseconds = delayMilliseconds
         self.firstTokenMilliseconds = firstTokenMilliseconds
+        self.keepsConnections = keepsConnections
     }
 }

@@ -11,10 +11,12 @@ struct MockUpstreamCommand: AsyncParsableCommand {
     @Option(help: "Tokens per reply.") var tokens = 40
     @Option(help: "Milliseconds between tokens.") var delayMs = 0
     @Option(help: "Milliseconds before the first token.") var firstTokenMs = 0
+    @Flag(help: "Keep connections open after a stream, as real providers do (a client leaving is seen at the next write).")
+    var keepAlive = false
 
     func run() async throws {
         let configuration = MockUpstreamConfiguration(port: port, tokens: tokens, delayMilliseconds: delayMs,
-                                                      firstTokenMilliseconds: firstTokenMs)
+                                                      firstTokenMilliseconds: firstTokenMs, keepsConnections: keepAlive)
         try await MockUpstream(configuration: configuration).run { port in
             print("mock-upstream listening on http://127.0.0.1:\(port)")
         }

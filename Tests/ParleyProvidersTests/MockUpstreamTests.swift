@@ -229,6 +229,32 @@ import Testing
         }
     }
 
+    @Test func keptConnectionsServeAnotherStreamAndStillSeeAClientLeave() async throws {
+        try await withMock(.init(port: 0, tokens: Self.tokens, delayMilliseconds: 20, keepsConnections: true)) { mock in
+            for _ in 0..<2 {
+                let reply = try await mock.post("/v1/chat/completions", Self.openAIBody)
+                #expect(reply.status == 200 && reply.headers["connection"] == nil)
+                #expect(events(reply.text).map(\.data).last == "[DONE]")
+            }
+            #expect(try await mock.stats()["completed"] as? Int == 2)
+
+            let reader = Task {
+                let response = try await mock.client.execute(mock.request("/v1/chat/completions", Self.openAIBody), timeout: .seconds(30))
+                for try await _ in response.body { return }
+            }
+            _ = await reader.result
+            reader.cancel()
+            let left = ContinuousClock.now
+            var stats = try await mock.stats()
+            // Seen at the next write, 20 ms later at most; the wait is bounded, not a timing assertion.
+            while stats["aborted"] as? Int != 1, ContinuousClock.now - left < .seconds(5) {
+                try await Task.sleep(for: .milliseconds(5))
+                stats = try await mock.stats()
+            }
+            #expect(stats["aborted"] as? Int == 1 && stats["open"] as? Int == 0)
+        }
+    }
+
     @Test func resetModelDropsTheConnectionMidStream() async throws {
         try await withMock { mock in
             await #expect(throws: (any Error).self) {
