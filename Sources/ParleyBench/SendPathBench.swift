@@ -21,7 +21,7 @@ struct SendPathBench: AsyncParsableCommand {
         let session = Session(id: "send-path-session", userID: user.id, expiresAt: Date().addingTimeInterval(3600))
         try await accounts.createSession(session)
         let pricing = ReplyPricing(modelID: "mock-fast", providerID: "openai", listRates: TokenRates(input: 1, output: 2))
-        /// Sends a question and stores its answer; returns the exchange.
+        /// Writes a question and its streaming placeholder, as a send does; returns the exchange.
         func exchange(in conversation: Conversation) async throws -> Exchange {
             try await store.beginExchange(conversationID: conversation.id, userContent: "benchmark question", images: [],
                                           requestID: nil, model: "mock-fast")

@@ -84,7 +84,7 @@ extension GenerationManager {
 
     /// The context sent upstream: the system prompt and the conversation before the reply, trimmed to fit.
     private func completionRequest(for job: GenerationJob, history: [Message]) async throws(FailureReason) -> CompletionRequest {
-        let earlier = history.filter { $0.id < job.assistantMessageID && $0.role != .system && !$0.content.isEmpty }
+        let earlier = history.filter { $0.role != .system && !$0.content.isEmpty }
         // Images count toward the window before their bytes are read; only the kept turns' images are then loaded.
         let sendsImages = job.model.vision
         let turns = earlier.map { message in

@@ -43,8 +43,7 @@ public struct JSONText: Sendable {
     /// Adds a nested object field.
     public mutating func field(_ name: String, object: JSONText) {
         key(name)
-        text += object.text
-        text += "}"
+        append(object)
     }
 
     /// Adds a field holding an array of objects.
@@ -53,14 +52,19 @@ public struct JSONText: Sendable {
         text += "["
         for (index, object) in objects.enumerated() {
             if index > 0 { text += "," }
-            text += object.text
-            text += "}"
+            append(object)
         }
         text += "]"
     }
 
     /// The finished object.
     public var result: String { text + "}" }
+
+    /// Appends a finished object, without copying it into a `result` first.
+    private mutating func append(_ object: JSONText) {
+        text += object.text
+        text += "}"
+    }
 
     private mutating func key(_ name: String) {
         if !isEmpty { text += "," }

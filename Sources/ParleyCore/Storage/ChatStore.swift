@@ -4,8 +4,8 @@ import Foundation
 public struct Exchange: Sendable, Equatable {
     public var userMessage: Message?
     public var assistantMessage: Message
-    /// What the reply answers: the conversation's messages before the placeholder, oldest first, read in the same
-    /// transaction by `beginExchange` (empty for an exchange looked up by its request id).
+    /// What the reply answers, oldest first: the conversation's messages before the placeholder, as `beginExchange`
+    /// read them in its transaction. An exchange looked up by its request id has none.
     public var history: [Message]
 
     /// Creates an exchange.
