@@ -68,7 +68,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "ParleyBench", dependencies: [
-            "ParleyCore", "ParleyMarkdown", "ParleyStore", "MockUpstream",
+            "ParleyCore", "ParleyMarkdown", "ParleyStore", "ParleyProviders", "MockUpstream",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),

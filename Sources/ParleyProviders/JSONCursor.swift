@@ -63,6 +63,10 @@ struct JSONCursor {
     /// Reads a string, resolving escapes (surrogate pairs included).
     mutating func readString() throws -> String {
         try expect(UInt8(ascii: "\""))
+        let start = index
+        guard try skipStringBody() else { return String(decoding: bytes[start..<(index - 1)], as: UTF8.self) }
+        // The string has escapes: read it again, resolving them.
+        index = start
         var scalars = String.UnicodeScalarView()
         var runStart = index
         while true {
@@ -74,10 +78,25 @@ struct JSONCursor {
                 scalars.append(contentsOf: String(decoding: bytes[runStart..<(index - 1)], as: UTF8.self).unicodeScalars)
                 scalars.append(try readEscape())
                 runStart = index
-            case 0..<0x20:
-                throw Invalid()
             default:
                 continue
+            }
+        }
+    }
+
+    /// Moves past the rest of a string whose opening quote was just read, checking its escapes and that it has no
+    /// control characters, without building it; returns whether it had escapes.
+    private mutating func skipStringBody() throws -> Bool {
+        var hasEscapes = false
+        while true {
+            guard let byte = take() else { throw Invalid() }
+            switch byte {
+            case UInt8(ascii: "\""): return hasEscapes
+            case UInt8(ascii: "\\"):
+                _ = try readEscape()
+                hasEscapes = true
+            case 0..<0x20: throw Invalid()
+            default: continue
             }
         }
     }
@@ -102,15 +121,40 @@ struct JSONCursor {
         switch peek {
         case UInt8(ascii: "{"): try readObject { cursor, _ in try cursor.skipValue() }
         case UInt8(ascii: "["): try readArray { cursor, _ in try cursor.skipValue() }
-        case UInt8(ascii: "\""): _ = try readString()
+        case UInt8(ascii: "\""):
+            index += 1
+            _ = try skipStringBody()
         case UInt8(ascii: "t"): try expectLiteral("true")
         case UInt8(ascii: "f"): try expectLiteral("false")
         case UInt8(ascii: "n"): try expectLiteral("null")
-        default:
-            let start = index
-            while let byte = peek, !",}] \t\r\n".utf8.contains(byte) { index += 1 }
-            guard Double(String(decoding: bytes[start..<index], as: UTF8.self)) != nil else { throw Invalid() }
+        default: try skipNumber()
         }
+    }
+
+    /// Moves past a number, checking it against JSON's grammar: `-`, whole part, optional fraction, optional exponent.
+    private mutating func skipNumber() throws {
+        if peek == UInt8(ascii: "-") { index += 1 }
+        if peek == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            try skipDigits()
+        }
+        if peek == UInt8(ascii: ".") {
+            index += 1
+            try skipDigits()
+        }
+        if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
+            index += 1
+            if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
+            try skipDigits()
+        }
+    }
+
+    /// Moves past one or more decimal digits.
+    private mutating func skipDigits() throws {
+        let start = index
+        while let byte = peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1 }
+        guard index > start else { throw Invalid() }
     }
 
     private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }

@@ -44,6 +44,9 @@ import Testing
         #"{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"}}]}"#,
         #"{"usage":{"prompt_tokens":1.0e2,"completion_tokens":null}}"#,
         #"{}"#,
+        // Skipped fields of every number shape, and skipped strings with escapes.
+        #"{"created":-0.5e+10,"a":0,"b":[1E-3,-12,0.25,10e2],"choices":[]}"#,
+        #"{"id":"a\"b\\c\u00e9 \ud83d\ude00","system_fingerprint":"","choices":[{"delta":{"content":"x"}}]}"#,
     ]
 
     static let invalid = [
@@ -53,6 +56,10 @@ import Testing
         #"{"choices":[{"delta":{"content":"a"}}]} trailing"#, #"{"choices":[{"delta":{"content":"a"}},]}"#,
         "{\"choices\":[{\"delta\":{\"content\":\"raw \n newline\"}}]}", #"{"a":tru}"#, #"{"a":01x}"#, #"{"a" "b"}"#,
         #"{"choices":[{"finish_reason":7}]}"#, #"{"usage":{"prompt_tokens_details":{"cached_tokens":"9"}}}"#, #"{"choices":[{"delta":{"content":"\ud83d"}}]}"#,
+        // Malformed skipped numbers and strings.
+        #"{"created":01}"#, #"{"created":-}"#, #"{"created":1.}"#, #"{"created":1e}"#, #"{"created":.5}"#, #"{"created":+1}"#,
+        #"{"created":nan}"#, #"{"created":inf}"#, #"{"created":Infinity}"#, #"{"created":1.5.2}"#, #"{"id":"bad \q escape"}"#,
+        #"{"id":"\u12"}"#, "{\"id\":\"raw \t tab\"}", #"{"id":"unterminated}"#,
     ]
 
     @Test(arguments: valid)

@@ -41,6 +41,15 @@ import Testing
         #expect(parser.feed(Array("data: c\n\n".utf8)) == [SSEMessage(data: "c")])
     }
 
+    @Test func bytesWithoutContiguousStorageParseTheSame() {
+        let stream = "event: delta\r\ndata: one\r\n\r\ndata: two\n\n"
+        var parser = SSEParser()
+        let pieces = [AnyCollection(Array(stream.utf8).prefix(17)), AnyCollection(Array(stream.utf8).dropFirst(17))]
+        #expect(pieces[0].withContiguousStorageIfAvailable { _ in true } == nil)
+        #expect(pieces.flatMap { parser.feed($0) } == Self.parse(stream))
+        #expect(Self.parse(stream) == [SSEMessage(event: "delta", data: "one"), SSEMessage(data: "two")])
+    }
+
     @Test func everySplitPointGivesTheSameMessages() {
         let stream = ": hello\r\nevent: delta\r\nid: 7\r\ndata: {\"t\":\"héllo 👋\"}\r\ndata: second\r\n\r\n"
             + "data:no space\rdata:  two spaces \r\r" + "event: done\ndata: [DONE]\n\n"
