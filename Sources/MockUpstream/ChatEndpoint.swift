@@ -6,6 +6,7 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
     let wire: Wire
     let configuration: MockUpstreamConfiguration
     let stats: MockStats
+    let pacer: StreamPacer
 
     /// Largest request body accepted.
     private static var maxBodySize: Int { 32 * 1024 * 1024 }
@@ -28,7 +29,7 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
             if let error = fault.error(model: chat.model, rejectTurn: rejectTurn) { throw error }
             let script = fault.script(model: chat.model, configuration: configuration)
             guard chat.stream else { return await completeResponse(chat, script: script) }
-            let stream = MockStream(script: script, wire: wire, chat: chat, stats: stats)
+            let stream = MockStream(script: script, wire: wire, chat: chat, stats: stats, pacer: pacer)
             var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
             // Watching for the client's close consumes the request stream, so the connection cannot serve another.
             if !configuration.keepsConnections { headers[.connection] = "close" }

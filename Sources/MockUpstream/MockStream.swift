@@ -6,6 +6,7 @@ struct MockStream<Wire: WireFormat>: Sendable {
     let wire: Wire
     let chat: ChatRequest
     let stats: MockStats
+    let pacer: StreamPacer
 
     /// Thrown to drop the connection without the terminating chunk (`mock-reset`).
     private struct DroppedConnection: Error {}
@@ -36,14 +37,18 @@ struct MockStream<Wire: WireFormat>: Sendable {
     /// Largest batch of due events held before writing.
     private static var batchSize: Int { 16 * 1024 }
 
-    /// Sends the script's tokens with their pauses, then its ending; events due at the same moment share one write.
+    /// Sends the script's tokens at their due instants, then its ending. Token `i` is due `firstTokenDelay + i ×
+    /// tokenDelay` after the start, as a model generates at its own pace whoever reads: a stream that falls behind (a
+    /// busy machine) catches up, and the events due by the time it writes share one write.
     private func play(into writer: inout any ResponseBodyWriter) async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
         var pending = ByteBuffer(string: wire.prelude(chat))
         for (index, text) in script.chunks.enumerated() {
-            let delay = index == 0 ? script.firstTokenDelay : script.tokenDelay
-            if delay > .zero {
+            let due = start + script.firstTokenDelay + script.tokenDelay * index
+            if due > clock.now {
                 try await flush(&pending, to: &writer)
-                try await Task.sleep(for: delay)
+                try await pacer.sleep(until: due)
             }
             pending.writeString(wire.token(text, index: index, chat: chat))
             if pending.readableBytes >= Self.batchSize {

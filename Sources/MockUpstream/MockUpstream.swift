@@ -4,6 +4,7 @@ import Hummingbird
 public struct MockUpstream: Sendable {
     private let configuration: MockUpstreamConfiguration
     private let stats = MockStats()
+    private let pacer = StreamPacer()
 
     /// Creates a simulator; nothing listens until `run`.
     public init(configuration: MockUpstreamConfiguration) {
@@ -36,6 +37,8 @@ public struct MockUpstream: Sendable {
                 serverName: "parley-mock-upstream",
                 backlog: 4096
             ),
+            // Stopped after the server, so the streams it drains keep their pace.
+            services: [pacer],
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? port) }
         )
     }
@@ -43,9 +46,9 @@ public struct MockUpstream: Sendable {
     /// The routes: three chat formats, image generation, the model list and the stats.
     private func router() -> Router<BasicRequestContext> {
         let router = Router()
-        let openAI = ChatEndpoint(wire: OpenAIWire(), configuration: configuration, stats: stats)
-        let anthropic = ChatEndpoint(wire: AnthropicWire(), configuration: configuration, stats: stats)
-        let gemini = ChatEndpoint(wire: GeminiWire(), configuration: configuration, stats: stats)
+        let openAI = ChatEndpoint(wire: OpenAIWire(), configuration: configuration, stats: stats, pacer: pacer)
+        let anthropic = ChatEndpoint(wire: AnthropicWire(), configuration: configuration, stats: stats, pacer: pacer)
+        let gemini = ChatEndpoint(wire: GeminiWire(), configuration: configuration, stats: stats, pacer: pacer)
         let images = ImageEndpoint(stats: stats)
         let stats = stats
         router.post("v1/images/generations") { await images.respond(to: $0, context: $1) }

@@ -111,6 +111,26 @@ import Testing
         }
     }
 
+    @Test("each token leaves at its due instant from the start (first delay + i × delay) and never before")
+    func tokensAreNeverEarly() async throws {
+        let (tokens, first, delay) = (8, 50, 20)
+        try await withMock(.init(port: 0, tokens: tokens, delayMilliseconds: delay, firstTokenMilliseconds: first)) { mock in
+            let start = ContinuousClock.now
+            let response = try await mock.client.execute(mock.request("/v1/chat/completions", Self.openAIBody), timeout: .seconds(30))
+            var arrivals: [Duration] = []
+            var text = ""
+            for try await buffer in response.body {
+                text += String(decoding: buffer.readableBytesView, as: UTF8.self)
+                let contents = events(text).filter { $0.data.contains(#""content""#) }.count
+                arrivals += Array(repeating: start.duration(to: .now), count: contents - arrivals.count)
+            }
+            #expect(arrivals.count == tokens)
+            for (index, arrival) in arrivals.enumerated() {
+                #expect(arrival >= .milliseconds(first + index * delay), "token \(index) after \(arrival)")
+            }
+        }
+    }
+
     @Test func rateLimitedModelAlternatesBetween429And200() async throws {
         try await withMock { mock in
             let body = Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-429")

@@ -87,7 +87,9 @@ struct GenerationTests {
             #expect(events.streamedHTML == html)
             let tokens = events.filter { $0.name == "token" }
             #expect(tokens.filter { !($0.json["append"] as? String ?? "").isEmpty }.count >= 10)
-            #expect(tokens.contains { $0.json["tail"] == nil })
+            // How many events hold a tail back depends on how much text each carries, which a loaded machine changes:
+            // the mock keeps its pace and sends what fell due meanwhile at once, as an upstream does after a stall.
+            // The holding back itself is `EfficiencyTests.aChangedTailWaitsUntilTheTextPaysForIt`; its effect is this bound.
             let sent = tokens.reduce(0) { total, event in
                 total + (event.json["append"] as? String ?? "").utf8.count + (event.json["tail"] as? String ?? "").utf8.count
             }
