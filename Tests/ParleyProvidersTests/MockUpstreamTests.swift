@@ -258,15 +258,18 @@ import Testing
             }
             #expect(try await mock.stats()["completed"] as? Int == 2)
 
+            // `mock-slow` (100 ms a token): a stream that a loaded machine held back past all its instants would send the
+            // rest in one write and complete before the client's close could be seen.
+            let slow = Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-slow")
             let reader = Task {
-                let response = try await mock.client.execute(mock.request("/v1/chat/completions", Self.openAIBody), timeout: .seconds(30))
+                let response = try await mock.client.execute(mock.request("/v1/chat/completions", slow), timeout: .seconds(30))
                 for try await _ in response.body { return }
             }
             _ = await reader.result
             reader.cancel()
             let left = ContinuousClock.now
             var stats = try await mock.stats()
-            // Seen at the next write, 20 ms later at most; the wait is bounded, not a timing assertion.
+            // Seen at the next write, 100 ms later at most; the wait is bounded, not a timing assertion.
             while stats["aborted"] as? Int != 1, ContinuousClock.now - left < .seconds(5) {
                 try await Task.sleep(for: .milliseconds(5))
                 stats = try await mock.stats()

@@ -14,10 +14,15 @@ struct CrashRecoveryTests {
 
     /// Starts `parley serve` on a free port; returns the process and its port.
     static func startServer(dataDirectory: String, mockPort: Int, environment: [String: String] = [:],
-                            log: FileHandle? = nil) async throws -> (Process, Int) {
+                            log: FileHandle? = nil, openFiles: (soft: Int, hard: Int)? = nil) async throws -> (Process, Int) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory]
+        if let openFiles {
+            // util-linux's prlimit sets the limit and then becomes the server (same process).
+            process.arguments = ["--nofile=\(openFiles.soft):\(openFiles.hard)", executable] + (process.arguments ?? [])
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: TestServer.repositoryRoot)
         process.environment = ProcessInfo.processInfo.environment.merging([
             "OPENAI_BASE_URL": "http://127.0.0.1:\(mockPort)/v1", "OPENAI_API_KEY": "k", "PARLEY_BCRYPT_COST": "4",

@@ -26,6 +26,8 @@ public enum ChatError: Error, Equatable, Sendable {
     case budgetReplyRunning
     /// The server is shutting down.
     case shuttingDown
+    /// The server runs as many replies as it may hold at once; a later send will be taken.
+    case atCapacity
     /// The disk holding the database is full; nothing was saved.
     case diskFull
     /// Storage failed; details are in the logs.

@@ -224,6 +224,7 @@ public struct ChatService: Sendable {
         case let error as ChatError: return error
         case GenerationError.busy: return .busy
         case GenerationError.shuttingDown: return .shuttingDown
+        case GenerationError.atCapacity: return .atCapacity
         case StoreError.notFound: return .notFound
         case StoreError.budgetExceeded(let status): return .budgetExceeded(status)
         case StoreError.budgetReplyRunning: return .budgetReplyRunning

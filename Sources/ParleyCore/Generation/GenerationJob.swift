@@ -30,4 +30,6 @@ public enum GenerationError: Error, Equatable, Sendable {
     case busy
     /// The server is shutting down.
     case shuttingDown
+    /// As many replies run as the server may hold at once (`GenerationSettings.maxRunningReplies`).
+    case atCapacity
 }

@@ -12,6 +12,8 @@ public final class GenerationManager: Sendable {
         var nextSubscriberID = 0
         var endedSubscribers: Set<Int> = []
         var isShuttingDown = false
+        /// Conversations reserved by `start` whose reply has not been launched yet (they count toward the limit).
+        var reservations = 0
     }
 
     let state = Mutex(State())
@@ -88,13 +90,16 @@ public final class GenerationManager: Sendable {
 
     /// Reserves the conversation, writes the reply's messages with `prepare`, and starts the reply; returns once the
     /// reply's request is on its way, so that the caller's response does not delay it.
-    /// Throws `GenerationError.busy` when a reply already runs there, or whatever `prepare` throws.
+    /// Throws `GenerationError.busy` when a reply already runs there, `.atCapacity` when the server runs as many as it
+    /// may (before `prepare`, so nothing is written), or whatever `prepare` throws.
     public func start(conversationID: ConversationID, prepare: () async throws -> GenerationJob) async throws -> GenerationJob {
         try state.withLock { state throws(GenerationError) in
             guard !state.isShuttingDown else { throw .shuttingDown }
             var channel = state.channels[conversationID] ?? EventChannel()
             guard channel.running == nil, !channel.isReserved else { throw .busy }
+            if let limit = settings.maxRunningReplies, state.running.count + state.reservations >= limit { throw .atCapacity }
             channel.isReserved = true
+            state.reservations += 1
             state.channels[conversationID] = channel
         }
         let job: GenerationJob
@@ -103,6 +108,7 @@ public final class GenerationManager: Sendable {
         } catch {
             state.withLock { state in
                 state.channels[conversationID]?.isReserved = false
+                state.reservations -= 1
                 removeIfUnused(conversationID, in: &state)
             }
             throw error
@@ -139,6 +145,7 @@ public final class GenerationManager: Sendable {
         let waiters = state.withLock { state in
             var channel = state.channels[job.conversationID] ?? EventChannel()
             channel.isReserved = false
+            state.reservations -= 1
             channel.running = generation
             channel.messageID = job.assistantMessageID
             channel.log = EventLog()

@@ -17,6 +17,9 @@ public struct GenerationSettings: Sendable {
     public var shutdownGrace: Duration
     /// Whether a conversation's first complete reply is followed by a request asking its model for a short title.
     public var modelTitles: Bool
+    /// The most replies that may run at once (each holds an upstream connection); a send beyond it is refused with
+    /// `GenerationError.atCapacity`. Nil: no limit.
+    public var maxRunningReplies: Int?
 
     /// Creates settings; the defaults are the product's.
     public init(flushInterval: Duration = .seconds(1), coalesceInterval: Duration = .milliseconds(30),

@@ -73,6 +73,10 @@ public struct AppError: Error, Sendable {
                           + "Wait for your other reply to finish, or stop it.")
         case .shuttingDown:
             self.init(.serviceUnavailable, code: "shutting_down", message: "The server is restarting. Try again in a moment.")
+        case .atCapacity:
+            self.init(.serviceUnavailable, code: "server_busy",
+                      message: "The server is writing as many replies as it can hold right now. Try again in a few seconds.",
+                      headers: [.retryAfter: "5"])
         case .diskFull: self = .diskFull
         case .storage: self = .internalError
         }

@@ -22,7 +22,11 @@ public func buildApplication(settings: ServerSettings,
     // A bad PARLEY_CONFIG stops the start here, with a message naming the file and the problem.
     let providers = try ProviderSetup(environment: settings.environment, configPath: settings.providerConfigPath,
                                       timeouts: timeouts, demoTokenDelay: settings.demoTokenDelay)
-    let client = makeUpstreamClient(timeouts: timeouts)
+    let budget = FileDescriptorBudget.raisingProcessLimit()
+    var generationSettings = settings.generation
+    let replyLimit = generationSettings.maxRunningReplies ?? budget.replies
+    generationSettings.maxRunningReplies = replyLimit
+    let client = makeUpstreamClient(timeouts: timeouts, connections: replyLimit)
     let catalog = providers.makeCatalog(client: client, logger: logger)
     await providers.discoverModels(into: catalog, client: client, logger: logger)
 
@@ -36,7 +40,11 @@ public func buildApplication(settings: ServerSettings,
         try? await client.shutdown()
         throw error
     }
-    let generations = GenerationManager(store: chatStore, catalog: catalog, settings: settings.generation, logger: logger)
+    let connections = ConnectionLimit(maximum: settings.maxConnections ?? budget.connections)
+    logger.info("holding connections and replies within the open-file limit", metadata: [
+        "limit": "\(budget.limit)", "connections": "\(connections.maximum)", "replies": "\(replyLimit)",
+    ])
+    let generations = GenerationManager(store: chatStore, catalog: catalog, settings: generationSettings, logger: logger)
     let services = AppServices(
         settings: settings, database: database, accounts: accounts,
         chat: ChatService(store: chatStore, generations: generations, catalog: catalog, logger: logger),
@@ -53,6 +61,7 @@ public func buildApplication(settings: ServerSettings,
     }
     let http = Application(
         responder: ChildTaskResponder(inner: router.buildResponder()),
+        server: connections.server,
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "Parley", backlog: 4096),
         services: httpServices,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },
@@ -100,11 +109,11 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     return router
 }
 
-/// The client for upstream providers: many connections per host, and the connect timeout (each reply's token
-/// deadlines are watched by the providers).
-private func makeUpstreamClient(timeouts: UpstreamTimeouts) -> HTTPClient {
+/// The client for upstream providers: as many connections per host as replies may run (the pool keeps no more), and
+/// the connect timeout (each reply's token deadlines are watched by the providers).
+private func makeUpstreamClient(timeouts: UpstreamTimeouts, connections: Int) -> HTTPClient {
     var configuration = HTTPClient.Configuration()
-    configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 10_000)
+    configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
     configuration.timeout = timeouts.clientTimeout
     configuration.decompression = .disabled
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)

@@ -44,6 +44,9 @@ public struct ServerSettings: Sendable {
     public var modelRefreshInterval: Duration? = .seconds(600)
     /// The largest image one upload may carry, in bytes (`PARLEY_MAX_UPLOAD_MB`).
     public var maxUploadBytes = 20 * 1024 * 1024
+    /// The most client connections open at once; nil: from the process's open-file limit (`FileDescriptorBudget`),
+    /// as is `generation.maxRunningReplies` when nil.
+    public var maxConnections: Int?
     /// The environment the providers are configured from.
     public var environment: [String: String] = [:]
 

@@ -22,10 +22,11 @@ final class ProcessHarness: Sendable {
         self.environment = environment
     }
 
-    /// Starts `parley serve` on the harness's data folder; returns the process and a `TestServer` for its port.
-    func start(log: FileHandle? = nil) async throws -> (Process, TestServer) {
+    /// Starts `parley serve` on the harness's data folder (with `openFiles` as its open-file limit when given); returns
+    /// the process and a `TestServer` for its port.
+    func start(log: FileHandle? = nil, openFiles: (soft: Int, hard: Int)? = nil) async throws -> (Process, TestServer) {
         let (process, port) = try await CrashRecoveryTests.startServer(dataDirectory: dataDirectory, mockPort: mockPort,
-                                                                       environment: environment, log: log)
+                                                                       environment: environment, log: log, openFiles: openFiles)
         started.withLock { $0.append(process) }
         return (process, TestServer(port: port, mockPort: mockPort, dataDirectory: dataDirectory, client: client))
     }
