@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.29.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.0.0"),
     ],
     targets: [
         .systemLibrary(name: "CCmarkGFM", pkgConfig: "libcmark-gfm",
@@ -47,6 +49,10 @@ let package = Package(
         .target(name: "MockUpstream", dependencies: [
             "ParleyCore",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "ParleyServer", dependencies: [
@@ -62,6 +68,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "CompressNIO", package: "compress-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         .executableTarget(name: "Parley", dependencies: [
             "ParleyServer", "MockUpstream",
@@ -71,12 +78,14 @@ let package = Package(
             "ParleyCore", "ParleyMarkdown", "ParleyStore", "ParleyProviders", "MockUpstream",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"]),
         .testTarget(name: "ParleyProvidersTests", dependencies: ["ParleyProviders", "MockUpstream",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "AsyncHTTPClient", package: "async-http-client")]),
         .testTarget(name: "ParleyServerTests", dependencies: [
             "ParleyServer", "ParleyCore", "ParleyStore", "ParleyProviders", "ParleyMarkdown", "MockUpstream",
@@ -86,6 +95,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "CompressNIO", package: "compress-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
     ]
 )

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the end-to-end benchmark: a release build of parley serve and mock-upstream on loopback, driven by parley-bench.
 # The server is pinned to CPU 0, the mock and the load generator to CPU 1 (when the machine has two or more).
-# Usage: scripts/bench.sh [BUILD_DIR]   (default .build); extra parley-bench flags come from BENCH_FLAGS.
+# Usage: scripts/bench.sh [BUILD_DIR]   (default .build); extra parley-bench flags come from BENCH_FLAGS, the mock's
+# from MOCK_FLAGS; MOCK_TLS=1 has the mock serve HTTPS (HTTP/2) as hosted providers do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-.build}
@@ -10,5 +11,6 @@ bin="$build/release"
 source scripts/local-servers.sh
 start_local_servers "$bin" "${MOCK_FLAGS:---tokens 200 --delay-ms 10}"
 # shellcheck disable=SC2086
-"${load_pin[@]}" "$bin/parley-bench" --parley http://127.0.0.1:18080 --mock http://127.0.0.1:18089 --server-pid "$server_pid" ${BENCH_FLAGS:-}
+"${load_pin[@]}" "$bin/parley-bench" --parley http://127.0.0.1:18080 --mock "$mock_url" ${mock_ca:+--mock-ca "$mock_ca"} \
+  --server-pid "$server_pid" ${BENCH_FLAGS:-}
 echo "server peak resident memory: $(grep VmHWM /proc/"$server_pid"/status | awk '{print $2, $3}')"

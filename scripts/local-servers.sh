@@ -3,7 +3,9 @@
 # machine with two or more cores the server runs on CPU 0, the mock on CPU 1, and `load_pin` puts the load there too.
 
 # start_local_servers BIN_DIR MOCK_FLAGS [VARIABLE=value ...]: starts both (the variables go to the server) and waits
-# for /healthz; sets server_pid, data (the folder, which also holds server.log and mock.log) and load_pin.
+# for /healthz; sets server_pid, data (the folder, which also holds server.log and mock.log), load_pin, and mock_url
+# and mock_ca for clients of the mock. With MOCK_TLS=1 the mock serves HTTPS (HTTP/2 or HTTP/1.1, as hosted providers
+# do) with a self-signed certificate, which the server trusts through PARLEY_UPSTREAM_CA_FILE.
 start_local_servers() {
   local bin=$1 mock_flags=$2
   shift 2
@@ -21,9 +23,18 @@ start_local_servers() {
   fi
   local_server_pids=()
   trap stop_local_servers EXIT
+  mock_url=http://127.0.0.1:18089 mock_ca=
+  if [ "${MOCK_TLS:-0}" = 1 ]; then
+    mkdir "$data/tls"
+    mock_flags="$mock_flags --tls-self-signed $data/tls" mock_url=https://127.0.0.1:18089 mock_ca=$data/tls/cert.pem
+  fi
   # shellcheck disable=SC2086
   "${load_pin[@]}" "$bin/parley" mock-upstream --port 18089 $mock_flags > "$data/mock.log" 2>&1 & local_server_pids+=($!)
-  env OPENAI_BASE_URL=http://127.0.0.1:18089/v1 OPENAI_API_KEY=bench PARLEY_LOG_LEVEL=warning PARLEY_BCRYPT_COST=4 \
+  if [ -n "$mock_ca" ]; then
+    for _ in $(seq 1 100); do [ -s "$data/tls/key.pem" ] && break; sleep 0.05; done
+    set -- PARLEY_UPSTREAM_CA_FILE="$mock_ca" "$@"
+  fi
+  env OPENAI_BASE_URL=$mock_url/v1 OPENAI_API_KEY=bench PARLEY_LOG_LEVEL=warning PARLEY_BCRYPT_COST=4 \
     PARLEY_MODEL_TITLES=off PARLEY_SEND_RATE=0 "$@" "${server_pin[@]}" "$bin/parley" serve --port 18080 --data-dir "$data" \
     > "$data/server.log" 2>&1 &
   server_pid=$!

@@ -32,7 +32,7 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
             let stream = MockStream(script: script, wire: wire, chat: chat, stats: stats, pacer: pacer)
             var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
             // Watching for the client's close consumes the request stream, so the connection cannot serve another.
-            if !configuration.keepsConnections { headers[.connection] = "close" }
+            if configuration.closesConnections { headers[.connection] = "close" }
             return Response(status: .ok, headers: headers,
                             body: stream.body(for: request, watchingForClose: !configuration.keepsConnections))
         } catch {

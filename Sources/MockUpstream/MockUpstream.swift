@@ -1,4 +1,7 @@
 import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
+import NIOSSL
 
 /// An LLM upstream simulator speaking the OpenAI, Anthropic and Gemini streaming formats, with fault injection.
 public struct MockUpstream: Sendable {
@@ -19,7 +22,7 @@ public struct MockUpstream: Sendable {
     /// Serves while `body` runs with the bound port, then shuts down gracefully (see `withRunningService`).
     public func serving<Result: Sendable>(_ body: (Int) async throws -> Result) async throws -> Result {
         let (ports, ready) = AsyncStream.makeStream(of: Int.self)
-        let app = application { ready.yield($0) }
+        let app = try application { ready.yield($0) }
         return try await withRunningService(app, logger: app.logger) {
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw CancellationError() }
@@ -27,11 +30,12 @@ public struct MockUpstream: Sendable {
         }
     }
 
-    /// The HTTP application on the configured host and port.
-    private func application(onReady: @escaping @Sendable (Int) async -> Void) -> some ApplicationProtocol {
+    /// The HTTP application on the configured host and port; throws when the TLS files cannot be read.
+    private func application(onReady: @escaping @Sendable (Int) async -> Void) throws -> some ApplicationProtocol {
         let port = configuration.port
         return Application(
             router: router(),
+            server: try server(),
             configuration: .init(
                 address: .hostname(configuration.host, port: port),
                 serverName: "parley-mock-upstream",
@@ -41,6 +45,14 @@ public struct MockUpstream: Sendable {
             services: [pacer],
             onServerRunning: { channel in await onReady(channel.localAddress?.port ?? port) }
         )
+    }
+
+    /// Plain HTTP/1.1, or HTTPS negotiating HTTP/2 or HTTP/1.1 with the configured certificate.
+    private func server() throws -> HTTPServerBuilder {
+        guard let tls = configuration.tls else { return .http1() }
+        let chain = try NIOSSLCertificate.fromPEMFile(tls.certificateChain).map { NIOSSLCertificateSource.certificate($0) }
+        let key = try NIOSSLPrivateKey(file: tls.privateKey, format: .pem)
+        return try .http2Upgrade(tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
     }
 
     /// The routes: three chat formats, image generation, the model list and the stats.

@@ -1,3 +1,17 @@
+/// The PEM files of a server certificate (its chain) and its private key.
+public struct MockTLSFiles: Sendable {
+    /// The certificate chain, the server's first.
+    public var certificateChain: String
+    /// The private key.
+    public var privateKey: String
+
+    /// Names the two files.
+    public init(certificateChain: String, privateKey: String) {
+        self.certificateChain = certificateChain
+        self.privateKey = privateKey
+    }
+}
+
 /// Settings of the mock upstream: where it listens and how `mock-fast` streams.
 public struct MockUpstreamConfiguration: Sendable {
     /// Host name or address to bind.
@@ -13,6 +27,9 @@ public struct MockUpstreamConfiguration: Sendable {
     /// Whether a stream leaves its connection open for the next request, as real providers do. A client that leaves
     /// mid-stream is then seen at the next write instead of at once (and never during a `mock-stall`).
     public var keepsConnections: Bool
+    /// The certificate and key to serve HTTPS with, HTTP/2 and HTTP/1.1 negotiated as real providers do; nil serves
+    /// plain HTTP/1.1.
+    public var tls: MockTLSFiles?
 
     /// Creates a configuration; every argument has the CLI's default.
     public init(
@@ -21,7 +38,8 @@ public struct MockUpstreamConfiguration: Sendable {
         tokens: Int = 40,
         delayMilliseconds: Int = 0,
         firstTokenMilliseconds: Int = 0,
-        keepsConnections: Bool = false
+        keepsConnections: Bool = false,
+        tls: MockTLSFiles? = nil
     ) {
         self.host = host
         self.port = port
@@ -29,5 +47,10 @@ public struct MockUpstreamConfiguration: Sendable {
         self.delayMilliseconds = delayMilliseconds
         self.firstTokenMilliseconds = firstTokenMilliseconds
         self.keepsConnections = keepsConnections
+        self.tls = tls
     }
+
+    /// Whether a stream's answer closes its connection: over plain HTTP/1.1 unless connections are kept (HTTP/2 streams
+    /// end on their own, and the header is not allowed there).
+    var closesConnections: Bool { !keepsConnections && tls == nil }
 }

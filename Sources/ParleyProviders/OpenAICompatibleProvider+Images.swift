@@ -18,11 +18,7 @@ extension OpenAICompatibleProvider: ImageProvider {
                 request.headers.add(name: "Content-Type", value: "application/json")
                 for (header, value) in authorization { request.headers.add(name: header, value: value) }
                 request.body = .bytes(try JSONEncoder().encode(ImageGenerationBody(model: model, prompt: prompt)))
-                let response = try await connection.client.execute(request, deadline: .distantFuture)
-                let body = try await response.body.collect(upTo: Self.maxImageResponse)
-                guard response.status == .ok else {
-                    throw UpstreamFailure(status: Int(response.status.code), body: String(buffer: body), headers: response.headers)
-                }
+                let body = try await connection.answer(to: request, upTo: Self.maxImageResponse)
                 guard let answer = try? JSONDecoder().decode(ImageGenerationAnswer.self, from: Data(body.readableBytesView)),
                       let first = answer.data.first, let encoded = first.b64JSON, let bytes = Data(base64Encoded: encoded) else {
                     throw ProviderError.malformedResponse(detail: "the answer holds no base64 image (b64_json)")

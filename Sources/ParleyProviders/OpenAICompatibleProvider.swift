@@ -52,11 +52,7 @@ public struct OpenAICompatibleProvider: ChatProvider {
             return try await UpstreamDeadline(limit: timeout).run { [connection, authorization] in
                 var request = HTTPClientRequest(url: connection.baseURL + "/models")
                 for (header, value) in authorization { request.headers.add(name: header, value: value) }
-                let response = try await connection.client.execute(request, deadline: .distantFuture)
-                let body = try await response.body.collect(upTo: 4 * 1024 * 1024)
-                guard response.status == .ok else {
-                    throw UpstreamFailure(status: Int(response.status.code), body: String(buffer: body), headers: response.headers)
-                }
+                let body = try await connection.answer(to: request, upTo: 4 * 1024 * 1024)
                 return try JSONDecoder().decode(ModelList.self, from: Data(body.readableBytesView)).data.map(\.id)
             }
         } catch {

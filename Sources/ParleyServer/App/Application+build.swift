@@ -26,7 +26,7 @@ public func buildApplication(settings: ServerSettings,
     var generationSettings = settings.generation
     let replyLimit = generationSettings.maxRunningReplies ?? budget.replies
     generationSettings.maxRunningReplies = replyLimit
-    let client = makeUpstreamClient(timeouts: timeouts, connections: replyLimit)
+    let client = UpstreamClient(configuration: try upstreamClientConfiguration(settings, timeouts: timeouts, replies: replyLimit))
     let catalog = providers.makeCatalog(client: client, logger: logger)
     await providers.discoverModels(into: catalog, client: client, logger: logger)
 
@@ -107,16 +107,6 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     AdminUsersController(services: services, usage: usage, users: SQLiteAccountStore(database: services.database)).addRoutes(to: admin)
     AdminModelsController(services: services, usage: usage).addRoutes(to: admin)
     return router
-}
-
-/// The client for upstream providers: as many connections per host as replies may run (the pool keeps no more), and
-/// the connect timeout (each reply's token deadlines are watched by the providers).
-private func makeUpstreamClient(timeouts: UpstreamTimeouts, connections: Int) -> HTTPClient {
-    var configuration = HTTPClient.Configuration()
-    configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
-    configuration.timeout = timeouts.clientTimeout
-    configuration.decompression = .disabled
-    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
 }
 
 /// Opens the database and writes what every start writes: the replies a previous stop interrupted are marked so and,

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Logging
 import ParleyCore
 import ParleyProviders
@@ -9,7 +8,7 @@ import ServiceLifecycle
 struct ModelDiscoveryService: Service {
     let providers: ProviderSetup
     let catalog: ModelCatalog
-    let client: HTTPClient
+    let client: UpstreamClient
     let interval: Duration
     let logger: Logger
 

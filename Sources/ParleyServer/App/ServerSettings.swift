@@ -33,6 +33,9 @@ public struct ServerSettings: Sendable {
     public var upstreamConnectTimeout: Duration = .seconds(10)
     /// How long an upstream may take to send a reply's first token.
     public var upstreamFirstTokenTimeout: Duration = .seconds(120)
+    /// A PEM file of certificate authorities trusted for HTTPS upstreams besides the system's (`PARLEY_UPSTREAM_CA_FILE`):
+    /// a self-hosted model server behind a private authority.
+    public var upstreamCertificateAuthorities: String?
     /// The `PARLEY_CONFIG` file of providers and models, if any.
     public var providerConfigPath: String?
     public var logLevel = Logger.Level.info
@@ -79,6 +82,7 @@ public struct ServerSettings: Sendable {
         upstreamConnectTimeout = try read.seconds("PARLEY_UPSTREAM_CONNECT_TIMEOUT", positive: true) ?? upstreamConnectTimeout
         upstreamFirstTokenTimeout = try read.seconds("PARLEY_UPSTREAM_FIRST_TOKEN_TIMEOUT", positive: true) ?? upstreamFirstTokenTimeout
         providerConfigPath = read.text("PARLEY_CONFIG")
+        upstreamCertificateAuthorities = read.text("PARLEY_UPSTREAM_CA_FILE")
         generation.shutdownGrace = try read.seconds("PARLEY_SHUTDOWN_GRACE", positive: false) ?? generation.shutdownGrace
         generation.modelTitles = try read.value("PARLEY_MODEL_TITLES", expected: "on or off") { text in
             ["on": true, "true": true, "1": true, "off": false, "false": false, "0": false][text.lowercased()]

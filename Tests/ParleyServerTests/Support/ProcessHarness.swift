@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import MockUpstream
+import NIOSSL
 import Synchronization
 import Testing
 
@@ -63,9 +64,15 @@ final class ProcessHarness: Sendable {
     }
 }
 
-/// An HTTP client for tests: no redirects followed, and enough connections per host for hundreds of open streams.
-func makeTestClient() -> HTTPClient {
+/// An HTTP client for tests: no redirects followed, enough connections per host for hundreds of open streams, and
+/// the certificate authorities in the PEM file `authorities` trusted besides the system's.
+func makeTestClient(trusting authorities: String? = nil) -> HTTPClient {
     var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
     configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 2000)
+    if let authorities {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.additionalTrustRoots = [.file(authorities)]
+        configuration.tlsConfiguration = tls
+    }
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
 }

@@ -15,9 +15,11 @@ struct TestServer: Sendable {
     let client: HTTPClient
     /// The server's routes as "METHOD /path", when it runs in this process.
     var routes: [String] = []
+    /// Whether the mock serves HTTPS (`client` then trusts its certificate).
+    var mockUsesTLS = false
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
-    var mockURL: String { "http://127.0.0.1:\(mockPort)" }
+    var mockURL: String { "\(mockUsesTLS ? "https" : "http")://127.0.0.1:\(mockPort)" }
 
     /// The repository's root, where `Templates/` and `Public/` live.
     static let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -107,16 +109,24 @@ func makeTempDirectory() throws -> String {
     return path
 }
 
-/// Runs `body` against a live server (and mock upstream), shutting both down afterwards.
+/// Runs `body` against a live server (and mock upstream), shutting both down afterwards. With `mockTLS`, the mock
+/// serves HTTPS with those files, and the server is pointed at it through `PARLEY_UPSTREAM_CA_FILE` (before
+/// `configure` runs).
 func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, dataDirectory: String? = nil,
+                    mockTLS: MockTLSFiles? = nil,
                     configure: (inout ServerSettings) throws -> Void = { _ in },
                     _ body: (TestServer) async throws -> Void) async throws {
     let directory = try dataDirectory ?? makeTempDirectory()
-    let client = makeTestClient()
+    let client = makeTestClient(trusting: mockTLS?.certificateChain)
     do {
-        let mock = MockUpstream(configuration: .init(port: 0, tokens: mockTokens, delayMilliseconds: mockDelayMilliseconds))
+        let mock = MockUpstream(configuration: .init(port: 0, tokens: mockTokens, delayMilliseconds: mockDelayMilliseconds,
+                                                     tls: mockTLS))
         try await mock.serving { mockPort in
             var settings = testSettings(dataDirectory: directory, mockPort: mockPort)
+            if let mockTLS {
+                settings.environment["OPENAI_BASE_URL"] = "https://127.0.0.1:\(mockPort)/v1"
+                settings.upstreamCertificateAuthorities = mockTLS.certificateChain
+            }
             try configure(&settings)
             let (ports, ready) = AsyncStream.makeStream(of: Int.self)
             let app = try await buildApplication(settings: settings) { ready.yield($0) }
@@ -124,7 +134,7 @@ func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, dataDi
                 var iterator = ports.makeAsyncIterator()
                 guard let port = await iterator.next() else { return }
                 try await body(TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client,
-                                          routes: app.routes))
+                                          routes: app.routes, mockUsesTLS: mockTLS != nil))
             }
         }
     } catch {

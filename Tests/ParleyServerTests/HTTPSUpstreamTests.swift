@@ -1,0 +1,69 @@
+import Foundation
+import MockUpstream
+import ParleyCore
+import ParleyServer
+import Testing
+
+/// Parley against a provider serving HTTPS (HTTP/2) with a certificate from a private authority, which
+/// `PARLEY_UPSTREAM_CA_FILE` names.
+@Suite("HTTPS upstream")
+struct HTTPSUpstreamTests {
+    /// A self-signed certificate for the mock, in a new temp folder.
+    static func certificate() throws -> MockTLSFiles {
+        try MockTLSFiles.selfSigned(in: try makeTempDirectory())
+    }
+
+    @Test("a reply streams from an HTTPS provider whose authority the setting names")
+    func replyStreamsOverHTTPS() async throws {
+        try await withTestServer(mockTokens: 12, mockTLS: try Self.certificate()) { server in
+            let (events, stored) = try await FaultTests.reply(server, model: "mock-fast")
+            #expect(events.done?.json["status"] as? String == "complete")
+            #expect(events.text == MockReply.text(model: "mock-fast", tokens: 12))
+            #expect(stored["content"] as? String == events.text)
+            #expect(try await server.mockStats().completed == 1)
+        }
+    }
+
+    @Test("without the setting, a provider whose certificate nobody vouches for is unreachable at once, and nothing is sent")
+    func untrustedCertificateIsRefused() async throws {
+        let folder = try makeTempDirectory()
+        // Model discovery fails as the reply will, so the model is configured.
+        try await withTestServer(mockTokens: 12, mockTLS: try MockTLSFiles.selfSigned(in: folder), configure: { settings in
+            settings.upstreamCertificateAuthorities = nil
+            let baseURL = try #require(settings.environment["OPENAI_BASE_URL"])
+            settings.providerConfigPath = folder + "/config.json"
+            try #"{"providers": [{"id": "mock", "base_url": "\#(baseURL)"}], "models": [{"id": "mock-fast", "provider": "mock"}]}"#
+                .write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
+        }) { server in
+            let started = ContinuousClock.now
+            let (events, stored) = try await FaultTests.reply(server, model: "mock-fast")
+            // AsyncHTTPClient's own retries would hold each attempt until the 10 s connect timeout.
+            #expect(ContinuousClock.now - started < .seconds(8))
+            let error = try #require(events.first { $0.name == "error" }?.json)
+            #expect(error["code"] as? String == "upstream_unreachable")
+            #expect(stored["status"] as? String == "error")
+            #expect(try await server.mockStats().requests == 0)
+        }
+    }
+
+    @Test("a CA file that is missing, not PEM or holds no certificate stops the start, named",
+          arguments: [nil, "not a certificate\n", ""])
+    func unusableFileStopsTheStart(content: String?) async throws {
+        let directory = try makeTempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/authorities.pem"
+        if let content { try content.write(toFile: path, atomically: true, encoding: .utf8) }
+        var settings = testSettings(dataDirectory: directory, mockPort: 1)
+        settings.upstreamCertificateAuthorities = path
+        let error = await #expect(throws: SettingsError.self) { _ = try await buildApplication(settings: settings) }
+        #expect(error?.name == "PARLEY_UPSTREAM_CA_FILE")
+        #expect(error?.value == path)
+    }
+
+    @Test("PARLEY_UPSTREAM_CA_FILE is read into the settings")
+    func settingIsRead() throws {
+        #expect(try ServerSettings(environment: ["PARLEY_UPSTREAM_CA_FILE": "/etc/parley/ca.pem"]).upstreamCertificateAuthorities
+                    == "/etc/parley/ca.pem")
+        #expect(try ServerSettings(environment: [:]).upstreamCertificateAuthorities == nil)
+    }
+}
