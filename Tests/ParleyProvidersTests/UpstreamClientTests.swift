@@ -57,10 +57,11 @@ private final class Progress: Sendable {
     }
 
     @Test func repliesPastOneConnectionsStreamLimitAllStartAtOnce() async throws {
-        // Each reply lasts 3 s (30 tokens 100 ms apart). The mock allows 100 streams on an HTTP/2 connection, and one
-        // AsyncHTTPClient would queue the other 50 replies, without a token, until the first ones ended.
+        // Each reply lasts 6 s (60 tokens 100 ms apart), time enough for a loaded machine to start all of them. The mock
+        // allows 100 streams on an HTTP/2 connection, and one AsyncHTTPClient would queue the other 50 replies, without
+        // a token, until the first ones ended.
         let replies = UpstreamClient.requestsPerClient + 50
-        try await Self.withHTTPSMock(tokens: 30, delayMilliseconds: 100) { port, client in
+        try await Self.withHTTPSMock(tokens: 60, delayMilliseconds: 100) { port, client in
             let provider = Self.provider(port: port, client: client)
             let progress = Progress()
             await withTaskGroup(of: Void.self) { group in
