@@ -44,6 +44,7 @@ let package = Package(
         .target(name: "ParleyProviders", dependencies: [
             "ParleyCore",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "MockUpstream", dependencies: [

@@ -34,7 +34,7 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
             // Watching for the client's close consumes the request stream, so the connection cannot serve another.
             if configuration.closesConnections { headers[.connection] = "close" }
             return Response(status: .ok, headers: headers,
-                            body: stream.body(for: request, watchingForClose: !configuration.keepsConnections))
+                            body: stream.body(for: request, watchingForClose: configuration.closesConnections))
         } catch {
             return errorResponse(error)
         }

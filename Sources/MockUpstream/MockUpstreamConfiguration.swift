@@ -50,7 +50,10 @@ public struct MockUpstreamConfiguration: Sendable {
         self.tls = tls
     }
 
-    /// Whether a stream's answer closes its connection: over plain HTTP/1.1 unless connections are kept (HTTP/2 streams
-    /// end on their own, and the header is not allowed there).
+    /// Whether a stream's answer closes its connection and watches for the client's close, so that a client leaving
+    /// is counted at once: over plain HTTP unless connections are kept. Over HTTPS connections stay open as with
+    /// `keepsConnections` (HTTP/2 forbids the `Connection` header, and one watch would spend an HTTP/1.1 connection).
     var closesConnections: Bool { !keepsConnections && tls == nil }
+
+
 }

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import NIOCore
 import ParleyCore
 
-/// How Parley reaches one provider: the name shown to users, the base URL, the API key, the upstream client and the timeouts.
+/// How Parley reaches one provider: the name shown to users, the base URL, the API key, the HTTP client and the timeouts.
 public struct ProviderConnection: Sendable {
     /// The name used in messages to users (for example "OpenAI" or a configured provider's id).
     public let name: String
@@ -10,11 +10,11 @@ public struct ProviderConnection: Sendable {
     public let baseURL: String
     /// The API key, if one is configured (an empty key counts as none).
     let apiKey: String?
-    let client: UpstreamClient
+    let client: HTTPClient
     let timeouts: UpstreamTimeouts
 
     /// Creates a connection.
-    public init(name: String, baseURL: String, apiKey: String?, client: UpstreamClient, timeouts: UpstreamTimeouts = UpstreamTimeouts()) {
+    public init(name: String, baseURL: String, apiKey: String?, client: HTTPClient, timeouts: UpstreamTimeouts = UpstreamTimeouts()) {
         self.name = name
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
@@ -25,14 +25,12 @@ public struct ProviderConnection: Sendable {
     /// Sends `request` and returns the body of its 200 answer, at most `limit` bytes; any other status throws
     /// `UpstreamFailure` with the body read.
     func answer(to request: HTTPClientRequest, upTo limit: Int) async throws -> ByteBuffer {
-        try await client.withHTTPClient { client in
-            let response = try await client.execute(request, deadline: .distantFuture)
-            let body = try await response.body.collect(upTo: limit)
-            guard response.status == .ok else {
-                throw UpstreamFailure(status: Int(response.status.code), body: String(buffer: body), headers: response.headers)
-            }
-            return body
+        let response = try await client.execute(request, deadline: .distantFuture)
+        let body = try await response.body.collect(upTo: limit)
+        guard response.status == .ok else {
+            throw UpstreamFailure(status: Int(response.status.code), body: String(buffer: body), headers: response.headers)
         }
+        return body
     }
 
     /// Maps anything thrown while asking this provider about `model` to a provider error.

@@ -105,7 +105,7 @@ public struct ProviderSetup: Sendable {
     /// The catalog: the file's models, then the built-in models of the standard providers (OpenAI's only at
     /// api.openai.com), every provider reached through `client`; only the demo model when no provider is configured.
     /// Logs the warnings.
-    public func makeCatalog(client: UpstreamClient, logger: Logger) -> ModelCatalog {
+    public func makeCatalog(client: HTTPClient, logger: Logger) -> ModelCatalog {
         for warning in warnings { logger.warning("\(warning)") }
         let demo = DemoProvider(tokenDelay: demoTokenDelay)
         guard !providers.isEmpty else {
@@ -129,7 +129,7 @@ public struct ProviderSetup: Sendable {
 
     /// Adds the models every OpenAI-compatible provider lists (asked side by side, added in provider order);
     /// a discovered model without a price costs 0, and an id already offered keeps its first provider.
-    public func discoverModels(into catalog: ModelCatalog, client: UpstreamClient, logger: Logger) async {
+    public func discoverModels(into catalog: ModelCatalog, client: HTTPClient, logger: Logger) async {
         let listed = await withTaskGroup(of: (String, Result<[String], ProviderError>).self) { group in
             for provider in providers where provider.kind == .openai {
                 let server = OpenAICompatibleProvider(connection: connection(to: provider, client: client))
@@ -157,7 +157,7 @@ public struct ProviderSetup: Sendable {
     }
 
     /// How `provider` is reached through `client`.
-    private func connection(to provider: Resolved, client: UpstreamClient) -> ProviderConnection {
+    private func connection(to provider: Resolved, client: HTTPClient) -> ProviderConnection {
         ProviderConnection(name: provider.name, baseURL: provider.baseURL, apiKey: provider.apiKey, client: client, timeouts: timeouts)
     }
 }

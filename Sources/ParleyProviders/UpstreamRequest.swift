@@ -27,14 +27,12 @@ struct UpstreamRequest: Sendable {
             headers.add(contentsOf: self.headers)
             let request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .string(body))
             let delegate = UpstreamStreamDelegate(decoder: decoder, timeouts: connection.timeouts, onChunk: onChunk)
-            try await connection.client.withHTTPClient { client in
-                let task = client.execute(request: request, delegate: delegate, eventLoop: .indifferent)
-                delegate.watch(task)
-                try await withTaskCancellationHandler {
-                    try await task.futureResult.get()
-                } onCancel: {
-                    task.cancel()
-                }
+            let task = connection.client.execute(request: request, delegate: delegate, eventLoop: .indifferent)
+            delegate.watch(task)
+            try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
             }
         } catch {
             throw connection.providerError(from: error, model: model)

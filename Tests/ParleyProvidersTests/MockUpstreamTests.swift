@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import MockUpstream
-import ParleyProviders
 import Testing
 
 /// End-to-end tests of the mock upstream over loopback HTTP.
@@ -313,8 +312,6 @@ struct MockHarness {
     }
 
     let client: HTTPClient
-    /// The client the providers under test use.
-    let upstream: UpstreamClient
     let port: Int
 
     /// A JSON POST request to `path`.
@@ -356,18 +353,15 @@ func withMock(
     _ body: (MockHarness) async throws -> Void
 ) async throws {
     let client = HTTPClient(eventLoopGroupProvider: .singleton)
-    let upstream = UpstreamClient(configuration: HTTPClient.Configuration())
     do {
         try await MockUpstream(configuration: configuration).serving { port in
-            try await body(MockHarness(client: client, upstream: upstream, port: port))
+            try await body(MockHarness(client: client, port: port))
         }
     } catch {
         try? await client.shutdown()
-        try? await upstream.shutdown()
         throw error
     }
     try await client.shutdown()
-    try await upstream.shutdown()
 }
 
 /// The server-sent events of `text`: their optional `event:` name and `data:` payload.

@@ -31,7 +31,7 @@ import Testing
     @Test func listModelsReadsTheServersList() async throws {
         try await withMock { mock in
             let provider = OpenAICompatibleProvider(connection: ProviderConnection(
-                name: "local", baseURL: Harness.baseURL(.openai, port: mock.port), apiKey: nil, client: mock.upstream))
+                name: "local", baseURL: Harness.baseURL(.openai, port: mock.port), apiKey: nil, client: mock.client))
             let ids = try await provider.listModels()
             #expect(ids == ["mock-fast", "mock-slow", "mock-429", "mock-500", "mock-reset", "mock-stall", "mock-garbage", "mock-long"])
         }

@@ -32,14 +32,14 @@ enum ProviderHarness {
     static func provider(_ kind: ProviderKind, mock: MockHarness, key: String? = "test-key",
                          timeouts: UpstreamTimeouts = UpstreamTimeouts()) -> any ChatProvider {
         kind.makeProvider(ProviderConnection(name: kind.displayName, baseURL: baseURL(kind, port: mock.port), apiKey: key,
-                                             client: mock.upstream, timeouts: timeouts))
+                                             client: mock.client, timeouts: timeouts))
     }
 
     /// Runs `body` with a client configured from `timeouts` as the server's is, then shuts it down.
-    static func withClient(_ timeouts: UpstreamTimeouts, _ body: (UpstreamClient) async throws -> Void) async throws {
+    static func withClient(_ timeouts: UpstreamTimeouts, _ body: (HTTPClient) async throws -> Void) async throws {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = timeouts.clientTimeout
-        let client = UpstreamClient(configuration: configuration)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             try await body(client)
         } catch {

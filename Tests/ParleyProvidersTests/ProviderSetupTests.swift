@@ -180,7 +180,7 @@ import Testing
                         {"id": "gemini-fast", "provider": "gem", "upstream_id": "mock-fast"}]}
             """#)
             #expect(setup.warnings.isEmpty)
-            let catalog = setup.makeCatalog(client: mock.upstream, logger: Self.logger)
+            let catalog = setup.makeCatalog(client: mock.client, logger: Self.logger)
             #expect(catalog.models.map(\.id) == ["local-fast", "claude-fast", "gemini-fast"])
             let info = try #require(catalog.model(model))
             let provider = try #require(catalog.provider(for: info))

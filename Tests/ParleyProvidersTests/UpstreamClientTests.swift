@@ -15,22 +15,20 @@ private final class Progress: Sendable {
     var finishedCount: Int { finished.load(ordering: .relaxed) }
 }
 
-/// The upstream client against the mock over HTTPS, where requests share HTTP/2 connections as they do with hosted
-/// providers.
+/// The upstream client's configuration (`HTTPClient.Configuration.upstream`) against the mock serving HTTPS, which
+/// offers HTTP/2 as hosted providers do (and allows 100 streams on a connection).
 @Suite struct UpstreamClientTests {
-    /// Runs `body` with the mock serving HTTPS (`tokens` tokens `delay` apart, certificate made for the test) and an
-    /// upstream client that trusts it; shuts both down after.
+    /// Runs `body` with the mock serving HTTPS (`tokens` tokens `delay` apart, certificate made for the test) and a
+    /// client configured as the server's, trusting it; shuts both down after.
     static func withHTTPSMock(tokens: Int, delayMilliseconds: Int,
-                              _ body: (Int, UpstreamClient) async throws -> Void) async throws {
+                              _ body: (Int, HTTPClient) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-tls-" + UUID().uuidString).path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let files = try MockTLSFiles.selfSigned(in: folder)
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.additionalTrustRoots = [.file(files.certificateChain)]
-        var configuration = HTTPClient.Configuration()
-        configuration.tlsConfiguration = tls
-        let client = UpstreamClient(configuration: configuration)
+        let configuration = HTTPClient.Configuration.upstream(timeouts: UpstreamTimeouts(), connections: 1000,
+                                                              authorities: try NIOSSLCertificate.fromPEMFile(files.certificateChain))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let mock = MockUpstreamConfiguration(port: 0, tokens: tokens, delayMilliseconds: delayMilliseconds, tls: files)
         do {
             try await MockUpstream(configuration: mock).serving { port in try await body(port, client) }
@@ -42,9 +40,33 @@ private final class Progress: Sendable {
     }
 
     /// An OpenAI-compatible provider for the mock on `port`.
-    static func provider(port: Int, client: UpstreamClient) -> OpenAICompatibleProvider {
+    static func provider(port: Int, client: HTTPClient) -> OpenAICompatibleProvider {
         OpenAICompatibleProvider(connection: ProviderConnection(name: "mock", baseURL: "https://127.0.0.1:\(port)/v1",
                                                                 apiKey: "k", client: client))
+    }
+
+    /// Starts `count` replies of `provider` at once; returns when all have had a token, when one has ended (or failed),
+    /// or after 30 s, and cancels them.
+    static func startAndCancel(_ count: Int, _ provider: OpenAICompatibleProvider) async -> (started: Int, finished: Int) {
+        let progress = Progress()
+        return await withTaskGroup(of: Void.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    try? await provider.streamCompletion(ProviderHarness.request(model: "mock-fast")) { chunk in
+                        if case .text = chunk { progress.started.withLock { _ = $0.insert(index) } }
+                        return .zero
+                    }
+                    progress.finished.add(1, ordering: .relaxed)
+                }
+            }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while progress.startedCount < count, progress.finishedCount == 0, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            let result = (progress.startedCount, progress.finishedCount)
+            group.cancelAll()
+            return result
+        }
     }
 
     @Test func aReplyStreamsOverHTTPS() async throws {
@@ -57,46 +79,23 @@ private final class Progress: Sendable {
     }
 
     @Test func repliesPastOneConnectionsStreamLimitAllStartAtOnce() async throws {
-        // Each reply lasts 6 s (60 tokens 100 ms apart), time enough for a loaded machine to start all of them. The mock
-        // allows 100 streams on an HTTP/2 connection, and one AsyncHTTPClient would queue the other 50 replies, without
+        // Each reply lasts 20 s (20 tokens 1 s apart), time for a loaded machine to open 150 TLS connections. Over
+        // HTTP/2 the mock allows 100 streams on a connection, and the client would queue the other 50 replies, without
         // a token, until the first ones ended.
-        let replies = UpstreamClient.requestsPerClient + 50
-        try await Self.withHTTPSMock(tokens: 60, delayMilliseconds: 100) { port, client in
-            let provider = Self.provider(port: port, client: client)
-            let progress = Progress()
-            await withTaskGroup(of: Void.self) { group in
-                for index in 0..<replies {
-                    group.addTask {
-                        try? await provider.streamCompletion(ProviderHarness.request(model: "mock-fast")) { chunk in
-                            if case .text = chunk { progress.started.withLock { _ = $0.insert(index) } }
-                            return .zero
-                        }
-                        progress.finished.add(1, ordering: .relaxed)
-                    }
-                }
-                let deadline = ContinuousClock.now + .seconds(20)
-                while progress.startedCount < replies, progress.finishedCount == 0, ContinuousClock.now < deadline {
-                    try? await Task.sleep(for: .milliseconds(10))
-                }
-                #expect(progress.startedCount == replies)
-                #expect(progress.finishedCount == 0)
-                group.cancelAll()
-            }
-            #expect(client.clientCount == 2)
+        try await Self.withHTTPSMock(tokens: 20, delayMilliseconds: 1000) { port, client in
+            let (started, finished) = await Self.startAndCancel(150, Self.provider(port: port, client: client))
+            #expect(started == 150)
+            #expect(finished == 0)
         }
     }
 
-    @Test func aClientIsReusedOnceItsRequestsEnd() async throws {
-        try await Self.withHTTPSMock(tokens: 3, delayMilliseconds: 0) { port, client in
+    @Test func aReplyStreamsAfterAHundredWereStoppedAtOnce() async throws {
+        // Over HTTP/2, a connection whose 100 streams were all cancelled took no request again (checked: every later
+        // request waited until its deadline, while the mock had closed all 100 streams).
+        try await Self.withHTTPSMock(tokens: 20, delayMilliseconds: 1000) { port, client in
             let provider = Self.provider(port: port, client: client)
-            for _ in 0..<3 {
-                await withTaskGroup(of: Void.self) { group in
-                    for _ in 0..<UpstreamClient.requestsPerClient {
-                        group.addTask { _ = await ProviderHarness.collect(provider, ProviderHarness.request(model: "mock-fast")) }
-                    }
-                }
-            }
-            #expect(client.clientCount == 1)
+            #expect(await Self.startAndCancel(100, provider) == (100, 0))
+            #expect(await Self.startAndCancel(1, provider) == (1, 0))
         }
     }
 }

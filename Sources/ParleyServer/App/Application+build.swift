@@ -26,7 +26,8 @@ public func buildApplication(settings: ServerSettings,
     var generationSettings = settings.generation
     let replyLimit = generationSettings.maxRunningReplies ?? budget.replies
     generationSettings.maxRunningReplies = replyLimit
-    let client = UpstreamClient(configuration: try upstreamClientConfiguration(settings, timeouts: timeouts, replies: replyLimit))
+    let client = HTTPClient(eventLoopGroupProvider: .singleton,
+                            configuration: try upstreamClientConfiguration(settings, timeouts: timeouts, replies: replyLimit))
     let catalog = providers.makeCatalog(client: client, logger: logger)
     await providers.discoverModels(into: catalog, client: client, logger: logger)
 

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Logging
 import ParleyCore
 import ParleyProviders
@@ -8,7 +9,7 @@ import ServiceLifecycle
 struct ModelDiscoveryService: Service {
     let providers: ProviderSetup
     let catalog: ModelCatalog
-    let client: UpstreamClient
+    let client: HTTPClient
     let interval: Duration
     let logger: Logger
 
