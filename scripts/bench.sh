@@ -2,7 +2,7 @@
 # Runs the end-to-end benchmark: a release build of parley serve and mock-upstream on loopback, driven by parley-bench.
 # The server is pinned to CPU 0, the mock and the load generator to CPU 1 (when the machine has two or more).
 # Usage: scripts/bench.sh [BUILD_DIR]   (default .build); extra parley-bench flags come from BENCH_FLAGS, the mock's
-# from MOCK_FLAGS; MOCK_TLS=1 has the mock serve HTTPS (HTTP/2) as hosted providers do.
+# from MOCK_FLAGS; MOCK_TLS=1 has the mock serve HTTPS, as hosted providers do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-.build}
