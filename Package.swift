@@ -79,7 +79,6 @@ let package = Package(
             "ParleyCore", "ParleyMarkdown", "ParleyStore", "ParleyProviders", "MockUpstream",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),
@@ -96,7 +95,6 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "CompressNIO", package: "compress-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
     ]
 )

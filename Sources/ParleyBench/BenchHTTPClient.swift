@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import NIOSSL
+import ParleyProviders
 
 /// The HTTP client every bench uses, and its orderly shutdown.
 enum BenchHTTPClient {
@@ -10,11 +10,7 @@ enum BenchHTTPClient {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         configuration.timeout = .init(connect: .seconds(30), read: .seconds(60))
-        if let authorities {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.additionalTrustRoots = [.file(authorities)]
-            configuration.tlsConfiguration = tls
-        }
+        if let authorities { configuration.trust(.file(authorities)) }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             let result = try await work(client)

@@ -8,24 +8,25 @@ extension HTTPClient.Configuration {
     ///   `HTTPClient` opens one connection per host and queues every request past the stream limit the provider
     ///   advertises, usually 100 (swift-server/async-http-client#567), and a connection whose streams were all
     ///   cancelled at once (a Stop, a shutdown) was seen to take no request again while the provider had closed them.
-    /// - The connect timeout; each reply's token deadlines are watched by the providers.
-    /// - A connection that cannot be opened (refused, a certificate not trusted) fails its requests at once with the
-    ///   reason, and the reply's retries take over, where the client would try again and again, silently, until the
-    ///   connect timeout.
+    /// - The connect timeout; each reply's token deadlines are watched by the providers. A connection that fails to
+    ///   open is tried again until then: failing at once would fail every request waiting for a connection to that
+    ///   host, which a burst of replies (or a slow TLS handshake) turns into a burst of failures.
     /// - No decompression, and `authorities` trusted besides the system's certificate authorities.
     public static func upstream(timeouts: UpstreamTimeouts, connections: Int,
                                 authorities: [NIOSSLCertificate] = []) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.httpVersion = .http1Only
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
-        configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout = timeouts.clientTimeout
         configuration.decompression = .disabled
-        if !authorities.isEmpty {
-            var tls = TLSConfiguration.makeClientConfiguration()
-            tls.additionalTrustRoots = [.certificates(authorities)]
-            configuration.tlsConfiguration = tls
-        }
+        if !authorities.isEmpty { configuration.trust(.certificates(authorities)) }
         return configuration
+    }
+
+    /// Trusts the certificate authorities of `authorities` for HTTPS, besides the system's.
+    public mutating func trust(_ authorities: NIOSSLAdditionalTrustRoots) {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.additionalTrustRoots = [authorities]
+        tlsConfiguration = tls
     }
 }

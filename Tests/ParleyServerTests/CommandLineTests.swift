@@ -51,4 +51,13 @@ struct CommandLineTests {
             #expect(try await api.request(.GET, "/api/conversations").status == 200)
         }
     }
+
+    @Test("mock-upstream refuses a TLS certificate without its key and a self-signed certificate beside given files",
+          arguments: [(["--tls-certificate", "cert.pem"], "go together"), (["--tls-key", "key.pem"], "go together"),
+                      (["--tls-self-signed", "/tmp", "--tls-certificate", "cert.pem", "--tls-key", "key.pem"], "leave out")])
+    func mockTLSFlags(flags: [String], message: String) async throws {
+        let (status, output) = try await Self.run(["mock-upstream", "--port", "0"] + flags, input: "")
+        #expect(status != 0)
+        #expect(output.contains(message), "\(output)")
+    }
 }

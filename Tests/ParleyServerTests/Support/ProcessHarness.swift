@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import MockUpstream
-import NIOSSL
+import ParleyProviders
 import Synchronization
 import Testing
 
@@ -69,10 +69,6 @@ final class ProcessHarness: Sendable {
 func makeTestClient(trusting authorities: String? = nil) -> HTTPClient {
     var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
     configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 2000)
-    if let authorities {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.additionalTrustRoots = [.file(authorities)]
-        configuration.tlsConfiguration = tls
-    }
+    if let authorities { configuration.trust(.file(authorities)) }
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
 }

@@ -7,17 +7,18 @@ import ParleyCore
 import Synchronization
 import Testing
 
-/// Which replies have had a token, and how many have ended.
+/// Which replies have had a token, how many have ended, and the first error one ended with.
 private final class Progress: Sendable {
     let started = Mutex(Set<Int>())
     let finished = Atomic(0)
+    let firstError = Mutex<ProviderError?>(nil)
     var startedCount: Int { started.withLock { $0.count } }
     var finishedCount: Int { finished.load(ordering: .relaxed) }
 }
 
 /// The upstream client's configuration (`HTTPClient.Configuration.upstream`) against the mock serving HTTPS, which
 /// offers HTTP/2 as hosted providers do (and allows 100 streams on a connection).
-@Suite struct UpstreamClientTests {
+@Suite struct UpstreamHTTPSTests {
     /// Runs `body` with the mock serving HTTPS (`tokens` tokens `delay` apart, certificate made for the test) and a
     /// client configured as the server's, trusting it; shuts both down after.
     static func withHTTPSMock(tokens: Int, delayMilliseconds: Int,
@@ -26,7 +27,8 @@ private final class Progress: Sendable {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let files = try MockTLSFiles.selfSigned(in: folder)
-        let configuration = HTTPClient.Configuration.upstream(timeouts: UpstreamTimeouts(), connections: 1000,
+        // A loaded test machine may take longer than the 10 s default to finish a burst of TLS handshakes.
+        let configuration = HTTPClient.Configuration.upstream(timeouts: UpstreamTimeouts(connect: .seconds(60)), connections: 1000,
                                                               authorities: try NIOSSLCertificate.fromPEMFile(files.certificateChain))
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let mock = MockUpstreamConfiguration(port: 0, tokens: tokens, delayMilliseconds: delayMilliseconds, tls: files)
@@ -47,14 +49,19 @@ private final class Progress: Sendable {
 
     /// Starts `count` replies of `provider` at once; returns when all have had a token, when one has ended (or failed),
     /// or after 30 s, and cancels them.
-    static func startAndCancel(_ count: Int, _ provider: OpenAICompatibleProvider) async -> (started: Int, finished: Int) {
+    static func startAndCancel(_ count: Int, _ provider: OpenAICompatibleProvider) async
+        -> (started: Int, finished: Int, firstError: ProviderError?) {
         let progress = Progress()
         return await withTaskGroup(of: Void.self) { group in
             for index in 0..<count {
                 group.addTask {
-                    try? await provider.streamCompletion(ProviderHarness.request(model: "mock-fast")) { chunk in
-                        if case .text = chunk { progress.started.withLock { _ = $0.insert(index) } }
-                        return .zero
+                    do throws(ProviderError) {
+                        try await provider.streamCompletion(ProviderHarness.request(model: "mock-fast")) { chunk in
+                            if case .text = chunk { progress.started.withLock { _ = $0.insert(index) } }
+                            return .zero
+                        }
+                    } catch {
+                        progress.firstError.withLock { $0 = $0 ?? error }
                     }
                     progress.finished.add(1, ordering: .relaxed)
                 }
@@ -63,7 +70,7 @@ private final class Progress: Sendable {
             while progress.startedCount < count, progress.finishedCount == 0, ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(10))
             }
-            let result = (progress.startedCount, progress.finishedCount)
+            let result = (progress.startedCount, progress.finishedCount, progress.firstError.withLock { $0 })
             group.cancelAll()
             return result
         }
@@ -78,14 +85,22 @@ private final class Progress: Sendable {
         }
     }
 
+    @Test func theMockDoesNotStartWithoutItsCertificate() async throws {
+        let missing = MockTLSFiles(certificateChain: "/nonexistent/cert.pem", privateKey: "/nonexistent/key.pem")
+        await #expect(throws: (any Error).self) {
+            try await MockUpstream(configuration: MockUpstreamConfiguration(port: 0, tls: missing)).serving { _ in }
+        }
+        await #expect(throws: (any Error).self) { _ = try MockTLSFiles.selfSigned(in: "/nonexistent") }
+    }
+
     @Test func repliesPastOneConnectionsStreamLimitAllStartAtOnce() async throws {
         // Each reply lasts 20 s (20 tokens 1 s apart), time for a loaded machine to open 150 TLS connections. Over
         // HTTP/2 the mock allows 100 streams on a connection, and the client would queue the other 50 replies, without
         // a token, until the first ones ended.
         try await Self.withHTTPSMock(tokens: 20, delayMilliseconds: 1000) { port, client in
-            let (started, finished) = await Self.startAndCancel(150, Self.provider(port: port, client: client))
+            let (started, finished, error) = await Self.startAndCancel(150, Self.provider(port: port, client: client))
             #expect(started == 150)
-            #expect(finished == 0)
+            #expect(finished == 0, "\(String(describing: error))")
         }
     }
 
@@ -94,8 +109,10 @@ private final class Progress: Sendable {
         // request waited until its deadline, while the mock had closed all 100 streams).
         try await Self.withHTTPSMock(tokens: 20, delayMilliseconds: 1000) { port, client in
             let provider = Self.provider(port: port, client: client)
-            #expect(await Self.startAndCancel(100, provider) == (100, 0))
-            #expect(await Self.startAndCancel(1, provider) == (1, 0))
+            let stopped = await Self.startAndCancel(100, provider)
+            #expect(stopped.started == 100 && stopped.finished == 0, "\(String(describing: stopped.firstError))")
+            let next = await Self.startAndCancel(1, provider)
+            #expect(next.started == 1 && next.finished == 0, "\(String(describing: next.firstError))")
         }
     }
 }
