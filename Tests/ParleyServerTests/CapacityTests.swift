@@ -35,7 +35,8 @@ struct CapacityTests {
 
     @Test("a send beyond the replies limit gets 503 server_busy with Retry-After and stores nothing; the running ones finish")
     func replyBeyondTheLimitIsRefused() async throws {
-        try await withTestServer(mockTokens: 40, mockDelayMilliseconds: 20, configure: {
+        // Replies of 3 s: the third send must come while both still run, even on a machine loaded by the full suite.
+        try await withTestServer(mockTokens: 150, mockDelayMilliseconds: 20, configure: {
             $0.generation.maxRunningReplies = 2
             $0.sendRateLimit = nil
         }) { server in

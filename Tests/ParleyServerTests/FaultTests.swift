@@ -2,6 +2,7 @@ import Foundation
 import MockUpstream
 import NIOCore
 import NIOPosix
+import ParleyCore
 import Testing
 
 /// Upstream faults and hostile clients: every affected reply ends with a clear error and a saved partial.
@@ -49,6 +50,29 @@ struct FaultTests {
             #expect(events.done?.json["status"] as? String == "complete")
             #expect(events.text == MockReply.text(model: "mock-429", tokens: 5))
             #expect(try await server.mockStats().requests == 5)
+        }
+    }
+
+    @Test("stop during the wait before a retry ends the reply at once as stopped, and nothing more is asked upstream")
+    func stopWhileWaitingToRetry() async throws {
+        try await withTestServer(mockTokens: 5, configure: { settings in
+            settings.generation.retry = RetryPolicy(maxRetries: 2, baseDelay: .seconds(60), maxDelay: .seconds(60))
+        }) { server in
+            let api = try await GenerationTests.signedIn(server)
+            let id = try await api.createConversation(model: "mock-500")
+            let stream = try await api.events(id)
+            #expect(try await api.send(id, "hello").status == 202)
+            // The first request failed; the reply now waits 30 to 60 s before its retry.
+            try await server.waitForMock { $0.requests == 1 && $0.open == 0 }
+            let stopped = ContinuousClock.now
+            #expect(try await api.request(.POST, "/api/conversations/\(id)/stop").status == 204)
+            let events = try await stream.untilDone(timeout: .seconds(10))
+            #expect(ContinuousClock.now - stopped < .seconds(5))
+            #expect(events.done?.json["status"] as? String == "stopped")
+            #expect(try await api.messages(id).last?["status"] as? String == "stopped")
+            #expect(try await server.gauge("parley_generations_running") == 0)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await server.mockStats().requests == 1)
         }
     }
 

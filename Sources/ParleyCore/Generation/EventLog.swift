@@ -7,8 +7,11 @@ struct EventLog {
     /// How many events it holds.
     var count: Int { ends.count }
 
-    /// Adds an event's SSE frame.
+    /// Adds an event's SSE frame. The buffer grows by a quarter at a time, not twice over as an array does: a log is
+    /// kept for as long as its reply runs, and the spare half of a doubled buffer was ~1 KB of every open stream.
     mutating func append(_ frame: String) {
+        let needed = bytes.count + frame.utf8.count
+        if needed > bytes.capacity { bytes.reserveCapacity(max(needed, bytes.count + bytes.count / 4)) }
         bytes.append(contentsOf: frame.utf8)
         ends.append(bytes.count)
     }

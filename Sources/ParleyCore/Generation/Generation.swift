@@ -9,7 +9,7 @@ enum StopCause: Sendable {
     case shutdown
 }
 
-/// One running reply: its text so far, its paced markdown HTML, and the task that streams it.
+/// One running reply: its text so far, its paced markdown HTML, and the task that runs it.
 final class Generation: Sendable {
     /// The mutable part, guarded by the generation's lock.
     struct State {
@@ -22,7 +22,8 @@ final class Generation: Sendable {
         var providerUsage: Usage?
         var stopCause: StopCause?
         var estimatedPromptTokens = 0
-        var streaming: Task<StreamEnd, Never>?
+        /// The reply's task until its stream has ended (Stop cancels it).
+        var task: Task<Void, Never>?
         var hasText = false
         /// The fallback model answering instead of the job's, if the job's failed.
         var model: ModelInfo?
@@ -95,11 +96,11 @@ final class Generation: Sendable {
         return isFirst
     }
 
-    /// Asks the streaming task to end, remembering why.
+    /// Asks the reply's task to end its stream, remembering why.
     func stop(_ cause: StopCause) {
         let task = state.withLock { state in
             if state.stopCause == nil { state.stopCause = cause }
-            return state.streaming
+            return state.task
         }
         task?.cancel()
     }

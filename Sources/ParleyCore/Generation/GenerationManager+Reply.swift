@@ -7,79 +7,118 @@ enum StreamEnd: Sendable {
     case cancelled
 }
 
+/// How a reply goes on once its request is built.
+private enum ReplyPlan {
+    case stream(UpstreamAttempt)
+    case draw(prompt: String)
+    case end(StreamEnd)
+}
+
+/// What a reply does after its provider failed.
+private enum NextAttempt {
+    case retry(after: Duration)
+    case fallBack
+    case fail(FailureReason)
+}
+
+/// The model a reply asks, its provider, the request, and how many retries it has had.
+private struct UpstreamAttempt {
+    var model: ModelInfo
+    var provider: any ChatProvider
+    var request: CompletionRequest
+    var retries = 0
+}
+
 extension GenerationManager {
-    /// Runs one reply from first request to `done`.
+    /// Runs one reply from first request to `done`, in the reply's task: Stop cancels that task, which closes the
+    /// upstream request, and the reply, saved as `stopped`, still ends with `done`.
     func run(_ generation: Generation) async {
-        // The streaming part runs in its own task, owned and awaited here, so that Stop can cancel it (closing the
-        // upstream request) while this task, not cancelled, still saves the reply and sends `done`.
-        let streaming = Task { await self.stream(generation) }
-        let stoppedEarly = generation.state.withLock { state in
-            state.streaming = streaming
-            return state.stopCause != nil
+        // The request is built in a call that returns before the reply streams, so that its frames are not held while
+        // it does: a task keeps the memory of its deepest point until it ends.
+        let end: StreamEnd
+        switch await plan(generation) {
+        case .stream(let attempt): end = await streamWithRetries(attempt, for: generation)
+        case .draw(let prompt): end = await drawImage(for: generation, prompt: prompt)
+        case .end(let early): end = early
         }
-        if stoppedEarly { streaming.cancel() }
-        let end = await withTaskCancellationHandler {
-            await streaming.value
-        } onCancel: {
-            generation.stop(.shutdown)
-            streaming.cancel()
-        }
+        // A Stop from now on has nothing left to close; the reply is saved as it ended.
+        generation.state.withLock { $0.task = nil }
         await finish(generation, end: end)
     }
 
-    /// Streams the reply from its provider, retrying rate limits and outages before the first token, then once more
-    /// through the model's fallback when it has one.
-    private func stream(_ generation: Generation) async -> StreamEnd {
-        // Whoever started the reply waits until its request is on its way; however this ends, it is released.
+    /// Builds the reply's request and says how the reply goes on: streamed from the model's provider, drawn by an
+    /// image model, or ended already (no provider key, or a context that cannot fit).
+    private func plan(_ generation: Generation) async -> ReplyPlan {
+        // Whoever started the reply waits until its request is on its way; however this ends, it is released, and the
+        // starter runs at this task's first suspension: once the request has left (or, for an image, once the drawing
+        // is asked for), not after the whole reply.
         defer { generation.markUnderway() }
-        let job = generation.job
-        var request: CompletionRequest
+        let request: CompletionRequest
         do {
-            request = try await completionRequest(for: job, history: generation.takeHistory())
+            request = try await completionRequest(for: generation.job, history: generation.takeHistory())
         } catch let failure {
-            return .failed(failure)
+            return .end(.failed(failure))
         }
-        // Released here, the starter runs at this task's first suspension: once the request below has left (or, for an
-        // image, once the drawing is asked for), not after the whole reply.
-        generation.markUnderway()
         let promptTokens = request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1) }
         generation.state.withLock { $0.estimatedPromptTokens = promptTokens }
-        if job.model.generatesImages { return await drawImage(for: generation, prompt: request.turns.last { $0.role == .user }?.content ?? "") }
-        var model = job.model
-        guard var provider = catalog.provider(for: model) else {
-            return .failed(ProviderError.missingKey(provider: model.providerID).reason)
+        let model = generation.job.model
+        if model.generatesImages { return .draw(prompt: request.turns.last { $0.role == .user }?.content ?? "") }
+        guard let provider = catalog.provider(for: model) else {
+            return .end(.failed(ProviderError.missingKey(provider: model.providerID).reason))
         }
-        var attempt = 0
+        return .stream(UpstreamAttempt(model: model, provider: provider, request: request))
+    }
+
+    /// Streams the reply, retrying rate limits and outages before the first token, then once more through the model's
+    /// fallback when it has one.
+    private func streamWithRetries(_ first: UpstreamAttempt, for generation: Generation) async -> StreamEnd {
+        var attempt = first
         while true {
             do {
-                try await provider.streamCompletion(request) { chunk in self.receive(chunk, for: generation) }
+                try await attempt.provider.streamCompletion(attempt.request) { chunk in self.receive(chunk, for: generation) }
                 return .completed
             } catch {
                 if error == .cancelled || Task.isCancelled { return .cancelled }
-                GenerationMetrics.upstreamError(model: model.id, code: error.reason.code)
-                let hasText = generation.state.withLock { $0.hasText }
-                if error.isRetryable, !hasText, attempt >= settings.retry.maxRetries, model == job.model,
-                   let fallback = model.fallback.flatMap(catalog.model), let fallbackProvider = catalog.provider(for: fallback) {
-                    logger.notice("falling back", metadata: ["model": "\(model.id)", "fallback": "\(fallback.id)"])
-                    (model, provider, request.model, attempt) = (fallback, fallbackProvider, fallback.upstreamID, 0)
-                    generation.state.withLock { $0.model = fallback }
+                switch nextAttempt(after: error, of: &attempt, for: generation) {
+                case .retry(let delay):
+                    do { try await Task.sleep(for: delay) } catch { return .cancelled }
+                    attempt.retries += 1
+                    GenerationMetrics.retry(model: attempt.model.id)
+                case .fallBack:
                     continue
+                case .fail(let reason):
+                    return .failed(reason)
                 }
-                guard error.isRetryable, !hasText, attempt < settings.retry.maxRetries else {
-                    logger.notice("reply failed", metadata: ["message": "\(job.assistantMessageID)", "error": "\(error)"])
-                    return .failed(error.reason)
-                }
-                var retryAfter: Double?
-                if case .rateLimited(let seconds) = error { retryAfter = seconds }
-                do {
-                    try await Task.sleep(for: settings.retry.delay(attempt: attempt, retryAfterSeconds: retryAfter))
-                } catch {
-                    return .cancelled
-                }
-                attempt += 1
-                GenerationMetrics.retry(model: model.id)
             }
         }
+    }
+
+    /// Decides what follows a provider's error: a retry after a wait, the model's fallback, or the end of the reply.
+    /// Kept out of the async loop above so that its values do not enlarge the reply task's frame, which lives as long
+    /// as the reply.
+    @inline(never)
+    private func nextAttempt(after error: ProviderError, of attempt: inout UpstreamAttempt, for generation: Generation) -> NextAttempt {
+        GenerationMetrics.upstreamError(model: attempt.model.id, code: error.reason.code)
+        let hasText = generation.state.withLock { $0.hasText }
+        guard error.isRetryable, !hasText else { return fail(error, generation) }
+        if attempt.retries < settings.retry.maxRetries {
+            var retryAfter: Double?
+            if case .rateLimited(let seconds) = error { retryAfter = seconds }
+            return .retry(after: settings.retry.delay(attempt: attempt.retries, retryAfterSeconds: retryAfter))
+        }
+        guard attempt.model == generation.job.model, let fallback = attempt.model.fallback.flatMap(catalog.model),
+              let fallbackProvider = catalog.provider(for: fallback) else { return fail(error, generation) }
+        logger.notice("falling back", metadata: ["model": "\(attempt.model.id)", "fallback": "\(fallback.id)"])
+        attempt = UpstreamAttempt(model: fallback, provider: fallbackProvider,
+                                  request: CompletionRequest(model: fallback.upstreamID, turns: attempt.request.turns))
+        generation.state.withLock { $0.model = fallback }
+        return .fallBack
+    }
+
+    /// Logs why a reply failed and ends it with that reason.
+    private func fail(_ error: ProviderError, _ generation: Generation) -> NextAttempt {
+        logger.notice("reply failed", metadata: ["message": "\(generation.job.assistantMessageID)", "error": "\(error)"])
+        return .fail(error.reason)
     }
 
     /// The context sent upstream: the system prompt and the conversation before the reply, trimmed to fit.

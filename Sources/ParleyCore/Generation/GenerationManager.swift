@@ -14,6 +14,8 @@ public final class GenerationManager: Sendable {
         var isShuttingDown = false
         /// Conversations reserved by `start` whose reply has not been launched yet (they count toward the limit).
         var reservations = 0
+        /// The task of every reply that has not ended, by its assistant message (`run()` awaits them at shutdown).
+        var replyTasks: [MessageID: Task<Void, Never>] = [:]
     }
 
     let state = Mutex(State())
@@ -46,7 +48,7 @@ public final class GenerationManager: Sendable {
             }
             group.addTask { await self.every(self.settings.heartbeatInterval) { self.wakeAll(.heartbeat) } }
             for await generation in jobs {
-                group.addTask { await self.run(generation) }
+                startTask(for: generation)
             }
             shutdown()
             await waitForRunningReplies(upTo: settings.shutdownGrace)
@@ -55,9 +57,31 @@ public final class GenerationManager: Sendable {
                 logger.notice("interrupting replies still running after the grace period", metadata: ["count": "\(running.count)"])
             }
             for generation in running { generation.stop(.shutdown) }
+            // The stopped replies save what they have and end; a title still being improved is given up.
+            for task in state.withLock({ Array($0.replyTasks.values) }) {
+                task.cancel()
+                await task.value
+            }
             group.cancelAll()
         }
         await uncancelled { await self.saveProgress() }
+    }
+
+    /// Starts the task that runs a reply, kept in `replyTasks` until it ends. A reply is a task of its own rather than
+    /// a child of `run()`'s group so that Stop can cancel it: one task a reply, which holds its async frames for as
+    /// long as the reply streams (a child task owning the streaming task cost ~3 KB more a reply).
+    private func startTask(for generation: Generation) {
+        let id = generation.job.assistantMessageID
+        // Under the reply's lock, so that a Stop sees the task (and one that came first cancels it).
+        generation.state.withLock { generationState in
+            let task = Task {
+                await self.run(generation)
+                self.state.withLock { _ = $0.replyTasks.removeValue(forKey: id) }
+            }
+            state.withLock { $0.replyTasks[id] = task }
+            generationState.task = task
+            if generationState.stopCause != nil { task.cancel() }
+        }
     }
 
     /// Waits until no reply runs, for at most `grace` (less when cancelled).

@@ -25,9 +25,12 @@ final class ConnectionLimit: Sendable {
         self.maximum = maximum
     }
 
-    /// The HTTP/1.1 server with this limit on every accepted connection.
+    /// The HTTP/1.1 server with this limit on every accepted connection, each reading into small buffers first.
     var server: HTTPServerBuilder {
-        .http1(configuration: .init(additionalChannelHandlers: [ConnectionLimitHandler(limit: self)]))
+        HTTPServerBuilder { responder in
+            SmallReadBufferChannel(HTTP1Channel(responder: responder,
+                                                configuration: .init(additionalChannelHandlers: [ConnectionLimitHandler(limit: self)])))
+        }
     }
 
     /// Counts a new connection if there is room, making room by closing an idle one when there is none; returns whether
