@@ -82,7 +82,7 @@ let package = Package(
         ]),
         .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),
-        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore"]),
+        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyMarkdown"]),
         .testTarget(name: "ParleyProvidersTests", dependencies: ["ParleyProviders", "MockUpstream",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ParleyCore
+import ParleyMarkdown
 import Testing
 
 /// Fitting a conversation into a model's context window.
@@ -86,6 +87,53 @@ import Testing
         #expect(capped.messageID == 1)
         // A later reply's first event still sorts after an earlier reply's done.
         #expect(EventID(messageID: 2, sequence: 0).value > capped.value)
+    }
+}
+
+/// A reply's event log, kept without the parts every frame repeats.
+@Suite struct EventLogTests {
+    /// One reply's events of every kind, with the ids a reply gives them.
+    static let events: [(StreamEvent, EventID)] = {
+        let message: MessageID = 77
+        let events: [StreamEvent] = [
+            .start(messageID: message, model: "gpt \"4\""),
+            .token(messageID: message, text: "Hello, <world>", html: StreamedHTML(append: "", tail: "<p>Hello, &lt;world&gt;</p>")),
+            .token(messageID: message, text: " ünïcødé\n\n", html: StreamedHTML(append: "<p>Hello</p>\n", tail: nil)),
+            .error(messageID: message, reason: FailureReason(code: "rate_limited", message: "Slow down.")),
+        ]
+        var numbered = events.enumerated().map { ($1, EventID(messageID: message, sequence: Int64($0 + 1))) }
+        numbered.append((.done(messageID: message, status: .stopped, html: "<p>Hello</p>\n", usage: Usage(promptTokens: 3, completionTokens: 4)),
+                         EventID(messageID: message, sequence: EventID.doneSequence)))
+        return numbered
+    }()
+
+    @Test("the frames read from any event on are exactly the events' own frames, joined")
+    func framesMatchTheEncoder() {
+        var log = EventLog()
+        for (event, id) in Self.events { log.append(event, id: id) }
+        #expect(log.count == Self.events.count)
+        for index in 0..<Self.events.count {
+            let expected = Self.events[index...].map { $0.0.frame(id: $0.1) }.joined()
+            #expect(String(decoding: log.events(from: index).frames(), as: UTF8.self) == expected)
+        }
+        #expect(Self.events[1].0.frame(id: Self.events[1].1)
+                == "id: 770000002\nevent: token\ndata: {\"message_id\":77,\"text\":\"Hello, <world>\",\"append\":\"\",\"tail\":\"<p>Hello, &lt;world&gt;</p>\"}\n\n")
+    }
+
+    @Test("a log of short tokens keeps under 60% of its frames' bytes")
+    func logIsSmallerThanItsFrames() {
+        var log = EventLog()
+        var frameBytes = 0
+        for sequence in 1...200 {
+            let id = EventID(messageID: 123_456, sequence: Int64(sequence))
+            let event = StreamEvent.token(messageID: 123_456, text: " word", html: StreamedHTML(append: "", tail: nil))
+            frameBytes += event.frame(id: id).utf8.count
+            log.append(event, id: id)
+        }
+        let copied = log.events(from: 0)
+        let kept = copied.bytes.count + copied.entries.count * MemoryLayout<EventLog.Entry>.stride
+        #expect(kept * 5 < frameBytes * 3)
+        #expect(copied.frames().count == frameBytes)
     }
 }
 

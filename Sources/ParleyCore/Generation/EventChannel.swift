@@ -9,7 +9,7 @@ enum Wake: Sendable {
 struct EventChannel {
     /// The reply the log belongs to.
     var messageID: MessageID?
-    /// Encoded SSE frames of that reply, in order; the `done` frame is last once it finished.
+    /// The events of that reply, in order; `done` is last once it finished.
     var log = EventLog()
     /// The reply being generated, if any.
     var running: Generation?

@@ -1,23 +1,62 @@
-/// The encoded events of one reply, back to back in one buffer, with where each ends: a running reply's log costs
-/// its bytes, not a string (and its spare capacity) per event, which was a third of the heap of 2,000 open replies.
+/// The events of one reply, for the streams that read them (each at its own place) and for `Last-Event-ID` resumes.
+/// An event is kept as its kind, its sequence and the fields of its data after `message_id`, back to back in one
+/// buffer; its SSE frame is built when a stream reads it. The `id:`, `event:` and `message_id` that every frame
+/// repeats were ~60 bytes an event, most of a running reply's log.
 struct EventLog {
-    private var bytes: [UInt8] = []
-    private var ends: [Int] = []
-
-    /// How many events it holds.
-    var count: Int { ends.count }
-
-    /// Adds an event's SSE frame. The buffer grows by a quarter at a time, not twice over as an array does: a log is
-    /// kept for as long as its reply runs, and the spare half of a doubled buffer was ~1 KB of every open stream.
-    mutating func append(_ frame: String) {
-        let needed = bytes.count + frame.utf8.count
-        if needed > bytes.capacity { bytes.reserveCapacity(max(needed, bytes.count + bytes.count / 4)) }
-        bytes.append(contentsOf: frame.utf8)
-        ends.append(bytes.count)
+    /// Where an event's fields end in `bytes`, and what rebuilds the rest of its frame.
+    struct Entry: Sendable {
+        var end: Int
+        /// The event's place in its reply (an `EventID` caps it under ten million).
+        var sequence: Int32
+        var kind: StreamEvent.Kind
     }
 
-    /// The frames from the `index`th event on, joined, as a copy (so that later appends never copy the log).
-    func frames(from index: Int) -> [UInt8] {
-        Array(bytes[(index == 0 ? 0 : ends[index - 1])...])
+    private var messageID: MessageID = 0
+    private var bytes: [UInt8] = []
+    private var entries: [Entry] = []
+
+    /// How many events it holds.
+    var count: Int { entries.count }
+
+    /// Adds an event of the log's reply with its id. The buffer grows by a quarter at a time, not twice over as an
+    /// array does: a log is kept for as long as its reply runs, and the spare half of a doubled buffer was ~1 KB of
+    /// every open stream.
+    mutating func append(_ event: StreamEvent, id: EventID) {
+        messageID = id.messageID
+        let fields = event.otherFields.members.utf8
+        let needed = bytes.count + fields.count
+        if needed > bytes.capacity { bytes.reserveCapacity(max(needed, bytes.count + bytes.count / 4)) }
+        bytes.append(contentsOf: fields)
+        entries.append(Entry(end: bytes.count, sequence: Int32(id.sequence), kind: event.kind))
+    }
+
+    /// The events from the `index`th on, copied (so that later appends never copy the log, and the frames can be
+    /// built outside the lock that guards it).
+    func events(from index: Int) -> LoggedEvents {
+        let start = index == 0 ? 0 : entries[index - 1].end
+        return LoggedEvents(messageID: messageID, start: start, bytes: Array(bytes[start...]), entries: Array(entries[index...]))
+    }
+}
+
+/// Events copied out of a log, to be written as SSE frames.
+struct LoggedEvents: Sendable {
+    let messageID: MessageID
+    /// Where `bytes` began in the log (the entries' ends count from the log's start).
+    let start: Int
+    let bytes: [UInt8]
+    let entries: [EventLog.Entry]
+
+    /// The events' SSE frames, joined.
+    func frames() -> [UInt8] {
+        var frames: [UInt8] = []
+        frames.reserveCapacity(bytes.count + entries.count * 80)
+        var from = 0
+        for entry in entries {
+            let end = entry.end - start
+            StreamEvent.appendFrame(id: EventID(messageID: messageID, sequence: Int64(entry.sequence)), kind: entry.kind,
+                                    messageID: messageID, otherFields: bytes[from..<end], to: &frames)
+            from = end
+        }
+        return frames
     }
 }

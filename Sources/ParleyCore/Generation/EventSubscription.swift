@@ -58,7 +58,7 @@ public struct EventSubscription: Sendable {
     /// The frames of the log not sent yet, joined (a log whose reply no longer runs ends with its `done`); nil when
     /// there are none.
     private mutating func takeFrames() -> EventBatch? {
-        manager.state.withLock { state in
+        let taken = manager.state.withLock { state -> (LoggedEvents, finishing: MessageID?)? in
             guard let channel = state.channels[conversationID], let current = channel.messageID else { return nil }
             if current != messageID {
                 messageID = current
@@ -66,8 +66,10 @@ public struct EventSubscription: Sendable {
             }
             guard index < channel.log.count else { return nil }
             defer { index = channel.log.count }
-            return .frames(channel.log.frames(from: index), finishing: channel.running == nil ? current : nil)
+            return (channel.log.events(from: index), channel.running == nil ? current : nil)
         }
+        // The frames are built here, outside the lock every reply and stream shares.
+        return taken.map { .frames($0.0.frames(), finishing: $0.finishing) }
     }
 
     private func waitForWake() async -> Wake {

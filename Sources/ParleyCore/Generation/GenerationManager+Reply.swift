@@ -190,7 +190,7 @@ extension GenerationManager {
             let event = StreamEvent.token(messageID: generation.job.assistantMessageID, text: state.unsent, html: html)
             state.unsent = ""
             state.lastTokenEvent = now
-            appendFrame(event.frame(id: generation.nextEventID(&state)), conversationID: generation.job.conversationID)
+            append(event, id: generation.nextEventID(&state), conversationID: generation.job.conversationID)
         }
     }
 
@@ -240,11 +240,11 @@ extension GenerationManager {
         GenerationMetrics.replyEnded(model: model.id, status: status, after: generation.startedAt.duration(to: .now), usage: usage)
         if let failure { publish(.error(messageID: job.assistantMessageID, reason: failure), of: generation) }
         let done = StreamEvent.done(messageID: job.assistantMessageID, status: status, html: MarkdownRenderer.html(text), usage: usage)
-            .frame(id: EventID(messageID: job.assistantMessageID, sequence: EventID.doneSequence))
         // `done` and the release of the conversation happen at once: whoever sees `done` sees nothing running.
         let (waiters, wake) = generation.state.withLock { _ in
             state.withLock { state in
-                state.channels[job.conversationID]?.log.append(done)
+                state.channels[job.conversationID]?.log.append(done, id: EventID(messageID: job.assistantMessageID,
+                                                                                 sequence: EventID.doneSequence))
                 state.running[job.assistantMessageID] = nil
                 runningReplies.subtract(1, ordering: .relaxed)
                 state.channels[job.conversationID]?.running = nil

@@ -188,17 +188,17 @@ public final class GenerationManager: Sendable {
         }
     }
 
-    /// Encodes an event of a reply with its next id and appends it to the conversation's log.
+    /// Appends an event of a reply to the conversation's log with the reply's next id.
     func publish(_ event: StreamEvent, of generation: Generation) {
         generation.state.withLock { generationState in
-            appendFrame(event.frame(id: generation.nextEventID(&generationState)), conversationID: generation.job.conversationID)
+            append(event, id: generation.nextEventID(&generationState), conversationID: generation.job.conversationID)
         }
     }
 
-    /// Appends a frame to a conversation's log and wakes its waiters; callers hold the reply's lock so frames keep their order.
-    func appendFrame(_ frame: String, conversationID: ConversationID) {
+    /// Appends an event to a conversation's log and wakes its waiters; callers hold the reply's lock so events keep their order.
+    func append(_ event: StreamEvent, id: EventID, conversationID: ConversationID) {
         let waiters = state.withLock { state in
-            state.channels[conversationID]?.log.append(frame)
+            state.channels[conversationID]?.log.append(event, id: id)
             return state.channels[conversationID]?.takeWaiters() ?? []
         }
         for waiter in waiters { waiter.resume(returning: .frames) }

@@ -60,6 +60,9 @@ public struct JSONText: Sendable {
     /// The finished object.
     public var result: String { text + "}" }
 
+    /// The object's members, without its braces (empty when it has none).
+    public var members: Substring { text.dropFirst() }
+
     /// Appends a finished object, without copying it into a `result` first.
     private mutating func append(_ object: JSONText) {
         text += object.text

@@ -7,34 +7,77 @@ public enum StreamEvent: Sendable {
     case error(messageID: MessageID, reason: FailureReason)
     case done(messageID: MessageID, status: MessageStatus, html: String, usage: Usage)
 
-    /// The SSE frame with this id: `id:`, `event:` and one `data:` line of JSON.
-    public func frame(id: EventID) -> String {
-        var json = JSONText()
-        let name: String
+    /// What an event is, which names it in the stream.
+    public enum Kind: UInt8, Sendable {
+        case start, token, error, done
+
+        /// The `event:` name.
+        var name: String {
+            switch self {
+            case .start: "start"
+            case .token: "token"
+            case .error: "error"
+            case .done: "done"
+            }
+        }
+    }
+
+    /// The event's kind.
+    public var kind: Kind {
         switch self {
-        case .start(let messageID, let model):
-            name = "start"
-            json.field("message_id", messageID)
+        case .start: .start
+        case .token: .token
+        case .error: .error
+        case .done: .done
+        }
+    }
+
+    /// The reply the event belongs to (its data's first field, `message_id`).
+    public var messageID: MessageID {
+        switch self {
+        case .start(let messageID, _), .token(let messageID, _, _), .error(let messageID, _), .done(let messageID, _, _, _):
+            messageID
+        }
+    }
+
+    /// The fields of the event's data after `message_id`.
+    var otherFields: JSONText {
+        var json = JSONText()
+        switch self {
+        case .start(_, let model):
             json.field("model", model)
-        case .token(let messageID, let text, let html):
-            name = "token"
-            json.field("message_id", messageID)
+        case .token(_, let text, let html):
             json.field("text", text)
             json.field("append", html.append)
             if let tail = html.tail { json.field("tail", tail) }
-        case .error(let messageID, let reason):
-            name = "error"
-            json.field("message_id", messageID)
+        case .error(_, let reason):
             json.field("code", reason.code)
             json.field("message", reason.message)
-        case .done(let messageID, let status, let html, let usage):
-            name = "done"
-            json.field("message_id", messageID)
+        case .done(_, let status, let html, let usage):
             json.field("status", status.rawValue)
             json.field("html", html)
             json.field("usage", object: usage.json)
         }
-        return "id: \(id.value)\nevent: \(name)\ndata: \(json.result)\n\n"
+        return json
+    }
+
+    /// The SSE frame with this id: `id:`, `event:` and one `data:` line of JSON.
+    public func frame(id: EventID) -> String {
+        var bytes: [UInt8] = []
+        Self.appendFrame(id: id, kind: kind, messageID: messageID, otherFields: otherFields.members.utf8, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends an SSE frame built from its parts: the JSON object of its data is `message_id` followed by
+    /// `otherFields` (members without braces, possibly none).
+    static func appendFrame(id: EventID, kind: Kind, messageID: MessageID, otherFields: some Collection<UInt8>,
+                            to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: "id: \(id.value)\nevent: \(kind.name)\ndata: {\"message_id\":\(messageID)".utf8)
+        if !otherFields.isEmpty {
+            bytes.append(UInt8(ascii: ","))
+            bytes.append(contentsOf: otherFields)
+        }
+        bytes.append(contentsOf: "}\n\n".utf8)
     }
 
     /// The `done` event of a finished message, as stored.
