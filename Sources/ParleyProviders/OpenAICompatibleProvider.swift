@@ -18,7 +18,9 @@ public struct OpenAICompatibleProvider: ChatProvider {
         try await upstreamRequest(for: request).stream(OpenAIStreamDecoder(), onChunk: onChunk)
     }
 
-    /// The HTTP request for a completion: `POST {base}/chat/completions` with a bearer key.
+    /// The HTTP request for a completion: `POST {base}/chat/completions` with a bearer key. Not inlined into
+    /// `streamCompletion`, whose frame is held while the reply streams.
+    @inline(never)
     func upstreamRequest(for request: CompletionRequest) -> UpstreamRequest {
         let body = JSONText { body in
             body.field("model", request.model)

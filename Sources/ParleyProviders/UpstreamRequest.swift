@@ -22,13 +22,14 @@ struct UpstreamRequest: Sendable {
     /// Sends the request and hands every chunk `decoder` reads to `onChunk`, on the connection's event loop as the
     /// bytes arrive, until the reply ends; cancelling the caller closes the upstream request.
     func stream(_ decoder: some StreamDecoder, onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+        // Only the task's handle is kept across the wait: this frame is held for as long as the reply streams.
+        let task: HTTPClient.Task<Void>
         do {
-            var headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "text/event-stream")])
-            headers.add(contentsOf: self.headers)
-            let request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .string(body))
-            let delegate = UpstreamStreamDelegate(decoder: decoder, timeouts: connection.timeouts, onChunk: onChunk)
-            let task = connection.client.execute(request: request, delegate: delegate, eventLoop: .indifferent)
-            delegate.watch(task)
+            task = try send(decoder, onChunk: onChunk)
+        } catch {
+            throw connection.providerError(from: error, model: model)
+        }
+        do {
             try await withTaskCancellationHandler {
                 try await task.futureResult.get()
             } onCancel: {
@@ -37,5 +38,18 @@ struct UpstreamRequest: Sendable {
         } catch {
             throw connection.providerError(from: error, model: model)
         }
+    }
+
+    /// Starts the request, with the delegate that reads its reply.
+    @inline(never)
+    private func send(_ decoder: some StreamDecoder,
+                      onChunk: @escaping @Sendable (CompletionChunk) -> Duration) throws -> HTTPClient.Task<Void> {
+        var headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "text/event-stream")])
+        headers.add(contentsOf: self.headers)
+        let request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .string(body))
+        let delegate = UpstreamStreamDelegate(decoder: decoder, timeouts: connection.timeouts, onChunk: onChunk)
+        let task = connection.client.execute(request: request, delegate: delegate, eventLoop: .indifferent)
+        delegate.watch(task)
+        return task
     }
 }

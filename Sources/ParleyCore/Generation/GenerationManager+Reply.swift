@@ -21,12 +21,15 @@ private enum NextAttempt {
     case fail(FailureReason)
 }
 
-/// The model a reply asks, its provider, the request, and how many retries it has had.
+/// The model a reply asks (by id, to keep the frames that hold this small), its provider, the request, and how many
+/// retries it has had.
 private struct UpstreamAttempt {
-    var model: ModelInfo
+    var modelID: String
     var provider: any ChatProvider
     var request: CompletionRequest
     var retries = 0
+    /// Whether this asks the fallback of the reply's model (which is not itself fallen back from).
+    var isFallback = false
 }
 
 extension GenerationManager {
@@ -66,7 +69,7 @@ extension GenerationManager {
         guard let provider = catalog.provider(for: model) else {
             return .end(.failed(ProviderError.missingKey(provider: model.providerID).reason))
         }
-        return .stream(UpstreamAttempt(model: model, provider: provider, request: request))
+        return .stream(UpstreamAttempt(modelID: model.id, provider: provider, request: request))
     }
 
     /// Streams the reply, retrying rate limits and outages before the first token, then once more through the model's
@@ -83,7 +86,7 @@ extension GenerationManager {
                 case .retry(let delay):
                     do { try await Task.sleep(for: delay) } catch { return .cancelled }
                     attempt.retries += 1
-                    GenerationMetrics.retry(model: attempt.model.id)
+                    GenerationMetrics.retry(model: attempt.modelID)
                 case .fallBack:
                     continue
                 case .fail(let reason):
@@ -98,7 +101,7 @@ extension GenerationManager {
     /// as the reply.
     @inline(never)
     private func nextAttempt(after error: ProviderError, of attempt: inout UpstreamAttempt, for generation: Generation) -> NextAttempt {
-        GenerationMetrics.upstreamError(model: attempt.model.id, code: error.reason.code)
+        GenerationMetrics.upstreamError(model: attempt.modelID, code: error.reason.code)
         let hasText = generation.state.withLock { $0.hasText }
         guard error.isRetryable, !hasText else { return fail(error, generation) }
         if attempt.retries < settings.retry.maxRetries {
@@ -106,11 +109,11 @@ extension GenerationManager {
             if case .rateLimited(let seconds) = error { retryAfter = seconds }
             return .retry(after: settings.retry.delay(attempt: attempt.retries, retryAfterSeconds: retryAfter))
         }
-        guard attempt.model == generation.job.model, let fallback = attempt.model.fallback.flatMap(catalog.model),
+        guard !attempt.isFallback, let fallback = generation.job.model.fallback.flatMap(catalog.model),
               let fallbackProvider = catalog.provider(for: fallback) else { return fail(error, generation) }
-        logger.notice("falling back", metadata: ["model": "\(attempt.model.id)", "fallback": "\(fallback.id)"])
-        attempt = UpstreamAttempt(model: fallback, provider: fallbackProvider,
-                                  request: CompletionRequest(model: fallback.upstreamID, turns: attempt.request.turns))
+        logger.notice("falling back", metadata: ["model": "\(attempt.modelID)", "fallback": "\(fallback.id)"])
+        attempt = UpstreamAttempt(modelID: fallback.id, provider: fallbackProvider,
+                                  request: CompletionRequest(model: fallback.upstreamID, turns: attempt.request.turns), isFallback: true)
         generation.state.withLock { $0.model = fallback }
         return .fallBack
     }
@@ -121,8 +124,33 @@ extension GenerationManager {
         return .fail(error.reason)
     }
 
-    /// The context sent upstream: the system prompt and the conversation before the reply, trimmed to fit.
+    /// The context sent upstream: the system prompt and the conversation before the reply, trimmed to fit, with the
+    /// images of the kept turns when the model can see them.
     private func completionRequest(for job: GenerationJob, history: [Message]) async throws(FailureReason) -> CompletionRequest {
+        let (turns, kept) = try fittedTurns(for: job, history: history)
+        // Only the turns that keep images (for a model that sees them) hold placeholders to fill.
+        let withImages = kept.filter { !turns[$0.index].images.isEmpty }
+        let request = withImages.isEmpty ? turns : try await filledImages(of: turns, at: withImages, job: job)
+        return CompletionRequest(model: job.model.upstreamID, turns: request)
+    }
+
+    /// The turns with the images of `messages` read in place of their placeholders.
+    private func filledImages(of turns: [ChatTurn], at messages: [(index: Int, message: Message)],
+                              job: GenerationJob) async throws(FailureReason) -> [ChatTurn] {
+        var turns = turns
+        let images = try await imagesToSend(of: messages.map(\.message), job: job)
+        for (index, message) in messages {
+            turns[index].images = (images[message.id] ?? []).map { TurnImage(contentType: $0.attachment.format.contentType, bytes: $0.bytes) }
+        }
+        return turns
+    }
+
+    /// The system prompt and the conversation's turns trimmed to the model's window, the images of a model that sees
+    /// them as placeholders, and which turn each kept message became. Synchronous, so that its values stay off the
+    /// reply task's frames.
+    @inline(never)
+    private func fittedTurns(for job: GenerationJob, history: [Message])
+        throws(FailureReason) -> (turns: [ChatTurn], kept: [(index: Int, message: Message)]) {
         let earlier = history.filter { $0.role != .system && !$0.content.isEmpty }
         // Images count toward the window before their bytes are read; only the kept turns' images are then loaded.
         let sendsImages = job.model.vision
@@ -130,7 +158,7 @@ extension GenerationManager {
             ChatTurn(role: message.role, content: message.content, images: !sendsImages || message.role != .user ? [] :
                         message.attachments.map { TurnImage(contentType: $0.format.contentType, bytes: []) })
         }
-        var fitted: [ChatTurn]
+        let fitted: [ChatTurn]
         do {
             fitted = try ContextWindow.fit(systemPrompt: job.systemPrompt, history: turns,
                                            window: job.model.contextWindow, reserve: settings.replyReserve)
@@ -138,12 +166,8 @@ extension GenerationManager {
             throw error.reason
         }
         // The kept turns are the latest ones: the end of `earlier`.
-        let kept = fitted.indices.filter { fitted[$0].role != .system }
-        let images = try await imagesToSend(of: Array(earlier.suffix(kept.count)), job: job)
-        for (index, message) in zip(kept, earlier.suffix(kept.count)) where !fitted[index].images.isEmpty {
-            fitted[index].images = (images[message.id] ?? []).map { TurnImage(contentType: $0.attachment.format.contentType, bytes: $0.bytes) }
-        }
-        return CompletionRequest(model: job.model.upstreamID, turns: fitted)
+        let keptIndices = fitted.indices.filter { fitted[$0].role != .system }
+        return (fitted, zip(keptIndices, earlier.suffix(keptIndices.count)).map { (index: $0, message: $1) })
     }
 
     /// The images of the user's messages, with their bytes, when the model can see them (none otherwise).
