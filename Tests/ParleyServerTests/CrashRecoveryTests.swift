@@ -72,16 +72,22 @@ struct CrashRecoveryTests {
         try await Self.withServerProcess { process, server in
             let api = try await GenerationTests.signedIn(server)
             var readers: [(Int64, EventReader)] = []
-            for index in 0..<5 {
+            for _ in 0..<5 {
                 let id = try await api.createConversation(model: "mock-slow")
-                let reader = try await api.events(id)
-                #expect(try await api.send(id, "question \(index)").status == 202)
-                readers.append((id, reader))
+                readers.append((id, try await api.events(id)))
             }
-            try await Task.sleep(for: .milliseconds(2500))
+            // The sends go back to back, and the kill comes 1.5 s after every reply has streamed: well inside the 6 s
+            // a mock-slow reply takes, however loaded the machine, and past the once-a-second save.
+            for (index, (id, _)) in readers.enumerated() {
+                #expect(try await api.send(id, "question \(index)").status == 202)
+            }
             var received: [Int64: String] = [:]
             for (id, reader) in readers {
-                received[id] = reader.drain().text
+                received[id] = try await reader.collect { $0.name == "token" }.text
+            }
+            try await Task.sleep(for: .milliseconds(1500))
+            for (id, reader) in readers {
+                received[id, default: ""] += reader.drain().text
             }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

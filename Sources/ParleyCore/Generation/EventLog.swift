@@ -49,6 +49,7 @@ struct LoggedEvents: Sendable {
     /// The events' SSE frames, joined.
     func frames() -> [UInt8] {
         var frames: [UInt8] = []
+        // About 80 bytes of `id:`, `event:` and `message_id` come with each event's fields.
         frames.reserveCapacity(bytes.count + entries.count * 80)
         var from = 0
         for entry in entries {
