@@ -60,6 +60,8 @@ let package = Package(
             "ParleyCore", "ParleyStore", "ParleyProviders", "ParleyMarkdown",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -2,7 +2,8 @@
 # Runs the end-to-end benchmark: a release build of parley serve and mock-upstream on loopback, driven by parley-bench.
 # The server is pinned to CPU 0, the mock and the load generator to CPU 1 (when the machine has two or more).
 # Usage: scripts/bench.sh [BUILD_DIR]   (default .build); extra parley-bench flags come from BENCH_FLAGS, the mock's
-# from MOCK_FLAGS; MOCK_TLS=1 has the mock serve HTTPS, as hosted providers do.
+# from MOCK_FLAGS; MOCK_TLS=1 has the mock serve HTTPS, as hosted providers do; PARLEY_TLS=1 has the server serve
+# HTTPS, so that the streams share HTTP/2 connections as a browser's do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-.build}
@@ -11,6 +12,6 @@ bin="$build/release"
 source scripts/local-servers.sh
 start_local_servers "$bin" "${MOCK_FLAGS:---tokens 200 --delay-ms 10}"
 # shellcheck disable=SC2086
-"${load_pin[@]}" "$bin/parley-bench" --parley http://127.0.0.1:18080 --mock "$mock_url" ${mock_ca:+--mock-ca "$mock_ca"} \
+"${load_pin[@]}" "$bin/parley-bench" --parley "$parley_url" ${parley_ca:+--parley-ca "$parley_ca"} --mock "$mock_url" ${mock_ca:+--mock-ca "$mock_ca"} \
   --server-pid "$server_pid" ${BENCH_FLAGS:-}
 echo "server peak resident memory: $(grep VmHWM /proc/"$server_pid"/status | awk '{print $2, $3}')"

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(libsqlite3-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev zlib1g-dev pkg-config)
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(sqlite3 curl chromium chromium-driver python3-pytest python3-selenium)
+  packages+=(sqlite3 curl openssl chromium chromium-driver python3-pytest python3-selenium)
 fi
 
 missing=()

@@ -3,15 +3,18 @@
 # machine with two or more cores the server runs on CPU 0, the mock on CPU 1, and `load_pin` puts the load there too.
 
 # start_local_servers BIN_DIR MOCK_FLAGS [VARIABLE=value ...]: starts both (the variables go to the server) and waits
-# for /healthz; sets server_pid, data (the folder, which also holds server.log and mock.log), load_pin, and mock_url
-# and mock_ca for clients of the mock. With MOCK_TLS=1 the mock serves HTTPS (HTTP/2 or HTTP/1.1, as hosted providers
-# do) with a self-signed certificate, which the server trusts through PARLEY_UPSTREAM_CA_FILE.
+# for /healthz; sets server_pid, data (the folder, which also holds server.log and mock.log), load_pin, mock_url and
+# mock_ca for clients of the mock, and parley_url and parley_ca for clients of the server. With MOCK_TLS=1 the mock
+# serves HTTPS (HTTP/2 or HTTP/1.1, as hosted providers do) with a self-signed certificate, which the server trusts
+# through PARLEY_UPSTREAM_CA_FILE. With PARLEY_TLS=1 the server serves HTTPS (HTTP/2 or HTTP/1.1, as to a browser)
+# with a self-signed certificate made by openssl.
 start_local_servers() {
   local bin=$1 mock_flags=$2
   shift 2
   ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
   # A server left over from an earlier run would answer the health check below in place of the new one.
-  if curl -sf http://127.0.0.1:18080/healthz >/dev/null || curl -sf http://127.0.0.1:18089/stats >/dev/null; then
+  if curl -sfk https://127.0.0.1:18080/healthz >/dev/null || curl -sf http://127.0.0.1:18080/healthz >/dev/null \
+    || curl -sfk https://127.0.0.1:18089/stats >/dev/null || curl -sf http://127.0.0.1:18089/stats >/dev/null; then
     echo "port 18080 or 18089 is already serving (a parley serve or mock-upstream left from an earlier run?); stop it first" >&2
     return 1
   fi
@@ -28,6 +31,14 @@ start_local_servers() {
     mkdir "$data/tls"
     mock_flags="$mock_flags --tls-self-signed $data/tls" mock_url=https://127.0.0.1:18089 mock_ca=$data/tls/cert.pem
   fi
+  parley_url=http://127.0.0.1:18080 parley_ca=
+  if [ "${PARLEY_TLS:-0}" = 1 ]; then
+    mkdir -p "$data/server-tls"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=127.0.0.1 \
+      -addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout "$data/server-tls/key.pem" -out "$data/server-tls/cert.pem" 2>/dev/null
+    parley_url=https://127.0.0.1:18080 parley_ca=$data/server-tls/cert.pem
+    set -- PARLEY_TLS_CERTIFICATE="$parley_ca" PARLEY_TLS_KEY="$data/server-tls/key.pem" "$@"
+  fi
   # shellcheck disable=SC2086
   "${load_pin[@]}" "$bin/parley" mock-upstream --port 18089 $mock_flags > "$data/mock.log" 2>&1 & local_server_pids+=($!)
   if [ -n "$mock_ca" ]; then
@@ -41,7 +52,7 @@ start_local_servers() {
   local_server_pids+=("$server_pid")
   echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $where"
   for _ in $(seq 1 100); do
-    curl -sf http://127.0.0.1:18080/healthz >/dev/null && return 0
+    curl -sf ${parley_ca:+--cacert "$parley_ca"} "$parley_url/healthz" >/dev/null && return 0
     sleep 0.1
   done
   echo "parley serve did not answer /healthz within 10 s; its log:" >&2

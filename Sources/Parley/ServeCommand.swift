@@ -4,7 +4,7 @@ import ParleyServer
 
 /// `parley serve`: runs the server until SIGTERM or SIGINT.
 struct ServeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Serve Parley over HTTP.", discussion: """
+    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Serve Parley over HTTP or HTTPS.", discussion: """
         Every setting comes from the environment (flags override the first three); the README describes each.
           PARLEY_HOST, PARLEY_PORT, PARLEY_DATA_DIR   where to listen, and the folder of parley.sqlite
           PARLEY_JWT_SECRET            session signing key (default: generated once, kept in the database)
@@ -16,6 +16,8 @@ struct ServeCommand: AsyncParsableCommand {
           PARLEY_MODEL_TITLES          on (default): ask the model for a title after the first reply; off
           PARLEY_UPSTREAM_CONNECT_TIMEOUT, PARLEY_UPSTREAM_FIRST_TOKEN_TIMEOUT   seconds (defaults 10, 120)
           PARLEY_UPSTREAM_IDLE_TIMEOUT seconds an upstream may stay silent mid-reply (default 60)
+          PARLEY_TLS_CERTIFICATE, PARLEY_TLS_KEY   PEM files: serve HTTPS (HTTP/2 or HTTP/1.1)
+          PARLEY_UPSTREAM_CA_FILE      PEM certificate authorities trusted for HTTPS providers
           PARLEY_METRICS_TOKEN         when set, /metrics needs this bearer token
           PARLEY_SEND_RATE             replies one user may start per minute (default 30; 0: unlimited)
           PARLEY_MAX_UPLOAD_MB         the largest image accepted (default 20; 4 per message)
@@ -36,10 +38,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let host { settings.host = host }
         if let port { settings.port = port }
         if let dataDir { settings.dataDirectory = dataDir }
-        let (host, dataDirectory) = (settings.host, settings.dataDirectory)
+        let (scheme, host, dataDirectory) = (settings.servesTLS ? "https" : "http", settings.host, settings.dataDirectory)
         let app = try await buildApplication(settings: settings) { port in
             // Written unbuffered so that scripts reading the port from a pipe see it at once.
-            FileHandle.standardOutput.write(Data("Parley is serving on http://\(host):\(port) with data in \(dataDirectory)\n".utf8))
+            FileHandle.standardOutput.write(Data("Parley is serving on \(scheme)://\(host):\(port) with data in \(dataDirectory)\n".utf8))
         }
         try await app.runUntilSignalled()
     }

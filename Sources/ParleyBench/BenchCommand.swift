@@ -20,6 +20,7 @@ struct LoadBench: AsyncParsableCommand {
     @Option(help: "Parley's base URL.") var parley = "http://127.0.0.1:8080"
     @Option(help: "The mock upstream's base URL.") var mock = "http://127.0.0.1:8089"
     @Option(help: "A PEM file of certificate authorities to trust for an HTTPS mock.") var mockCa: String?
+    @Option(help: "A PEM file of certificate authorities to trust for an HTTPS Parley.") var parleyCa: String?
     @Option(help: "Concurrent streams per round, comma-separated.") var concurrency = "1,100,500"
     @Option(help: "Rounds per concurrency level.") var rounds = 3
     @Option(help: "Milliseconds between the starts of two streams of a round (they ramp up, then run together).")
@@ -30,18 +31,27 @@ struct LoadBench: AsyncParsableCommand {
     @Option(help: "Where to write the JSON results.") var output = "bench-results/latest.json"
 
     func run() async throws {
-        let results = try await BenchHTTPClient.with(trusting: mockCa) { client in try await measure(client) }
+        let authorities = [mockCa, parleyCa].compactMap { $0 }
+        let levels = concurrency.split(separator: ",").compactMap { Int($0) }
+        // Over HTTPS, Parley speaks HTTP/2, and each client then carries a share of the streams.
+        let streamClients = parley.hasPrefix("https:") ? (levels.max() ?? 1) / BenchHTTPClient.streamsPerHTTP2Client + 1 : 0
+        let results = try await BenchHTTPClient.with(trusting: authorities) { client in
+            try await BenchHTTPClient.with(count: streamClients, trusting: authorities) { streams in
+                try await measure(client, streams: streams.isEmpty ? [client] : streams, levels: levels)
+            }
+        }
         print(results.table)
         try results.write(to: output)
     }
 
-    private func measure(_ client: HTTPClient) async throws -> BenchResults {
+    /// Runs every concurrency level of `levels`, the replies through `streams`, then the Stop measurements.
+    private func measure(_ client: HTTPClient, streams: [HTTPClient], levels: [Int]) async throws -> BenchResults {
         let session = try await BenchSession.start(client: client, parley: parley)
-        let probe = StreamProbe(client: client, parley: parley, mock: mock, token: session.token)
+        let probe = StreamProbe(client: client, streams: streams, parley: parley, mock: mock, token: session.token)
         let server = serverPid.map(ServerProcess.init(pid:))
         var results = BenchResults()
         results.idleMemoryMB = server?.residentMegabytes()
-        for level in concurrency.split(separator: ",").compactMap({ Int($0) }) {
+        for level in levels {
             let conversations = try await session.conversations(count: level)
             var total = StreamProbe.SteadyRound()
             let cpuBefore = server?.cpuSeconds()

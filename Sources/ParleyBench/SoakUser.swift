@@ -85,7 +85,7 @@ struct SoakUser {
     /// Signs user number `index` up (or in) and creates its two conversations.
     init(_ index: Int, client: HTTPClient, parley: String, mock: String, tally: SoakTally) async throws {
         session = try await BenchSession.start(client: client, parley: parley, email: "soak\(index)@example.com")
-        probe = StreamProbe(client: client, parley: parley, mock: mock, token: session.token)
+        probe = StreamProbe(client: client, streams: [client], parley: parley, mock: mock, token: session.token)
         self.tally = tally
         chat = try await session.conversations(count: 1)[0]
         slow = try await session.conversations(count: 1, model: "mock-slow")[0]

@@ -5,6 +5,8 @@ import NIOCore
 /// Measures streams: time to the first token straight from the mock and through Parley, and Stop's effect upstream.
 struct StreamProbe {
     let client: HTTPClient
+    /// The clients replies stream through, taken in turn by conversation (one, `client`, over plain HTTP).
+    let streams: [HTTPClient]
     let parley: String
     let mock: String
     let token: String
@@ -58,7 +60,7 @@ struct StreamProbe {
     /// `done` reports; nil tokens (an error) when the reply did not complete.
     func relayedReply(conversation: Int) async throws -> (firstToken: Double, tokens: Int?) {
         let start = ContinuousClock.now
-        let response = try await client.execute(streamingSend(conversation: conversation, content: "benchmark question"),
+        let response = try await streams[conversation % streams.count].execute(streamingSend(conversation: conversation, content: "benchmark question"),
                                                  timeout: .seconds(600))
         guard response.status.code == 200 else { throw BenchError("HTTP \(response.status.code)") }
         var first: Duration?

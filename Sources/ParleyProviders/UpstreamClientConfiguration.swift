@@ -19,14 +19,14 @@ extension HTTPClient.Configuration {
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         configuration.timeout = timeouts.clientTimeout
         configuration.decompression = .disabled
-        if !authorities.isEmpty { configuration.trust(.certificates(authorities)) }
+        if !authorities.isEmpty { configuration.trust([.certificates(authorities)]) }
         return configuration
     }
 
     /// Trusts the certificate authorities of `authorities` for HTTPS, besides the system's.
-    public mutating func trust(_ authorities: NIOSSLAdditionalTrustRoots) {
+    public mutating func trust(_ authorities: [NIOSSLAdditionalTrustRoots]) {
         var tls = TLSConfiguration.makeClientConfiguration()
-        tls.additionalTrustRoots = [authorities]
+        tls.additionalTrustRoots = authorities
         tlsConfiguration = tls
     }
 }

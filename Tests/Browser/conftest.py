@@ -29,16 +29,24 @@ def parley_environment():
 
 
 class Server:
-    """A running `parley serve` with its own data folder."""
+    """A running `parley serve` with its own data folder; with `tls`, serving HTTPS with a self-signed certificate
+    that openssl makes there."""
 
-    def __init__(self, data):
+    def __init__(self, data, tls=False):
         self.data = data
+        env = parley_environment()
+        if tls:
+            certificate, key = os.path.join(data, "cert.pem"), os.path.join(data, "key.pem")
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                            "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                            "-keyout", key, "-out", certificate], check=True, capture_output=True, timeout=30)
+            env.update(PARLEY_TLS_CERTIFICATE=certificate, PARLEY_TLS_KEY=key)
         self.process = subprocess.Popen([PARLEY, "serve", "--port", "0", "--data-dir", data], cwd=ROOT,
-                                        env=parley_environment(), stdout=subprocess.PIPE, text=True)
+                                        env=env, stdout=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
-        match = re.search(r"http://127\.0\.0\.1:(\d+)", line)
+        match = re.search(r"(https?)://127\.0\.0\.1:(\d+)", line)
         assert match, f"parley serve did not start: {line!r}"
-        self.url = f"http://127.0.0.1:{match.group(1)}"
+        self.url = f"{match.group(1)}://127.0.0.1:{match.group(2)}"
 
     def stop(self):
         self.process.terminate()
@@ -75,12 +83,15 @@ def server(running_server):
     return running_server.url
 
 
-def start_chromium(javascript=True, width=1200, height=900):
-    """A headless Chromium with a fresh profile, driven over WebDriver with Debian's chromedriver (no downloads)."""
+def start_chromium(javascript=True, width=1200, height=900, trust_any_certificate=False):
+    """A headless Chromium with a fresh profile, driven over WebDriver with Debian's chromedriver (no downloads); with
+    `trust_any_certificate`, it accepts a test server's self-signed one."""
     options = webdriver.ChromeOptions()
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                      f"--window-size={width},{height}"):
         options.add_argument(argument)
+    if trust_any_certificate:
+        options.add_argument("--ignore-certificate-errors")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     if not javascript:
         options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
@@ -122,9 +133,9 @@ class Browsers:
         self.drivers = []
         self.fresh = []
 
-    def new(self, javascript=True):
+    def new(self, javascript=True, trust_any_certificate=False):
         driver = None
-        if javascript and not self.drivers:
+        if javascript and not trust_any_certificate and not self.drivers:
             driver = self.reusable.get("driver")
             try:
                 if driver is not None:
@@ -134,7 +145,7 @@ class Browsers:
             if driver is None:
                 driver = self.reusable["driver"] = start_chromium()
         else:
-            driver = start_chromium(javascript=javascript)
+            driver = start_chromium(javascript=javascript, trust_any_certificate=trust_any_certificate)
             self.fresh.append(driver)
         self.drivers.append(driver)
         return driver

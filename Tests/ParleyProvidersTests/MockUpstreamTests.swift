@@ -250,7 +250,9 @@ import Testing
     }
 
     @Test func keptConnectionsServeAnotherStreamAndStillSeeAClientLeave() async throws {
-        try await withMock(.init(port: 0, tokens: Self.tokens, delayMilliseconds: 20, keepsConnections: true)) { mock in
+        // 60 tokens: the `mock-slow` stream below lasts 6 s, so that even a machine loaded by the whole suite sees the
+        // client leave before the stream could end (with 12 tokens it once completed first).
+        try await withMock(.init(port: 0, tokens: 60, delayMilliseconds: 20, keepsConnections: true)) { mock in
             for _ in 0..<2 {
                 let reply = try await mock.post("/v1/chat/completions", Self.openAIBody)
                 #expect(reply.status == 200 && reply.headers["connection"] == nil)

@@ -7,16 +7,20 @@ import Testing
 /// refused, replies beyond theirs get 503, and nothing is stored for a refused send.
 @Suite("Capacity")
 struct CapacityTests {
-    @Test("the open-file limit is split into a reserve, connections and replies")
+    @Test("the open-file limit is split into a reserve, connections and replies; over HTTP/2 replies get nine tenths")
     func budgetSplitsTheLimit() {
         let shell = FileDescriptorBudget(limit: 1024)
         #expect(shell.reserve == 64 + 51)
-        #expect(shell.connections == 454 && shell.replies == 454)
-        #expect(shell.reserve + shell.connections + shell.replies <= 1024)
+        #expect(shell.connections == 454 && shell.replies == 455)
+        #expect(shell.reserve + shell.connections + shell.replies == 1024)
         let large = FileDescriptorBudget(limit: 20_000)
         #expect(large.connections == 9_468 && large.replies == 9_468)
-        let tiny = FileDescriptorBudget(limit: 10)
-        #expect(tiny.connections == 1 && tiny.replies == 1)
+        let multiplexed = FileDescriptorBudget(limit: 20_000, multiplexed: true)
+        #expect(multiplexed.connections == 1_893 && multiplexed.replies == 17_043)
+        #expect(multiplexed.reserve + multiplexed.connections + multiplexed.replies == 20_000)
+        for budget in [FileDescriptorBudget(limit: 10), FileDescriptorBudget(limit: 10, multiplexed: true)] {
+            #expect(budget.connections == 1 && budget.replies == 1)
+        }
     }
 
     @Test("starting raises the soft open-file limit to the hard one")

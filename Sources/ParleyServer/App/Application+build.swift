@@ -14,6 +14,8 @@ public func buildApplication(settings: ServerSettings,
     var logger = Logger(label: "parley")
     logger.logLevel = settings.logLevel
     _ = PrometheusExport.registry
+    // Unusable certificate files stop the start before anything is opened.
+    let tls = try ServerTLS.configuration(settings)
     let (database, secret) = try await openDatabase(settings, logger: logger)
     let accounts = SQLiteAccountStore(database: database)
     let chatStore = SQLiteChatStore(database: database)
@@ -22,7 +24,7 @@ public func buildApplication(settings: ServerSettings,
     // A bad PARLEY_CONFIG stops the start here, with a message naming the file and the problem.
     let providers = try ProviderSetup(environment: settings.environment, configPath: settings.providerConfigPath,
                                       timeouts: timeouts, demoTokenDelay: settings.demoTokenDelay)
-    let budget = FileDescriptorBudget.raisingProcessLimit()
+    let budget = FileDescriptorBudget.raisingProcessLimit(multiplexed: tls != nil)
     var generationSettings = settings.generation
     let replyLimit = generationSettings.maxRunningReplies ?? budget.replies
     generationSettings.maxRunningReplies = replyLimit
@@ -62,7 +64,7 @@ public func buildApplication(settings: ServerSettings,
     }
     let http = Application(
         responder: ChildTaskResponder(inner: router.buildResponder()),
-        server: connections.server,
+        server: connections.server(tls: tls),
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "Parley", backlog: 4096),
         services: httpServices,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },

@@ -1,19 +1,25 @@
 import HummingbirdCore
+import HummingbirdHTTP2
 import Metrics
 import NIOCore
 import NIOHTTPTypes
+import NIOSSL
 import Synchronization
 
 /// The most client connections the server keeps open at once (see `FileDescriptorBudget`). When a new connection would
-/// pass it, a kept-alive connection idle between requests (after its first response) is closed to make room, as nginx
-/// does: an HTTP client opens a new one for its next request (`parley_connections_drained_total`). With none idle, the
-/// new connection is closed as soon as it is accepted, before anything is read (`parley_connections_refused_total`).
+/// pass it, a kept-alive HTTP/1.1 connection idle between requests (after its first response) is closed to make room,
+/// as nginx does: an HTTP client opens a new one for its next request (`parley_connections_drained_total`). With none
+/// idle, the new connection is closed as soon as it is accepted, before anything is read
+/// (`parley_connections_refused_total`). An HTTP/2 connection counts once however many streams it carries, and is
+/// never drained: it usually carries all of a browser's tabs.
 final class ConnectionLimit: Sendable {
     let maximum: Int
     private let state = Mutex(State())
 
     private struct State {
         var open = 0
+        /// The connections counted and not yet released (HTTP/2 streams are not among them).
+        var counted: Set<ObjectIdentifier> = []
         /// Open connections with no request in progress, which may be closed to make room.
         var idle: [ObjectIdentifier: any Channel] = [:]
         /// Connections closed to make room, whose slot already went to a newer connection.
@@ -25,25 +31,38 @@ final class ConnectionLimit: Sendable {
         self.maximum = maximum
     }
 
-    /// The HTTP/1.1 server with this limit on every accepted connection, each reading into small buffers first.
-    var server: HTTPServerBuilder {
+    /// The server with this limit on every accepted connection, each reading into small buffers first: HTTP/1.1, or
+    /// with `tls`, HTTPS that negotiates HTTP/2 or HTTP/1.1 by ALPN.
+    func server(tls: TLSConfiguration?) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            SmallReadBufferChannel(HTTP1Channel(responder: responder,
-                                                configuration: .init(additionalChannelHandlers: [ConnectionLimitHandler(limit: self)])))
+            let requests = HTTP1Channel.Configuration(additionalChannelHandlers: [RequestActivityHandler(limit: self)])
+            guard let tls else {
+                return AdmittedChannel(limit: self, SmallReadBufferChannel(HTTP1Channel(responder: responder, configuration: requests)))
+            }
+            return AdmittedChannel(limit: self, SmallReadBufferChannel(
+                try HTTP2UpgradeChannel(tlsConfiguration: tls, configuration: .init(streamConfiguration: requests), responder: responder)))
         }
+    }
+
+    /// The handler that counts a new connection through this limit (or closes it), first in its pipeline.
+    func admissionHandler() -> some ChannelInboundHandler & RemovableChannelHandler {
+        ConnectionAdmissionHandler(limit: self)
     }
 
     /// Counts a new connection if there is room, making room by closing an idle one when there is none; returns whether
     /// the connection was counted.
-    fileprivate func admit() -> Bool {
+    fileprivate func admit(_ channel: any Channel) -> Bool {
+        let key = ObjectIdentifier(channel)
         let (admitted, drained) = state.withLock { state -> (Bool, (any Channel)?) in
             if state.open < maximum {
                 state.open += 1
+                state.counted.insert(key)
                 return (true, nil)
             }
-            guard let key = state.idle.keys.first, let idle = state.idle.removeValue(forKey: key) else { return (false, nil) }
+            guard let idleKey = state.idle.keys.first, let idle = state.idle.removeValue(forKey: idleKey) else { return (false, nil) }
             // The idle connection's slot passes to the new one: it is not released again when it closes.
-            state.drained.insert(key)
+            state.drained.insert(idleKey)
+            state.counted.insert(key)
             return (true, idle)
         }
         if let drained {
@@ -55,11 +74,12 @@ final class ConnectionLimit: Sendable {
         return admitted
     }
 
-    /// Records whether a counted connection is idle (between requests) or busy.
+    /// Records whether a counted connection is idle (between requests) or busy; an HTTP/2 stream's channel is not a
+    /// counted connection, so its requests change nothing.
     fileprivate func mark(_ channel: any Channel, idle: Bool) {
         let key = ObjectIdentifier(channel)
         state.withLock { state in
-            guard idle, !state.drained.contains(key) else {
+            guard idle, state.counted.contains(key), !state.drained.contains(key) else {
                 state.idle[key] = nil
                 return
             }
@@ -72,19 +92,43 @@ final class ConnectionLimit: Sendable {
         let key = ObjectIdentifier(channel)
         state.withLock { state in
             state.idle[key] = nil
+            state.counted.remove(key)
             if state.drained.remove(key) == nil { state.open -= 1 }
         }
     }
 }
 
-/// Admits its connection through the limit when it becomes active (or closes it), tells the limit when the connection is
-/// idle between requests (a new connection is not: its first request is on its way), and releases it when it closes.
-private final class ConnectionLimitHandler: ChannelDuplexHandler, RemovableChannelHandler {
+/// Admits its connection through the limit when it becomes active (or closes it), and releases it when it closes.
+private final class ConnectionAdmissionHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let limit: ConnectionLimit
+    private var isCounted = false
+
+    init(limit: ConnectionLimit) {
+        self.limit = limit
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        isCounted = limit.admit(context.channel)
+        context.fireChannelActive()
+        if !isCounted { context.close(promise: nil) }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if isCounted { limit.release(context.channel) }
+        isCounted = false
+        context.fireChannelInactive()
+    }
+}
+
+/// Tells the limit when its HTTP/1.1 connection is idle between requests (a new connection is not: its first request
+/// is on its way) and when it is busy.
+private final class RequestActivityHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
 
     private let limit: ConnectionLimit
-    private var isCounted = false
     /// Requests read whose response has not ended.
     private var requestsInProgress = 0
 
@@ -92,16 +136,10 @@ private final class ConnectionLimitHandler: ChannelDuplexHandler, RemovableChann
         self.limit = limit
     }
 
-    func channelActive(context: ChannelHandlerContext) {
-        isCounted = limit.admit()
-        context.fireChannelActive()
-        if !isCounted { context.close(promise: nil) }
-    }
-
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head = unwrapInboundIn(data) {
             requestsInProgress += 1
-            if requestsInProgress == 1, isCounted { limit.mark(context.channel, idle: false) }
+            if requestsInProgress == 1 { limit.mark(context.channel, idle: false) }
         }
         context.fireChannelRead(data)
     }
@@ -109,14 +147,8 @@ private final class ConnectionLimitHandler: ChannelDuplexHandler, RemovableChann
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) {
             requestsInProgress = max(0, requestsInProgress - 1)
-            if requestsInProgress == 0, isCounted { limit.mark(context.channel, idle: true) }
+            if requestsInProgress == 0 { limit.mark(context.channel, idle: true) }
         }
         context.write(data, promise: promise)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        if isCounted { limit.release(context.channel) }
-        isCounted = false
-        context.fireChannelInactive()
     }
 }

@@ -36,6 +36,11 @@ public struct ServerSettings: Sendable {
     /// A PEM file of certificate authorities trusted for HTTPS upstreams besides the system's (`PARLEY_UPSTREAM_CA_FILE`):
     /// a self-hosted model server behind a private authority.
     public var upstreamCertificateAuthorities: String?
+    /// The PEM certificate chain (`PARLEY_TLS_CERTIFICATE`) and private key (`PARLEY_TLS_KEY`) to serve HTTPS with;
+    /// both or neither. Over HTTPS, clients that offer HTTP/2 (every browser) get it, and a browser's event streams
+    /// then share one connection.
+    public var tlsCertificate: String?
+    public var tlsKey: String?
     /// The `PARLEY_CONFIG` file of providers and models, if any.
     public var providerConfigPath: String?
     public var logLevel = Logger.Level.info
@@ -83,6 +88,8 @@ public struct ServerSettings: Sendable {
         upstreamFirstTokenTimeout = try read.seconds("PARLEY_UPSTREAM_FIRST_TOKEN_TIMEOUT", positive: true) ?? upstreamFirstTokenTimeout
         providerConfigPath = read.text("PARLEY_CONFIG")
         upstreamCertificateAuthorities = read.text("PARLEY_UPSTREAM_CA_FILE")
+        tlsCertificate = read.text("PARLEY_TLS_CERTIFICATE")
+        tlsKey = read.text("PARLEY_TLS_KEY")
         generation.shutdownGrace = try read.seconds("PARLEY_SHUTDOWN_GRACE", positive: false) ?? generation.shutdownGrace
         generation.modelTitles = try read.value("PARLEY_MODEL_TITLES", expected: "on or off") { text in
             ["on": true, "true": true, "1": true, "off": false, "false": false, "0": false][text.lowercased()]
@@ -119,8 +126,11 @@ public struct ServerSettings: Sendable {
         }
     }
 
+    /// Whether the server itself serves HTTPS.
+    public var servesTLS: Bool { tlsCertificate != nil || tlsKey != nil }
+
     /// Whether cookies get the `Secure` flag.
     public var usesSecureCookies: Bool {
-        cookieSecure ?? !["127.0.0.1", "localhost", "::1"].contains(host)
+        cookieSecure ?? (servesTLS || !["127.0.0.1", "localhost", "::1"].contains(host))
     }
 }

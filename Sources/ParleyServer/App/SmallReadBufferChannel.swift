@@ -32,8 +32,3 @@ struct SmallReadBufferChannel<Base: ServerChildChannel>: ServerChildChannel {
         await base.handle(value: value, logger: logger)
     }
 }
-
-extension SmallReadBufferChannel: HTTPChannelHandler where Base: HTTPChannelHandler {
-    /// The wrapped channel's responder.
-    var responder: HTTPChannelHandler.Responder { base.responder }
-}

@@ -65,10 +65,26 @@ final class ProcessHarness: Sendable {
 }
 
 /// An HTTP client for tests: no redirects followed, enough connections per host for hundreds of open streams, and
-/// the certificate authorities in the PEM file `authorities` trusted besides the system's.
-func makeTestClient(trusting authorities: String? = nil) -> HTTPClient {
+/// the certificate authorities in the PEM files `authorities` trusted besides the system's; HTTP/1.1 only when
+/// `http1Only`, otherwise HTTP/2 where an HTTPS server offers it.
+func makeTestClient(trusting authorities: [String] = [], http1Only: Bool = false) -> HTTPClient {
     var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+    if http1Only { configuration.httpVersion = .http1Only }
     configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 2000)
-    if let authorities { configuration.trust(.file(authorities)) }
+    if !authorities.isEmpty { configuration.trust(authorities.map { .file($0) }) }
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+}
+
+/// Runs `body` with a client of its own (see `makeTestClient`), shut down afterwards whatever happens.
+func withTestClient<T>(trusting authorities: [String] = [], http1Only: Bool = false,
+                       _ body: (HTTPClient) async throws -> T) async throws -> T {
+    let client = makeTestClient(trusting: authorities, http1Only: http1Only)
+    do {
+        let result = try await body(client)
+        try await client.shutdown()
+        return result
+    } catch {
+        try? await client.shutdown()
+        throw error
+    }
 }

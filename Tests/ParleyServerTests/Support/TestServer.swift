@@ -18,7 +18,10 @@ struct TestServer: Sendable {
     /// Whether the mock serves HTTPS (`client` then trusts its certificate).
     var mockUsesTLS = false
 
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    /// Whether Parley itself serves HTTPS (`client` then trusts its certificate).
+    var usesTLS = false
+
+    var baseURL: String { "\(usesTLS ? "https" : "http")://127.0.0.1:\(port)" }
     var mockURL: String { "\(mockUsesTLS ? "https" : "http")://127.0.0.1:\(mockPort)" }
 
     /// The repository's root, where `Templates/` and `Public/` live.
@@ -111,13 +114,14 @@ func makeTempDirectory() throws -> String {
 
 /// Runs `body` against a live server (and mock upstream), shutting both down afterwards. With `mockTLS`, the mock
 /// serves HTTPS with those files, and the server is pointed at it through `PARLEY_UPSTREAM_CA_FILE` (before
-/// `configure` runs).
+/// `configure` runs). With `serverTLS`, Parley serves HTTPS with those files (`PARLEY_TLS_CERTIFICATE` and
+/// `PARLEY_TLS_KEY`), and the test's client trusts them.
 func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, dataDirectory: String? = nil,
-                    mockTLS: MockTLSFiles? = nil,
+                    mockTLS: MockTLSFiles? = nil, serverTLS: MockTLSFiles? = nil,
                     configure: (inout ServerSettings) throws -> Void = { _ in },
                     _ body: (TestServer) async throws -> Void) async throws {
     let directory = try dataDirectory ?? makeTempDirectory()
-    let client = makeTestClient(trusting: mockTLS?.certificateChain)
+    let client = makeTestClient(trusting: [mockTLS, serverTLS].compactMap { $0?.certificateChain })
     do {
         let mock = MockUpstream(configuration: .init(port: 0, tokens: mockTokens, delayMilliseconds: mockDelayMilliseconds,
                                                      tls: mockTLS))
@@ -127,6 +131,8 @@ func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, dataDi
                 settings.environment["OPENAI_BASE_URL"] = "https://127.0.0.1:\(mockPort)/v1"
                 settings.upstreamCertificateAuthorities = mockTLS.certificateChain
             }
+            settings.tlsCertificate = serverTLS?.certificateChain
+            settings.tlsKey = serverTLS?.privateKey
             try configure(&settings)
             let (ports, ready) = AsyncStream.makeStream(of: Int.self)
             let app = try await buildApplication(settings: settings) { ready.yield($0) }
@@ -134,7 +140,7 @@ func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, dataDi
                 var iterator = ports.makeAsyncIterator()
                 guard let port = await iterator.next() else { return }
                 try await body(TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client,
-                                          routes: app.routes, mockUsesTLS: mockTLS != nil))
+                                          routes: app.routes, mockUsesTLS: mockTLS != nil, usesTLS: serverTLS != nil))
             }
         }
     } catch {
