@@ -11,7 +11,13 @@ struct StoredDate: DatabaseValueConvertible {
 
     /// The current moment to the millisecond, as stored: the values a write returns equal what reading them gives.
     static var now: StoredDate {
-        StoredDate(Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded(.toNearestOrAwayFromZero) / 1000))
+        StoredDate(Date(timeIntervalSince1970: milliseconds(of: Date()) / 1000))
+    }
+
+    /// The milliseconds from 1970 to `date`, rounded as `DateFormatter` (so GRDB) rounds: to the nearest, halves up,
+    /// so that -0.5 ms is 0 ms (rounding halves away from zero wrote some dates before 1970 a millisecond earlier).
+    private static func milliseconds(of date: Date) -> Double {
+        (date.timeIntervalSince1970 * 1000 + 0.5).rounded(.down)
     }
 
     /// Wraps a date.
@@ -33,7 +39,7 @@ struct StoredDate: DatabaseValueConvertible {
 
     /// The text of a date in years 1900–9999, rounded to the millisecond as `DateFormatter` does; nil otherwise.
     static func text(of date: Date) -> String? {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.toNearestOrAwayFromZero)
+        let milliseconds = milliseconds(of: date)
         guard milliseconds.isFinite, let total = Int64(exactly: milliseconds) else { return nil }
         let (seconds, millisecond) = floorDivision(total, 1000)
         guard writtenSeconds.contains(seconds) else { return nil }

@@ -141,12 +141,21 @@ struct CrashRecoveryTests {
         return (reply?["status"], reply?["content"])
     }
 
-    @Test("SIGTERM past the grace period: the open stream gets done as interrupted, everything streamed is saved, exit 0")
-    func terminateMidStream() async throws {
-        try await Self.withServerProcess(environment: ["PARLEY_SHUTDOWN_GRACE": "0.5"]) { process, server in
+    @Test("SIGTERM past the grace period: the open stream gets done as interrupted, everything streamed is saved, exit 0; over HTTP/1.1 and over HTTPS (HTTP/2)",
+          arguments: [false, true])
+    func terminateMidStream(overTLS: Bool) async throws {
+        var environment = ["PARLEY_SHUTDOWN_GRACE": "0.5"]
+        if overTLS {
+            let certificate = try ServerTLSTests.certificate()
+            environment["PARLEY_TLS_CERTIFICATE"] = certificate.certificateChain
+            environment["PARLEY_TLS_KEY"] = certificate.privateKey
+        }
+        try await Self.withServerProcess(environment: environment) { process, server in
             let api = try await GenerationTests.signedIn(server)
             let id = try await api.createConversation(model: "mock-slow")
             let reader = try await api.events(id)
+            // Another conversation's stream, with no reply running, is open too: shutdown must end it.
+            let idle = try await api.events(try await api.createConversation(model: "mock-slow"))
             #expect(try await api.send(id, "long question").status == 202)
             let head = try await reader.untilTokens(2)
             let took = try await Self.terminate(process, within: .seconds(10))
@@ -154,6 +163,7 @@ struct CrashRecoveryTests {
             let events = try await reader.untilDone(timeout: .seconds(5))
             let done = try #require(events.done?.json)
             #expect(done["status"] as? String == "interrupted")
+            #expect(idle.status == 200)
             let reply = try await Self.storedReply(server)
             #expect(reply.status == "interrupted")
             let streamed = head.text + events.text

@@ -14,7 +14,12 @@ import Testing
         let edges = ["1900-01-01 00:00:00.000", "1969-12-31 23:59:59.999", "1970-01-01 00:00:00.000", "2000-02-29 12:00:00.500",
                      "2024-02-29 23:59:59.999", "2100-03-01 00:00:00.001", "9999-12-31 23:59:59.999"]
             .compactMap { Date.fromDatabaseValue($0.databaseValue) }
-        return random + edges + [Date(), Date(timeIntervalSince1970: -0.0005), Date(timeIntervalSince1970: 1_700_000_000.9999)]
+        // Exact half milliseconds on both sides of 1970, where rounding halves up and away from zero differ.
+        let halves = (0..<2_000).map { _ in
+            Date(timeIntervalSince1970: Double(Int64.random(in: -2_208_988_800_000...253_402_300_799_000, using: &generator)) / 1000 + 0.0005)
+        }
+        return random + halves + edges + [Date(), Date(timeIntervalSince1970: -0.0005), Date(timeIntervalSince1970: 1_700_000_000.9999),
+                                          Date(timeIntervalSince1970: -582_688_917.4335)]
     }
 
     @Test func writesTheSameTextAsGRDB() throws {

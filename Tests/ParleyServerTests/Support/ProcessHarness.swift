@@ -29,7 +29,8 @@ final class ProcessHarness: Sendable {
         let (process, port) = try await CrashRecoveryTests.startServer(dataDirectory: dataDirectory, mockPort: mockPort,
                                                                        environment: environment, log: log, openFiles: openFiles)
         started.withLock { $0.append(process) }
-        return (process, TestServer(port: port, mockPort: mockPort, dataDirectory: dataDirectory, client: client))
+        return (process, TestServer(port: port, mockPort: mockPort, dataDirectory: dataDirectory, client: client,
+                                    usesTLS: environment["PARLEY_TLS_CERTIFICATE"] != nil))
     }
 
     /// Kills (SIGKILL) every started process that still runs.
@@ -40,13 +41,14 @@ final class ProcessHarness: Sendable {
         }
     }
 
-    /// Runs `body` with a fresh data folder, a mock upstream of `mock` and a client with a large connection pool;
-    /// afterwards kills the servers, stops the mock and removes the folder.
+    /// Runs `body` with a fresh data folder, a mock upstream of `mock` and a client with a large connection pool (that
+    /// trusts the certificate `PARLEY_TLS_CERTIFICATE` names in `environment`, if any); afterwards kills the servers,
+    /// stops the mock and removes the folder.
     static func with(mock: MockUpstreamConfiguration = .init(port: 0, tokens: 60), environment: [String: String] = [:],
                      _ body: (ProcessHarness) async throws -> Void) async throws {
         let directory = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let client = makeTestClient()
+        let client = makeTestClient(trusting: environment["PARLEY_TLS_CERTIFICATE"].map { [$0] } ?? [])
         var mock = mock
         mock.port = 0
         do {
