@@ -66,22 +66,23 @@ struct CapacityTests {
         }
     }
 
-    @Test("a connection beyond the limit closes an idle one to make room, or is closed unread when every one is busy")
+    @Test("a connection beyond the limit closes the one idle the longest to make room, or is closed unread when every one is busy")
     func connectionsBeyondTheLimit() async throws {
         try await withTestServer(configure: { $0.maxConnections = 2 }) { server in
             let api = try await GenerationTests.signedIn(server)
             let conversation = try await api.createConversation()
-            // The test's own HTTP client keeps connections open; they are idle, so they make room too.
+            // The test's own HTTP client keeps connections open; idle the longest, they make room first (the server may
+            // accept `second` after `first`'s request, so `first` is idle by then too).
             let first = try await RawConnection.open(port: server.port)
             let second = try await RawConnection.open(port: server.port)
             #expect(try await first.get("/healthz") == 200)
             #expect(try await second.get("/healthz") == 200)
-            // Both idle: a third connection is served, and one of the first two is closed to make room.
+            // Both idle: a third connection is served, and the one idle the longest, the first, is closed to make room.
             let third = try await RawConnection.open(port: server.port)
             #expect(try await third.get("/healthz") == 200)
-            #expect(try await first.waitUntil { _ in first.received.isClosed || second.received.isClosed })
-            #expect(!(first.received.isClosed && second.received.isClosed))
-            let kept = first.received.isClosed ? second : first
+            #expect(try await first.waitUntil { $0.isClosed })
+            #expect(!second.received.isClosed)
+            let kept = second
             // Both open connections busy with event streams: a new connection is closed before anything is read.
             let events = ["Authorization: Bearer \(try #require(api.token))", "Accept: text/event-stream"]
             #expect(try await kept.get("/c/\(conversation)/events", headers: events) == 200)

@@ -7,8 +7,8 @@ import NIOSSL
 import Synchronization
 
 /// The most client connections the server keeps open at once (see `FileDescriptorBudget`). When a new connection would
-/// pass it, a kept-alive HTTP/1.1 connection idle between requests (after its first response) is closed to make room,
-/// as nginx does: an HTTP client opens a new one for its next request (`parley_connections_drained_total`). With none
+/// pass it, the kept-alive HTTP/1.1 connection idle the longest between requests (after its first response) is closed
+/// to make room, as nginx does: an HTTP client opens a new one for its next request (`parley_connections_drained_total`). With none
 /// idle, the new connection is closed as soon as it is accepted, before anything is read
 /// (`parley_connections_refused_total`). An HTTP/2 connection counts once however many streams it carries, and is
 /// never drained: it usually carries all of a browser's tabs.
@@ -20,8 +20,11 @@ final class ConnectionLimit: Sendable {
         var open = 0
         /// The connections counted and not yet released (HTTP/2 streams are not among them).
         var counted: Set<ObjectIdentifier> = []
-        /// Open connections with no request in progress, which may be closed to make room.
-        var idle: [ObjectIdentifier: any Channel] = [:]
+        /// Open connections with no request in progress, which may be closed to make room, each with the count of
+        /// `becameIdle` when it did.
+        var idle: [ObjectIdentifier: (channel: any Channel, since: UInt64)] = [:]
+        /// How many times a connection has become idle.
+        var becameIdle: UInt64 = 0
         /// Connections closed to make room, whose slot already went to a newer connection.
         var drained: Set<ObjectIdentifier> = []
     }
@@ -59,7 +62,9 @@ final class ConnectionLimit: Sendable {
                 state.counted.insert(key)
                 return (true, nil)
             }
-            guard let idleKey = state.idle.keys.first, let idle = state.idle.removeValue(forKey: idleKey) else { return (false, nil) }
+            // The longest idle (a scan, made only at the limit): the likeliest to stay unused.
+            guard let idleKey = state.idle.min(by: { $0.value.since < $1.value.since })?.key,
+                  let idle = state.idle.removeValue(forKey: idleKey)?.channel else { return (false, nil) }
             // The idle connection's slot passes to the new one: it is not released again when it closes.
             state.drained.insert(idleKey)
             state.counted.insert(key)
@@ -83,7 +88,8 @@ final class ConnectionLimit: Sendable {
                 state.idle[key] = nil
                 return
             }
-            state.idle[key] = channel
+            state.becameIdle += 1
+            state.idle[key] = (channel, state.becameIdle)
         }
     }
 
