@@ -35,15 +35,16 @@ final class ConnectionLimit: Sendable {
     }
 
     /// The server with this limit on every accepted connection, each reading into small buffers first: HTTP/1.1, or
-    /// with `tls`, HTTPS that negotiates HTTP/2 or HTTP/1.1 by ALPN.
-    func server(tls: TLSConfiguration?) -> HTTPServerBuilder {
+    /// with `tls`, HTTPS that negotiates HTTP/2 or HTTP/1.1 by ALPN, each connection's handshake done within
+    /// `handshakeTimeout`.
+    func server(tls: TLSConfiguration?, handshakeTimeout: Duration) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             let requests = HTTP1Channel.Configuration(additionalChannelHandlers: [RequestActivityHandler(limit: self)])
             guard let tls else {
                 return AdmittedChannel(limit: self, SmallReadBufferChannel(HTTP1Channel(responder: responder, configuration: requests)))
             }
-            return AdmittedChannel(limit: self, SmallReadBufferChannel(
-                try HTTP2UpgradeChannel(tlsConfiguration: tls, configuration: .init(streamConfiguration: requests), responder: responder)))
+            return AdmittedChannel(limit: self, SmallReadBufferChannel(TLSHandshakeDeadlineChannel(timeout: handshakeTimeout,
+                try HTTP2UpgradeChannel(tlsConfiguration: tls, configuration: .init(streamConfiguration: requests), responder: responder))))
         }
     }
 

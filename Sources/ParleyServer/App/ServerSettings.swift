@@ -41,6 +41,8 @@ public struct ServerSettings: Sendable {
     /// then share one connection.
     public var tlsCertificate: String?
     public var tlsKey: String?
+    /// How long an HTTPS connection may take to finish its TLS handshake before it is closed.
+    public var tlsHandshakeTimeout: Duration = .seconds(10)
     /// The `PARLEY_CONFIG` file of providers and models, if any.
     public var providerConfigPath: String?
     public var logLevel = Logger.Level.info
