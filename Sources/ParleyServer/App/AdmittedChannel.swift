@@ -4,11 +4,11 @@ import NIOCore
 
 /// An accepted connection that the connection limit counts before anything else sees it (before TLS, for HTTPS), and
 /// that is then set up and handled by the wrapped channel.
-struct AdmittedChannel<Base: ServerChildChannel>: ServerChildChannel {
+struct AdmittedChannel<Base: ServerChildChannel>: WrappingChildChannel {
     typealias Value = Base.Value
 
     private let limit: ConnectionLimit
-    private let base: Base
+    let base: Base
 
     /// Wraps the channel that handles the connection.
     init(limit: ConnectionLimit, _ base: Base) {
@@ -24,10 +24,5 @@ struct AdmittedChannel<Base: ServerChildChannel>: ServerChildChannel {
             return channel.eventLoop.makeFailedFuture(error)
         }
         return base.setup(channel: channel, logger: logger)
-    }
-
-    /// Handles the connection with the wrapped channel.
-    func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
     }
 }

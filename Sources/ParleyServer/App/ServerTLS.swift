@@ -14,15 +14,7 @@ enum ServerTLS {
         case (_?, nil):
             throw SettingsError(name: "PARLEY_TLS_KEY", value: "", expected: "a PEM file, since PARLEY_TLS_CERTIFICATE is set (HTTPS needs both)")
         case (let certificatePath?, let keyPath?):
-            let chain: [NIOSSLCertificate]
-            do {
-                chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
-            } catch {
-                throw SettingsError(name: "PARLEY_TLS_CERTIFICATE", value: certificatePath, expected: "a PEM certificate chain (\(error))")
-            }
-            guard !chain.isEmpty else {
-                throw SettingsError(name: "PARLEY_TLS_CERTIFICATE", value: certificatePath, expected: "a PEM certificate chain, and it holds none")
-            }
+            let chain = try PEMCertificates.read(certificatePath, setting: "PARLEY_TLS_CERTIFICATE")
             let key: NIOSSLPrivateKey
             do {
                 key = try NIOSSLPrivateKey(file: keyPath, format: .pem)

@@ -6,13 +6,13 @@ import NIOCore
 /// adaptive sizing), instead of NIO's 2 KB. A connection keeps its read buffer while it is open, and an event stream's
 /// connection, once its request is read, is open for the whole reply with nothing more to read: at thousands of open
 /// streams the smaller buffer is ~1.4 KB less a stream. A larger request is read in a few more reads of the same wake-up.
-struct SmallReadBufferChannel<Base: ServerChildChannel>: ServerChildChannel {
+struct SmallReadBufferChannel<Base: ServerChildChannel>: WrappingChildChannel {
     typealias Value = Base.Value
 
     /// The first read's size; later reads grow (or shrink) with what arrives, up to NIO's 64 KB.
     static var firstReadSize: Int { 512 }
 
-    private let base: Base
+    let base: Base
 
     /// Wraps the channel that handles the connection.
     init(_ base: Base) {
@@ -25,10 +25,5 @@ struct SmallReadBufferChannel<Base: ServerChildChannel>: ServerChildChannel {
         return channel.setOption(ChannelOptions.recvAllocator, value: sizing).flatMap {
             base.setup(channel: channel, logger: logger)
         }
-    }
-
-    /// Handles the connection with the wrapped channel.
-    func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
     }
 }

@@ -7,11 +7,11 @@ import NIOTLS
 /// An accepted HTTPS connection that must finish its TLS handshake within `timeout`, or is closed: a client that
 /// connects and sends nothing (or half a handshake) would otherwise hold its connection, and the server's graceful
 /// shutdown, for ever.
-struct TLSHandshakeDeadlineChannel<Base: ServerChildChannel>: ServerChildChannel {
+struct TLSHandshakeDeadlineChannel<Base: ServerChildChannel>: WrappingChildChannel {
     typealias Value = Base.Value
 
     private let timeout: Duration
-    private let base: Base
+    let base: Base
 
     /// Wraps the channel that sets up TLS and handles the connection.
     init(timeout: Duration, _ base: Base) {
@@ -27,11 +27,6 @@ struct TLSHandshakeDeadlineChannel<Base: ServerChildChannel>: ServerChildChannel
             try operations.addHandler(HandshakeDeadlineHandler(timeout: TimeAmount(timeout)), position: .after(tls.handler))
             return value
         }
-    }
-
-    /// Handles the connection with the wrapped channel.
-    func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
     }
 }
 
