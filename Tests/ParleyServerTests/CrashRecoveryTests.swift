@@ -146,7 +146,7 @@ struct CrashRecoveryTests {
     func terminateMidStream(overTLS: Bool) async throws {
         var environment = ["PARLEY_SHUTDOWN_GRACE": "0.5"]
         if overTLS {
-            let certificate = try ServerTLSTests.certificate()
+            let certificate = try selfSignedCertificate()
             environment["PARLEY_TLS_CERTIFICATE"] = certificate.certificateChain
             environment["PARLEY_TLS_KEY"] = certificate.privateKey
         }

@@ -8,14 +8,9 @@ import Testing
 /// `PARLEY_UPSTREAM_CA_FILE` names.
 @Suite("HTTPS upstream")
 struct HTTPSUpstreamTests {
-    /// A self-signed certificate for the mock, in a new temp folder.
-    static func certificate() throws -> MockTLSFiles {
-        try MockTLSFiles.selfSigned(in: try makeTempDirectory())
-    }
-
     @Test("a reply streams from an HTTPS provider whose authority the setting names")
     func replyStreamsOverHTTPS() async throws {
-        try await withTestServer(mockTokens: 12, mockTLS: try Self.certificate()) { server in
+        try await withTestServer(mockTokens: 12, mockTLS: try selfSignedCertificate()) { server in
             let (events, stored) = try await FaultTests.reply(server, model: "mock-fast")
             #expect(events.done?.json["status"] as? String == "complete")
             #expect(events.text == MockReply.text(model: "mock-fast", tokens: 12))
@@ -52,7 +47,7 @@ struct HTTPSUpstreamTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/authorities.pem"
         if content == "key" {
-            try FileManager.default.copyItem(atPath: try Self.certificate().privateKey, toPath: path)
+            try FileManager.default.copyItem(atPath: try selfSignedCertificate().privateKey, toPath: path)
         } else if let content {
             try content.write(toFile: path, atomically: true, encoding: .utf8)
         }

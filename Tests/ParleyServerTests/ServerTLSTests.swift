@@ -11,15 +11,10 @@ import Testing
 /// browser's event streams share one connection, and HTTP/1.1 for the others.
 @Suite("Serving HTTPS")
 struct ServerTLSTests {
-    /// A self-signed certificate for 127.0.0.1, in a new temp folder.
-    static func certificate() throws -> MockTLSFiles {
-        try MockTLSFiles.selfSigned(in: try makeTempDirectory())
-    }
-
     @Test("a client that offers HTTP/2 gets it; ten replies stream at once on its one connection, and stopping one leaves the others streaming")
     func repliesShareAnHTTP2Connection() async throws {
         // 8 s replies: the stop must come while the victim still streams, however loaded the machine.
-        try await withTestServer(mockTokens: 80, serverTLS: try Self.certificate()) { server in
+        try await withTestServer(mockTokens: 80, serverTLS: try selfSignedCertificate()) { server in
             let health = try await server.client.execute(HTTPClientRequest(url: server.baseURL + "/healthz"), timeout: .seconds(10))
             #expect(health.status == .ok)
             #expect(health.version == .http2)
@@ -47,7 +42,7 @@ struct ServerTLSTests {
 
     @Test("a stream the client resets mid-reply leaves the reply to finish and be saved, and its connection's other streams unharmed")
     func resetStreamLeavesTheReplyRunning() async throws {
-        try await withTestServer(mockTokens: 30, serverTLS: try Self.certificate()) { server in
+        try await withTestServer(mockTokens: 30, serverTLS: try selfSignedCertificate()) { server in
             let api = try await GenerationTests.signedIn(server)
             let left = try await api.createConversation(model: "mock-slow")
             let kept = try await api.createConversation(model: "mock-slow")
@@ -80,7 +75,7 @@ struct ServerTLSTests {
 
     @Test("a client that speaks only HTTP/1.1 is served over TLS too, and its session cookie is Secure on loopback")
     func http1OverTLS() async throws {
-        let certificate = try Self.certificate()
+        let certificate = try selfSignedCertificate()
         try await withTestServer(serverTLS: certificate) { server in
             let health = try await withTestClient(trusting: [certificate.certificateChain], http1Only: true) { client in
                 try await client.execute(HTTPClientRequest(url: server.baseURL + "/healthz"), timeout: .seconds(10))
@@ -97,7 +92,7 @@ struct ServerTLSTests {
 
     @Test("plain HTTP to the HTTPS port gets no answer and harms nothing: HTTPS is served after it")
     func plainHTTPIsNotAnswered() async throws {
-        try await withTestServer(serverTLS: try Self.certificate()) { server in
+        try await withTestServer(serverTLS: try selfSignedCertificate()) { server in
             let plain = try await RawConnection.open(port: server.port)
             #expect(try await plain.get("/healthz") == nil)
             #expect(try await plain.waitUntil { $0.isClosed })
@@ -109,7 +104,7 @@ struct ServerTLSTests {
 
     @Test("a connection that never finishes its TLS handshake is closed at the deadline, freeing its place; a finished one stays")
     func unfinishedHandshakeIsClosed() async throws {
-        try await withTestServer(serverTLS: try Self.certificate(), configure: {
+        try await withTestServer(serverTLS: try selfSignedCertificate(), configure: {
             $0.tlsHandshakeTimeout = .milliseconds(300)
             $0.maxConnections = 1
         }) { server in
@@ -126,7 +121,7 @@ struct ServerTLSTests {
 
     @Test("with room for one connection, its HTTP/2 streams are not limited, and a second connection is refused")
     func anHTTP2ConnectionCountsOnce() async throws {
-        let certificate = try Self.certificate()
+        let certificate = try selfSignedCertificate()
         try await withTestServer(mockTokens: 20, serverTLS: certificate, configure: { $0.maxConnections = 1 }) { server in
             let api = try await GenerationTests.signedIn(server)
             var readers: [EventReader] = []
@@ -146,7 +141,7 @@ struct ServerTLSTests {
     func unusableFilesStopTheStart(case problem: String) async throws {
         let directory = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (mine, other) = (try Self.certificate(), try Self.certificate())
+        let (mine, other) = (try selfSignedCertificate(), try selfSignedCertificate())
         try "not a certificate\n".write(toFile: directory + "/garbage.pem", atomically: true, encoding: .utf8)
         var settings = testSettings(dataDirectory: directory, mockPort: 1)
         let (certificate, key, named): (String?, String?, String) = switch problem {

@@ -105,6 +105,11 @@ func testSettings(dataDirectory: String, mockPort: Int) -> ServerSettings {
     return settings
 }
 
+/// A self-signed certificate for 127.0.0.1 and localhost, in a new temp folder (for the mock or Parley to serve HTTPS).
+func selfSignedCertificate() throws -> MockTLSFiles {
+    try MockTLSFiles.selfSigned(in: try makeTempDirectory())
+}
+
 /// A fresh temp folder.
 func makeTempDirectory() throws -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-" + UUID().uuidString).path
