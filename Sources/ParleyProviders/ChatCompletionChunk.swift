@@ -22,8 +22,7 @@ struct ChatCompletionChunk: Equatable {
 
     /// Reads a chunk from its JSON text; throws `JSONCursor.Invalid` for anything that is not such a chunk.
     init(json: String) throws {
-        var cursor = JSONCursor(json)
-        self = try cursor.readDocument { cursor in
+        self = try JSONCursor.readDocument(json) { cursor in
             var chunk = ChatCompletionChunk()
             try cursor.readObject { cursor, key in
                 switch key {
@@ -51,7 +50,7 @@ struct ChatCompletionChunk: Equatable {
                 case "delta":
                     guard try !cursor.readNull() else { return }
                     try cursor.readObject { cursor, key in
-                        guard key == "content" else { return try cursor.skipValue() }
+                        guard case "content" = key else { return try cursor.skipValue() }
                         choice.content = try cursor.readNull() ? nil : cursor.readString()
                     }
                 case "finish_reason": choice.finishReason = try cursor.readNull() ? nil : cursor.readString()
@@ -72,7 +71,7 @@ struct ChatCompletionChunk: Equatable {
             case "prompt_tokens_details":
                 guard try !cursor.readNull() else { return }
                 try cursor.readObject { cursor, key in
-                    guard key == "cached_tokens" else { return try cursor.skipValue() }
+                    guard case "cached_tokens" = key else { return try cursor.skipValue() }
                     usage.cachedTokens = try cursor.readNull() ? nil : cursor.readInt()
                 }
             default: try cursor.skipValue()

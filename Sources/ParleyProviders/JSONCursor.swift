@@ -1,23 +1,28 @@
-/// A forward-only reader over the UTF-8 bytes of one JSON text: it validates as it goes, reads the values a caller
-/// asks for and skips the rest, without building a document (the hot path of every streamed chunk).
+/// A forward-only reader over the UTF-8 bytes of one JSON text, where the text lies: it validates as it goes, reads
+/// the values a caller asks for and skips the rest, without building a document or a string per key (the hot path of
+/// every streamed chunk).
 struct JSONCursor {
     /// The text is not JSON, or a value is not of the type asked for.
     struct Invalid: Error {}
 
-    private let bytes: [UInt8]
+    /// The text's bytes, valid only inside `readDocument`, which the cursor cannot leave.
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
-    /// Starts at the beginning of `text`.
-    init(_ text: String) {
-        bytes = Array(text.utf8)
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
     }
 
-    /// Reads the whole text as one value with `read`, then expects nothing but whitespace.
-    mutating func readDocument<T>(_ read: (inout JSONCursor) throws -> T) throws -> T {
-        let value = try read(&self)
-        skipWhitespace()
-        guard index == bytes.count else { throw Invalid() }
-        return value
+    /// Reads the whole of `text` as one value with `read`, then expects nothing but whitespace.
+    static func readDocument<T>(_ text: String, _ read: (inout JSONCursor) throws -> T) throws -> T {
+        var text = text
+        return try text.withUTF8 { bytes in
+            var cursor = JSONCursor(bytes)
+            let value = try read(&cursor)
+            cursor.skipWhitespace()
+            guard cursor.index == bytes.count else { throw Invalid() }
+            return value
+        }
     }
 
     /// Whether the next value is `null` (consumed if so).
@@ -29,12 +34,12 @@ struct JSONCursor {
     }
 
     /// Reads an object, calling `field` with each key; `field` must read or skip that key's value.
-    mutating func readObject(_ field: (inout JSONCursor, String) throws -> Void) throws {
+    mutating func readObject(_ field: (inout JSONCursor, Key) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
         skipWhitespace()
         if peek == UInt8(ascii: "}") { index += 1; return }
         while true {
-            let key = try readString()
+            let key = try readKey()
             try expect(UInt8(ascii: ":"))
             try field(&self, key)
             skipWhitespace()
@@ -58,6 +63,16 @@ struct JSONCursor {
             if next == UInt8(ascii: "]") { return }
             guard next == UInt8(ascii: ",") else { throw Invalid() }
         }
+    }
+
+    /// Reads an object's key where it lies; only a key with escapes is built as a string.
+    private mutating func readKey() throws -> Key {
+        try expect(UInt8(ascii: "\""))
+        let start = index
+        guard try skipStringBody() else { return Key(bytes: UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)]), unescaped: nil) }
+        index = start - 1
+        let unescaped = try readString()
+        return Key(bytes: UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)]), unescaped: unescaped)
     }
 
     /// Reads a string, resolving escapes (surrogate pairs included).
@@ -205,5 +220,23 @@ struct JSONCursor {
         else { throw Invalid() }
         index += 4
         return value
+    }
+}
+
+extension JSONCursor {
+    /// An object's key as it lies in the text, matched against names without building a string (`case "content":`).
+    struct Key {
+        /// The key's bytes between its quotes.
+        fileprivate let bytes: UnsafeBufferPointer<UInt8>
+        /// The key with its escapes resolved, when it had any.
+        fileprivate let unescaped: String?
+
+        /// Whether the key is `name`.
+        static func ~= (name: StaticString, key: Key) -> Bool {
+            name.withUTF8Buffer { expected in
+                guard let unescaped = key.unescaped else { return key.bytes.count == expected.count && key.bytes.elementsEqual(expected) }
+                return unescaped.utf8.elementsEqual(expected)
+            }
+        }
     }
 }

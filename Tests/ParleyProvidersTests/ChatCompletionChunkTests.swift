@@ -47,6 +47,9 @@ import Testing
         // Skipped fields of every number shape, and skipped strings with escapes.
         #"{"created":-0.5e+10,"a":0,"b":[1E-3,-12,0.25,10e2],"choices":[]}"#,
         #"{"id":"a\"b\\c\u00e9 \ud83d\ude00","system_fingerprint":"","choices":[{"delta":{"content":"x"}}]}"#,
+        // Keys are matched whole, escapes resolved: near misses are skipped, escaped spellings are read.
+        #"{"ch\u006fices":[{"d\u0065lta":{"c\u006fntent":"escaped keys"}}],"\u0075sage":{"prompt_tokens":4}}"#,
+        #"{"choice":[1],"choicesX":{},"":2,"c":3,"choices\u0073":[],"choices":[{"delta":{"contents":"no","conten":"no","content":"yes"}}]}"#,
     ]
 
     static let invalid = [
@@ -60,6 +63,8 @@ import Testing
         #"{"created":01}"#, #"{"created":-}"#, #"{"created":1.}"#, #"{"created":1e}"#, #"{"created":.5}"#, #"{"created":+1}"#,
         #"{"created":nan}"#, #"{"created":inf}"#, #"{"created":Infinity}"#, #"{"created":1.5.2}"#, #"{"id":"bad \q escape"}"#,
         #"{"id":"\u12"}"#, "{\"id\":\"raw \t tab\"}", #"{"id":"unterminated}"#,
+        // Malformed keys.
+        #"{"bad\q":1}"#, #"{"ch\u006fices":{}}"#, #"{"unterminated:1}"#, #"{choices:[]}"#,
     ]
 
     @Test(arguments: valid)

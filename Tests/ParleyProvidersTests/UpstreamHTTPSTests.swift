@@ -90,7 +90,7 @@ private final class Progress: Sendable {
         await #expect(throws: (any Error).self) {
             try await MockUpstream(configuration: MockUpstreamConfiguration(port: 0, tls: missing)).serving { _ in }
         }
-        await #expect(throws: (any Error).self) { _ = try MockTLSFiles.selfSigned(in: "/nonexistent") }
+        #expect(throws: (any Error).self) { _ = try MockTLSFiles.selfSigned(in: "/nonexistent") }
     }
 
     @Test func repliesPastOneConnectionsStreamLimitAllStartAtOnce() async throws {

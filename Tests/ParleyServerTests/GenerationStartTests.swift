@@ -45,6 +45,22 @@ import Testing
         func release() { state.withLock { $0.released = true } }
     }
 
+    /// A provider that sends text, empty text, more text and usage, and records the read pause each chunk asks for.
+    final class PauseRecordingProvider: ChatProvider {
+        private let recorded = Mutex<[Duration]>([])
+        /// The pauses the chunks asked for, in order.
+        var pauses: [Duration] { recorded.withLock { $0 } }
+
+        func streamCompletion(_ request: CompletionRequest,
+                              onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+            for chunk in [CompletionChunk.text("Hello"), .text(""), .text(" there"),
+                          .usage(promptTokens: 3, completionTokens: 2, cachedPromptTokens: 0)] {
+                let pause = onChunk(chunk)
+                recorded.withLock { $0.append(pause) }
+            }
+        }
+    }
+
     /// The chat model of these tests, served by the provider `withManager` is given.
     static let recorded = ModelInfo(id: "recorded", providerID: "recorder", contextWindow: 8_000)
 
@@ -126,6 +142,18 @@ import Testing
             subscription.close()
             #expect(finishing == job.assistantMessageID)
             #expect(String(decoding: frames, as: UTF8.self).contains("\"status\":\"interrupted\""))
+        }
+    }
+
+    @Test("each chunk of text asks the provider to leave the next bytes unread for the coalescing interval; others for nothing")
+    func textChunksPauseReadsForTheCoalescingInterval() async throws {
+        let provider = PauseRecordingProvider()
+        try await Self.withManager(provider) { manager, store, conversation in
+            _ = try await Self.start(manager, store, conversation, question: "hello")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            let interval = GenerationSettings().coalesceInterval(running: 1)
+            #expect(provider.pauses == [interval, .zero, interval, .zero])
         }
     }
 }

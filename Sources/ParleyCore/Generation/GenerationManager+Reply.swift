@@ -184,14 +184,14 @@ extension GenerationManager {
 
     /// Takes one chunk from the provider, on its network thread: the reply's first text goes out at once, later text
     /// with the next `token` event the coalescing timer sends. Returns how long the provider may leave further bytes
-    /// unread (half the coalescing interval once text is flowing): reading them sooner would show nothing sooner, and
-    /// reading several chunks at once costs one wake-up and one read instead of one each.
+    /// unread (the coalescing interval once text is flowing): the reply shows new text once an interval anyway, and
+    /// reading an interval's chunks at once costs one wake-up and one read instead of one each.
     @discardableResult
     func receive(_ chunk: CompletionChunk, for generation: Generation) -> Duration {
         switch chunk {
         case .text(let text) where !text.isEmpty:
             if generation.receive(text) { emitTokens(of: generation, force: false) }
-            return settings.coalesceInterval(running: runningReplies.load(ordering: .relaxed)) / 2
+            return settings.coalesceInterval(running: runningReplies.load(ordering: .relaxed))
         case .text:
             return .zero
         case .usage(let prompt, let completion, let cached):
