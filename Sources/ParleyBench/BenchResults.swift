@@ -26,6 +26,8 @@ struct BenchResults: Codable {
         var direct: Summary
         var relayed: Summary
         var errors: Int
+        /// The first few errors, one line each.
+        var firstErrors: [String]
         var tokensPerSecond: Double
         var cpuSecondsPer1000Tokens: Double?
         var peakMemoryMB: Double?
@@ -46,6 +48,9 @@ struct BenchResults: Codable {
                 + " |" + ms(level.relayed.p50 - level.direct.p50) + ms(level.relayed.p99 - level.direct.p99)
                 + String(format: " | %6d | %8.0f | ", level.errors, level.tokensPerSecond)
                 + optional(level.cpuSecondsPer1000Tokens, "%12.4f") + " | " + optional(level.peakMemoryMB, "%7.1f"))
+        }
+        for level in levels where !level.firstErrors.isEmpty {
+            lines += ["first errors at \(level.concurrency) streams:"] + level.firstErrors.map { "  " + $0 }
         }
         if let stop {
             lines.append("stop → upstream closed (ms): p50 \(ms(stop.p50)) p95 \(ms(stop.p95)) p99 \(ms(stop.p99)) over \(stop.count)")

@@ -16,8 +16,15 @@ struct StreamProbe {
         var direct: [Double] = []
         var relayed: [Double] = []
         var tokens = 0
-        var errors = 0
+        /// What went wrong, one line per failed request, naming its path (through Parley or straight to the mock).
+        var errors: [String] = []
         var seconds = 0.0
+    }
+
+    /// One request of a round: its first-token time and tokens, or why it failed.
+    private struct Outcome {
+        var isRelayed: Bool
+        var result: Result<(milliseconds: Double, tokens: Int), any Error>
     }
 
     /// Starts one reply per conversation, `rampPerStream` apart, so that later sends meet the streams already running,
@@ -25,29 +32,39 @@ struct StreamProbe {
     func steadyRound(conversations: [Int], rampPerStream: Duration, directSamples: Int) async throws -> SteadyRound {
         let start = ContinuousClock.now
         let directEvery = max(1, conversations.count / max(1, directSamples))
-        var round = try await withThrowingTaskGroup(of: (Double?, Int?, Bool).self) { group in
+        var round = try await withThrowingTaskGroup(of: Outcome.self) { group in
             for (index, id) in conversations.enumerated() {
                 let at = start + rampPerStream * index
                 group.addTask {
                     try? await Task.sleep(until: at)
-                    guard let reply = try? await relayedReply(conversation: id) else { return (nil, nil, true) }
-                    return (reply.firstToken, reply.tokens, true)
+                    do {
+                        let reply = try await relayedReply(conversation: id)
+                        return Outcome(isRelayed: true, result: .success((reply.firstToken, reply.tokens)))
+                    } catch {
+                        return Outcome(isRelayed: true, result: .failure(error))
+                    }
                 }
                 if index % directEvery == 0 {
                     group.addTask {
                         try? await Task.sleep(until: at)
-                        return (try? await directFirstToken(), nil, false)
+                        do {
+                            return Outcome(isRelayed: false, result: .success((try await directFirstToken(), 0)))
+                        } catch {
+                            return Outcome(isRelayed: false, result: .failure(error))
+                        }
                     }
                 }
             }
             var round = SteadyRound()
-            for try await (milliseconds, tokens, isRelayed) in group {
-                guard let milliseconds else { round.errors += 1; continue }
-                if isRelayed {
-                    round.relayed.append(milliseconds)
-                    round.tokens += tokens ?? 0
-                } else {
-                    round.direct.append(milliseconds)
+            for try await outcome in group {
+                switch (outcome.result, outcome.isRelayed) {
+                case (.success(let reply), true):
+                    round.relayed.append(reply.milliseconds)
+                    round.tokens += reply.tokens
+                case (.success(let reply), false):
+                    round.direct.append(reply.milliseconds)
+                case (.failure(let error), let isRelayed):
+                    round.errors.append((isRelayed ? "through Parley: " : "straight to the mock: ") + String(describing: error))
                 }
             }
             return round
@@ -57,8 +74,8 @@ struct StreamProbe {
     }
 
     /// Milliseconds from sending a message to Parley until its first `token` event, and the completion tokens its
-    /// `done` reports; nil tokens (an error) when the reply did not complete.
-    func relayedReply(conversation: Int) async throws -> (firstToken: Double, tokens: Int?) {
+    /// `done` reports; throws unless the reply completed.
+    func relayedReply(conversation: Int) async throws -> (firstToken: Double, tokens: Int) {
         let start = ContinuousClock.now
         let response = try await streams[conversation % streams.count].execute(streamingSend(conversation: conversation, content: "benchmark question"),
                                                  timeout: .seconds(600))

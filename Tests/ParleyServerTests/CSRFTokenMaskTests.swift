@@ -3,6 +3,19 @@ import Testing
 
 /// The CSRF token as pages carry it: masked with a fresh pad each time, so compressed pages never repeat it.
 @Suite struct CSRFTokenMaskTests {
+    @Test("random tokens are lowercase hex of twice their bytes, never repeat, and use every digit in every position")
+    func randomTokensAreHexAndUnpredictable() {
+        for bytes in [1, 7, 8, 9, 16, 32] {
+            let tokens = (0..<400).map { _ in RandomToken.make(bytes: bytes) }
+            #expect(tokens.allSatisfy { $0.utf8.count == 2 * bytes && $0.utf8.allSatisfy { "0123456789abcdef".utf8.contains($0) } })
+            if bytes >= 8 { #expect(Set(tokens).count == tokens.count) }
+            // Each of the token's hex positions takes all 16 digits over 400 tokens (a stuck or unfilled byte would not).
+            for position in 0..<(2 * bytes) {
+                #expect(Set(tokens.map { Array($0.utf8)[position] }).count == 16, "position \(position) of \(bytes)-byte tokens")
+            }
+        }
+    }
+
     @Test func everyMaskDiffersAndEachStandsForTheToken() {
         let token = RandomToken.make()
         let masks = (0..<20).map { _ in CSRFTokenMask.mask(token) }
