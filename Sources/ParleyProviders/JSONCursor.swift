@@ -69,10 +69,9 @@ struct JSONCursor {
     private mutating func readKey() throws -> Key {
         try expect(UInt8(ascii: "\""))
         let start = index
-        guard try skipStringBody() else { return Key(bytes: UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)]), unescaped: nil) }
+        guard try skipStringBody() else { return .raw(UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)])) }
         index = start - 1
-        let unescaped = try readString()
-        return Key(bytes: UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)]), unescaped: unescaped)
+        return .unescaped(try readString())
     }
 
     /// Reads a string, resolving escapes (surrogate pairs included).
@@ -224,18 +223,20 @@ struct JSONCursor {
 }
 
 extension JSONCursor {
-    /// An object's key as it lies in the text, matched against names without building a string (`case "content":`).
-    struct Key {
-        /// The key's bytes between its quotes.
-        fileprivate let bytes: UnsafeBufferPointer<UInt8>
-        /// The key with its escapes resolved, when it had any.
-        fileprivate let unescaped: String?
+    /// An object's key, matched against names (`case "content":`) without building a string unless it has escapes.
+    enum Key {
+        /// The key's bytes between its quotes, as they lie in the text: a key without escapes.
+        case raw(UnsafeBufferPointer<UInt8>)
+        /// A key with escapes, resolved.
+        case unescaped(String)
 
         /// Whether the key is `name`.
         static func ~= (name: StaticString, key: Key) -> Bool {
             name.withUTF8Buffer { expected in
-                guard let unescaped = key.unescaped else { return key.bytes.count == expected.count && key.bytes.elementsEqual(expected) }
-                return unescaped.utf8.elementsEqual(expected)
+                switch key {
+                case .raw(let bytes): bytes.count == expected.count && bytes.elementsEqual(expected)
+                case .unescaped(let text): text.utf8.elementsEqual(expected)
+                }
             }
         }
     }
