@@ -11,7 +11,15 @@ bin="$build/release"
 # shellcheck source=scripts/local-servers.sh
 source scripts/local-servers.sh
 start_local_servers "$bin" "${MOCK_FLAGS:---tokens 200 --delay-ms 10}"
+# CPU seconds a process has used (user + system), from /proc.
+cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' /proc/"$1"/stat; }
+mock_pid=${local_server_pids[0]}
+mock_cpu_before=$(cpu_seconds "$mock_pid")
+# The mock and the load generator share one core: when their CPU seconds come near the run's wall time, that core is
+# saturated and every first token waits for it, straight to the mock as well as through Parley.
+TIMEFORMAT='load generator: %R s wall, %U s user + %S s system CPU'
 # shellcheck disable=SC2086
-"${load_pin[@]}" "$bin/parley-bench" --parley "$parley_url" ${parley_ca:+--parley-ca "$parley_ca"} --mock "$mock_url" ${mock_ca:+--mock-ca "$mock_ca"} \
+time "${load_pin[@]}" "$bin/parley-bench" --parley "$parley_url" ${parley_ca:+--parley-ca "$parley_ca"} --mock "$mock_url" ${mock_ca:+--mock-ca "$mock_ca"} \
   --server-pid "$server_pid" ${BENCH_FLAGS:-}
+echo "mock CPU: $(awk -v a="$mock_cpu_before" -v b="$(cpu_seconds "$mock_pid")" 'BEGIN {printf "%.2f", b - a}') s"
 echo "server peak resident memory: $(grep VmHWM /proc/"$server_pid"/status | awk '{print $2, $3}')"
