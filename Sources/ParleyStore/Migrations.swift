@@ -203,6 +203,32 @@ enum Migrations {
                 CREATE INDEX share_attachments_by_attachment ON share_attachments(attachment_id);
                 """)
         }
+        migrator.registerMigration("v6: questions indexed with their replies") { db in
+            // FTS5 writes a new index segment at every commit that indexes something, and that was about half of a
+            // send's page writes: one segment for the question, when it was written, and one for the reply. A question
+            // is now held out of the index (`search_held`) until its reply ends, and both are indexed in that commit.
+            try db.execute(sql: """
+                ALTER TABLE messages ADD COLUMN search_held BOOLEAN NOT NULL DEFAULT 0;
+                DROP TRIGGER messages_fts_insert;
+                DROP TRIGGER messages_fts_delete;
+                DROP TRIGGER messages_fts_update;
+                CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages
+                WHEN new.status != 'streaming' AND NOT new.search_held BEGIN
+                    INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+                END;
+                CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
+                WHEN old.status != 'streaming' AND NOT old.search_held BEGIN
+                    INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+                END;
+                CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status, search_held ON messages
+                WHEN (old.status != 'streaming' AND NOT old.search_held) OR (new.status != 'streaming' AND NOT new.search_held) BEGIN
+                    INSERT INTO messages_fts (messages_fts, rowid, content)
+                        SELECT 'delete', old.id, old.content WHERE old.status != 'streaming' AND NOT old.search_held;
+                    INSERT INTO messages_fts (rowid, content)
+                        SELECT new.id, new.content WHERE new.status != 'streaming' AND NOT new.search_held;
+                END;
+                """)
+        }
         return migrator
     }
 }

@@ -123,9 +123,10 @@ public struct SQLiteChatStore: ChatStore {
                 var userMessage: Message?
                 var parentID: MessageID?
                 if let userContent {
+                    // Held out of the search index until the reply ends, then indexed with it (one FTS5 segment).
                     try db.cachedStatement(sql: """
-                        INSERT INTO messages (conversation_id, role, content, status, model, request_id, created_at, updated_at)
-                        VALUES (?, 'user', ?, 'complete', ?, ?, ?, ?)
+                        INSERT INTO messages (conversation_id, role, content, status, model, request_id, created_at, updated_at, search_held)
+                        VALUES (?, 'user', ?, 'complete', ?, ?, ?, ?, 1)
                         """).execute(arguments: [conversationID, userContent, model, requestID, now, now])
                     parentID = db.lastInsertedRowID
                     let id = db.lastInsertedRowID
@@ -201,6 +202,7 @@ public struct SQLiteChatStore: ChatStore {
                     """).execute(arguments: [outcome.content, outcome.status.rawValue, outcome.pricing?.modelID, outcome.pricing?.providerID,
                                      usage.promptTokens, usage.cachedPromptTokens, usage.completionTokens, usage.costMicros,
                                      usage.estimated, priceID, outcome.failure?.code, outcome.failure?.message, now, id])
+                try indexHeldQuestions(db, ofRepliesWhere: "id = ?", arguments: [id])
                 try db.cachedStatement(sql: """
                     UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)
                     """).execute(arguments: [now, id])
@@ -215,10 +217,19 @@ public struct SQLiteChatStore: ChatStore {
     public func interruptUnfinishedReplies() async throws(StoreError) -> Int {
         try await perform {
             try await pool.write { db in
+                try indexHeldQuestions(db, ofRepliesWhere: "status = 'streaming'", arguments: [])
                 try db.cachedStatement(sql: "UPDATE messages SET status = 'interrupted' WHERE status = 'streaming'").execute()
                 return db.changesCount
             }
         }
+    }
+
+    /// Lets the search index take the questions of the replies that `condition` selects (held out of it since they
+    /// were written, until their replies end); the index's triggers add them in the caller's transaction.
+    private func indexHeldQuestions(_ db: Database, ofRepliesWhere condition: String, arguments: StatementArguments) throws {
+        try db.cachedStatement(sql: """
+            UPDATE messages SET search_held = 0 WHERE search_held AND id IN (SELECT parent_id FROM messages WHERE \(condition))
+            """).execute(arguments: arguments)
     }
 
     private func ownedConversation(_ db: Database, id: ConversationID, userID: UserID) throws -> Conversation? {

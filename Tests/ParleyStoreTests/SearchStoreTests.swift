@@ -118,9 +118,13 @@ extension StoreFixture {
             let exchange = try await store.chats.beginExchange(conversationID: chat.id, userContent: "question", requestID: nil, model: "m")
             try await store.chats.saveProgress([exchange.assistantMessage.id: "partial zebra"])
             #expect(try await store.chats.search(userID: alice.id, text: "zebra", limit: 10).isEmpty)
+            // The question is indexed with its reply, once the reply ends.
+            #expect(try await store.chats.search(userID: alice.id, text: "question", limit: 10).isEmpty)
             try await store.chats.finishReply(id: exchange.assistantMessage.id,
                                               outcome: ReplyOutcome(content: "final zebra", status: .complete, usage: Usage()))
             #expect(try await store.chats.search(userID: alice.id, text: "zebra", limit: 10).map(\.snippet) == ["final \u{E000}zebra\u{E001}"])
+            #expect(try await store.chats.search(userID: alice.id, text: "question", limit: 10).map(\.messageID) == [try #require(exchange.userMessage).id])
+            try await store.checkSearchIndexes()
 
             try await store.chats.renameConversation(id: chat.id, userID: alice.id, title: "Omega")
             #expect(try await store.chats.search(userID: alice.id, text: "alpha", limit: 10).isEmpty)
@@ -132,10 +136,17 @@ extension StoreFixture {
             try await store.chats.saveProgress([crashed.assistantMessage.id: "unfinished yak"])
             #expect(try await store.chats.interruptUnfinishedReplies() == 1)
             #expect(try await store.chats.search(userID: alice.id, text: "yak", limit: 10).map(\.messageID) == [crashed.assistantMessage.id])
+            // A crash during a reply: the start-up that interrupts the reply indexes its question.
+            let unanswered = try await store.chats.beginExchange(conversationID: chat.id, userContent: "unanswered kiwi", requestID: nil, model: "m")
+            #expect(try await store.chats.search(userID: alice.id, text: "kiwi", limit: 10).isEmpty)
+            #expect(try await store.chats.interruptUnfinishedReplies() == 1)
+            #expect(try await store.chats.search(userID: alice.id, text: "kiwi", limit: 10).map(\.messageID) == [try #require(unanswered.userMessage).id])
             try await store.checkSearchIndexes()
+            // A conversation deleted while a reply runs takes its held question with it.
+            _ = try await store.chats.beginExchange(conversationID: chat.id, userContent: "doomed quokka", requestID: nil, model: "m")
 
             try await store.chats.deleteConversation(id: chat.id, userID: alice.id)
-            #expect(try await store.chats.search(userID: alice.id, text: "question omega yak", limit: 10).isEmpty)
+            #expect(try await store.chats.search(userID: alice.id, text: "question omega yak kiwi quokka", limit: 10).isEmpty)
             #expect(try await store.count("SELECT COUNT(*) FROM messages_fts_docsize") == 0)
             #expect(try await store.count("SELECT COUNT(*) FROM conversations_fts_docsize") == 0)
             try await store.checkSearchIndexes()
@@ -165,6 +176,7 @@ extension StoreFixture {
         #expect(Set(try await chats.search(userID: 1, text: "old", limit: 10).map(\.title)) == ["\u{E000}Old\u{E001} title", "Old title"])
         #expect(try await chats.interruptUnfinishedReplies() == 1)
         #expect(try await chats.search(userID: 1, text: "walrus", limit: 10).count == 2)
+        try await database.pool.write { db in try db.execute(sql: "INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')") }
         let listed = try await chats.conversations(userID: 1, before: nil, limit: 10)
         #expect(listed.items.map(\.id) == [7] && !listed.items[0].pinned && !listed.items[0].archived)
     }
