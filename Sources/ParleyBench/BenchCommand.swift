@@ -70,7 +70,8 @@ struct LoadBench: AsyncParsableCommand {
             let cpuAfter = server?.cpuSeconds()
             let cpu: Double? = if let cpuBefore, let cpuAfter { cpuAfter - cpuBefore } else { nil }
             results.levels.append(.init(concurrency: level, direct: Summary(total.direct), relayed: Summary(total.relayed),
-                                        errors: total.errors.count, firstErrors: Array(total.errors.prefix(5)), tokensPerSecond: Double(total.tokens) / total.seconds,
+                                        errors: total.errors.count, firstErrors: Array(total.errors.prefix(5)),
+                                        tokensPerSecond: Double(total.tokens) / total.seconds,
                                         cpuSecondsPer1000Tokens: cpu.map { $0 / Double(max(1, total.tokens)) * 1000 },
                                         peakMemoryMB: peak))
         }
