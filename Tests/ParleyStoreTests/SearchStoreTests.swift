@@ -15,7 +15,14 @@ extension StoreFixture {
 
     /// What FTS5's own integrity check says of both indexes (it throws when an index disagrees with its table).
     func checkSearchIndexes() async throws {
-        try await database.pool.write { db in
+        try await database.checkSearchIndexes()
+    }
+}
+
+extension ParleyDatabase {
+    /// What FTS5's own integrity check says of both indexes (it throws when an index disagrees with its table).
+    func checkSearchIndexes() async throws {
+        try await pool.write { db in
             try db.execute(sql: "INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')")
             try db.execute(sql: "INSERT INTO conversations_fts (conversations_fts) VALUES ('integrity-check')")
         }
@@ -176,7 +183,7 @@ extension StoreFixture {
         #expect(Set(try await chats.search(userID: 1, text: "old", limit: 10).map(\.title)) == ["\u{E000}Old\u{E001} title", "Old title"])
         #expect(try await chats.interruptUnfinishedReplies() == 1)
         #expect(try await chats.search(userID: 1, text: "walrus", limit: 10).count == 2)
-        try await database.pool.write { db in try db.execute(sql: "INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')") }
+        try await database.checkSearchIndexes()
         let listed = try await chats.conversations(userID: 1, before: nil, limit: 10)
         #expect(listed.items.map(\.id) == [7] && !listed.items[0].pinned && !listed.items[0].archived)
     }
