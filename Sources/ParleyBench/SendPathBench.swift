@@ -4,12 +4,15 @@ import ParleyCore
 import ParleyStore
 
 /// `parley-bench send-path`: the store calls one sent message makes, each timed on its own over a real SQLite file, in
-/// the order a send makes them, in conversations that already hold some exchanges: microseconds per call.
+/// the order a send makes them, in conversations that already hold some exchanges: microseconds per call. Then the
+/// writes of the same sends made many at a time, as when many people send at once: sends a second and CPU a send.
 struct SendPathBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "send-path", abstract: "Time the store calls of a send.")
 
     @Option(help: "Messages to send, each in a conversation of its own.") var sends = 1000
     @Option(help: "Exchanges (a question and its answer) each conversation holds before the timed send.") var earlier = 10
+    @Option(help: "Sends at once in a second pass: each begins its exchange and finishes its reply, as many replies do.")
+    var concurrent = 50
     @Option(help: "Where to write the JSON results.") var output = "bench-results/send-path.json"
 
     func run() async throws {
@@ -50,8 +53,24 @@ struct SendPathBench: AsyncParsableCommand {
             let started = try await time("3 beginExchange") { try await exchange(in: conversation) }
             _ = try await time("4 finishReply") { try await store.finishReply(id: started.assistantMessage.id, outcome: outcome) }
         }
+        // Then every conversation sends again, `concurrent` at a time: the store calls of sends that overlap.
+        let cpuBefore = CPUClock.processSeconds()
+        let wallBefore = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, conversation) in conversations.enumerated() {
+                if index >= concurrent { try await group.next() }
+                group.addTask {
+                    let started = try await exchange(in: conversation)
+                    _ = try await store.finishReply(id: started.assistantMessage.id, outcome: outcome)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let overlapped = (wall: wallBefore.duration(to: .now).milliseconds / 1000, cpu: CPUClock.processSeconds() - cpuBefore)
         try database.close()
         var figures: [String: Double] = [:]
+        figures["\(concurrent) at once: sends a second"] = Double(conversations.count) / overlapped.wall
+        figures["\(concurrent) at once: CPU µs a send"] = overlapped.cpu / Double(conversations.count) * 1_000_000
         for (step, samples) in timings {
             let summary = Summary(samples)
             figures["\(step) p50 µs"] = summary.p50

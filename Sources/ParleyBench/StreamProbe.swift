@@ -86,21 +86,24 @@ struct StreamProbe {
         var done = ""
         for try await buffer in response.body {
             let text = String(buffer: buffer)
-            if first == nil, text.contains("event: token") { first = start.duration(to: .now) }
             if !done.isEmpty {
                 done += text
                 continue
             }
             let joined = recent + text
+            if first == nil, joined.contains("event: token") { first = start.duration(to: .now) }
             if let marker = joined.range(of: "event: done") {
                 done = String(joined[marker.lowerBound...])
             } else {
                 recent = String(joined.suffix(64))  // enough to find a marker split across two reads
             }
         }
-        guard let first, done.contains(#""status":"complete""#),
-              let tokens = done.firstMatch(of: /"completion_tokens":(\d+)/).flatMap({ Int($0.1) }) else {
-            throw BenchError("the reply did not complete")
+        guard !done.isEmpty else { throw BenchError("the event stream ended without a done event") }
+        let status = done.firstMatch(of: /"status":"(\w+)"/).map { String($0.1) }
+        guard status == "complete" else { throw BenchError("the reply ended as \(status ?? "an unreadable done event")") }
+        guard let first else { throw BenchError("the reply completed without a token event") }
+        guard let tokens = done.firstMatch(of: /"completion_tokens":(\d+)/).flatMap({ Int($0.1) }) else {
+            throw BenchError("the done event has no completion_tokens")
         }
         return (first.milliseconds, tokens)
     }

@@ -6,6 +6,8 @@ import ParleyCore
 public struct ParleyDatabase: Sendable {
     /// The connection pool: many readers, one writer.
     public let pool: DatabasePool
+    /// Every write of the stores goes through it, so that writes waiting at the same time share a transaction.
+    public let writer: GroupCommitWriter
 
     /// Opens (creating if needed) `parley.sqlite` in `directory` and brings its schema up to date.
     public init(directory: String) throws(StoreError) {
@@ -20,6 +22,7 @@ public struct ParleyDatabase: Sendable {
             pool = try DatabasePool(path: (directory as NSString).appendingPathComponent("parley.sqlite"),
                                     configuration: configuration)
             try Migrations.migrator.migrate(pool)
+            writer = GroupCommitWriter(pool: pool)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL
                     || (error.resultCode == .SQLITE_IOERR && Self.hasNoFreeSpace(directory)) {
             // A full disk fails the open as SQLITE_FULL, or as an I/O error when the shared-memory file cannot grow.

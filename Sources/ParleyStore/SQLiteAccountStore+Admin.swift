@@ -43,7 +43,7 @@ extension SQLiteAccountStore: UserAdminStore {
 
     public func setDefaultMonthlyBudget(_ micros: Int64?) async throws(StoreError) {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 try db.cachedStatement(sql: "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)").execute(arguments: [BudgetLedger.defaultBudgetKey, micros.map(String.init) ?? ""])
             }
         }
@@ -52,7 +52,7 @@ extension SQLiteAccountStore: UserAdminStore {
     /// Runs one update of a user row (`.notFound` when there is none), revoking their sessions in the same transaction if asked.
     private func updateUser(_ userID: UserID, sql: String, _ arguments: StatementArguments, revokingSessions: Bool) async throws(StoreError) {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 try db.cachedStatement(sql: sql).execute(arguments: arguments)
                 guard db.changesCount == 1 else { throw StoreError.notFound }
                 if revokingSessions { try db.cachedStatement(sql: "DELETE FROM sessions WHERE user_id = ?").execute(arguments: [userID]) }

@@ -5,19 +5,21 @@ import ParleyCore
 /// Users, sessions and settings in SQLite.
 public struct SQLiteAccountStore: AccountStore {
     let pool: DatabasePool
+    let writer: GroupCommitWriter
 
     /// Creates the store over an open database.
     public init(database: ParleyDatabase) {
         pool = database.pool
+        writer = database.writer
     }
 
     public func createUser(email: String, passwordHash: String, isAdmin: Bool) async throws(StoreError) -> User {
-        try await perform { try await pool.write { db in try insertUser(db, email: email, passwordHash: passwordHash, isAdmin: isAdmin) } }
+        try await perform { try await writer.write { db in try insertUser(db, email: email, passwordHash: passwordHash, isAdmin: isAdmin) } }
     }
 
     public func signUp(email: String, passwordHash: String, allowWhenUsersExist: Bool) async throws(StoreError) -> User {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM users")) ?? 0
                 guard count == 0 || allowWhenUsersExist else { throw StoreError.signupClosed }
                 return try insertUser(db, email: email, passwordHash: passwordHash, isAdmin: count == 0)
@@ -31,7 +33,7 @@ public struct SQLiteAccountStore: AccountStore {
 
     public func createSession(_ session: Session) async throws(StoreError) {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 try db.cachedStatement(sql: "INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)").execute(arguments: [session.id, session.userID, StoredDate.now, StoredDate(session.expiresAt)])
             }
         }
@@ -53,16 +55,16 @@ public struct SQLiteAccountStore: AccountStore {
     }
 
     public func deleteSession(id: String) async throws(StoreError) {
-        try await perform { try await pool.write { db in try db.cachedStatement(sql: "DELETE FROM sessions WHERE id = ?").execute(arguments: [id]) } }
+        try await perform { try await writer.write { db in try db.cachedStatement(sql: "DELETE FROM sessions WHERE id = ?").execute(arguments: [id]) } }
     }
 
     public func deleteSessions(userID: UserID) async throws(StoreError) {
-        try await perform { try await pool.write { db in try db.cachedStatement(sql: "DELETE FROM sessions WHERE user_id = ?").execute(arguments: [userID]) } }
+        try await perform { try await writer.write { db in try db.cachedStatement(sql: "DELETE FROM sessions WHERE user_id = ?").execute(arguments: [userID]) } }
     }
 
     public func deleteUser(id: UserID) async throws(StoreError) -> [ConversationID] {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 let conversations = try ConversationID.fetchAll(db.cachedStatement(sql: "SELECT id FROM conversations WHERE user_id = ?"),
                                                                 arguments: [id])
                 try db.cachedStatement(sql: "DELETE FROM users WHERE id = ?").execute(arguments: [id])
@@ -72,9 +74,9 @@ public struct SQLiteAccountStore: AccountStore {
         }
     }
 
-    public func setting(_ key: String, orInsert makeValue: @Sendable () -> String) async throws(StoreError) -> String {
+    public func setting(_ key: String, orInsert makeValue: @escaping @Sendable () -> String) async throws(StoreError) -> String {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 try db.cachedStatement(sql: "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)").execute(arguments: [key, makeValue()])
                 return try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM settings WHERE key = ?"), arguments: [key]) ?? ""
             }

@@ -24,7 +24,7 @@ extension SQLiteChatStore {
 
     public func addAttachments(_ images: [NewImage], messageID: MessageID, userID: UserID) async throws(StoreError) -> [Attachment] {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 guard let conversationID = try ConversationID.fetchOne(db.cachedStatement(sql: """
                     SELECT m.conversation_id FROM messages m JOIN conversations c ON c.id = m.conversation_id
                     WHERE m.id = ? AND c.user_id = ?

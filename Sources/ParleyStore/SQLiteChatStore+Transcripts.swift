@@ -25,7 +25,7 @@ extension SQLiteChatStore {
 
     public func importTranscripts(_ transcripts: [ConversationTranscript], userID: UserID) async throws(StoreError) -> [Conversation] {
         try await perform {
-            try await pool.write { db in try transcripts.map { try insert($0, userID: userID, db) } }
+            try await writer.write { db in try transcripts.map { try insert($0, userID: userID, db) } }
         }
     }
 

@@ -5,15 +5,17 @@ import ParleyCore
 /// Conversations and messages in SQLite; every query is scoped by the owner.
 public struct SQLiteChatStore: ChatStore {
     let pool: DatabasePool
+    let writer: GroupCommitWriter
 
     /// Creates the store over an open database.
     public init(database: ParleyDatabase) {
         pool = database.pool
+        writer = database.writer
     }
 
     public func createConversation(userID: UserID, title: String, model: String, systemPrompt: String) async throws(StoreError) -> Conversation {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 let now = StoredDate.now
                 try db.cachedStatement(sql: """
                     INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at)
@@ -58,7 +60,7 @@ public struct SQLiteChatStore: ChatStore {
 
     public func retitleConversation(id: ConversationID, userID: UserID, from current: String, to title: String) async throws(StoreError) -> Bool {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 try db.cachedStatement(sql: "UPDATE conversations SET title = ? WHERE id = ? AND user_id = ? AND title = ?").execute(arguments: [title, id, userID, current])
                 return db.changesCount == 1
             }
@@ -117,7 +119,7 @@ public struct SQLiteChatStore: ChatStore {
     public func beginExchange(conversationID: ConversationID, userContent: String?, images: [NewImage], requestID: String?,
                               model: String) async throws(StoreError) -> Exchange {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 let now = StoredDate.now
                 try BudgetLedger.enforce(db, conversationID: conversationID, today: UsageDay(now.date))
                 var userMessage: Message?
@@ -153,7 +155,7 @@ public struct SQLiteChatStore: ChatStore {
 
     public func removeLastReply(conversationID: ConversationID, userID: UserID) async throws(StoreError) -> Message? {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 guard try ownedConversation(db, id: conversationID, userID: userID) != nil else { throw StoreError.notFound }
                 guard let last = try Row.fetchOne(db.cachedStatement(sql: """
                     SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT 1
@@ -169,7 +171,7 @@ public struct SQLiteChatStore: ChatStore {
 
     public func saveProgress(_ contents: [MessageID: String]) async throws(StoreError) {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 let now = StoredDate.now
                 let statement = try db.cachedStatement(sql: """
                     UPDATE messages SET content = ?, updated_at = ? WHERE id = ? AND status = 'streaming'
@@ -184,7 +186,7 @@ public struct SQLiteChatStore: ChatStore {
     @discardableResult
     public func finishReply(id: MessageID, outcome: ReplyOutcome) async throws(StoreError) -> Usage {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 let now = StoredDate.now
                 var usage = outcome.usage
                 var priceID: Int64?
@@ -216,7 +218,7 @@ public struct SQLiteChatStore: ChatStore {
 
     public func interruptUnfinishedReplies() async throws(StoreError) -> Int {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 try indexHeldQuestions(db, ofRepliesWhere: "status = 'streaming'", arguments: [])
                 try db.cachedStatement(sql: "UPDATE messages SET status = 'interrupted' WHERE status = 'streaming'").execute()
                 return db.changesCount
@@ -260,7 +262,7 @@ public struct SQLiteChatStore: ChatStore {
 
     private func updateOwned(id: ConversationID, userID: UserID, sql: String, arguments: StatementArguments) async throws(StoreError) {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 try db.cachedStatement(sql: sql).execute(arguments: arguments)
                 if db.changesCount == 0 { throw StoreError.notFound }
             }

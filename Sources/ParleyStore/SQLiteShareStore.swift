@@ -5,16 +5,18 @@ import ParleyCore
 /// Share links and their snapshots in SQLite: owner actions are scoped by the owner, the public lookup by token digest.
 public struct SQLiteShareStore: ShareStore {
     let pool: DatabasePool
+    let writer: GroupCommitWriter
 
     /// Creates the store over an open database.
     public init(database: ParleyDatabase) {
         pool = database.pool
+        writer = database.writer
     }
 
     public func createShare(conversationID: ConversationID, userID: UserID, tokenHash: String, content: ShareContent,
                             now: Date) async throws(StoreError) -> Share {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 try db.cachedStatement(sql: """
                     INSERT INTO shares (token_hash, user_id, conversation_id, title, model, author_name, created_at, snapshot_at, expires_at)
                     SELECT ?, user_id, id, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? AND user_id = ?
@@ -32,7 +34,7 @@ public struct SQLiteShareStore: ShareStore {
     public func updateShares(conversationID: ConversationID, userID: UserID, content: ShareContent,
                              now: Date) async throws(StoreError) -> Int {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 let ids = try ShareID.fetchAll(db.cachedStatement(sql: """
                     SELECT id FROM shares WHERE conversation_id = ? AND user_id = ? AND (expires_at IS NULL OR expires_at > ?)
                     """), arguments: [conversationID, userID, now])
@@ -74,7 +76,7 @@ public struct SQLiteShareStore: ShareStore {
 
     public func recordView(shareID: ShareID) async throws(StoreError) {
         try await perform {
-            try await pool.write { db in try db.cachedStatement(sql: "UPDATE shares SET views = views + 1 WHERE id = ?").execute(arguments: [shareID]) }
+            try await writer.write { db in try db.cachedStatement(sql: "UPDATE shares SET views = views + 1 WHERE id = ?").execute(arguments: [shareID]) }
         }
     }
 
@@ -89,7 +91,7 @@ public struct SQLiteShareStore: ShareStore {
 
     public func deleteShare(id: ShareID, userID: UserID) async throws(StoreError) {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 try db.cachedStatement(sql: "DELETE FROM shares WHERE id = ? AND user_id = ?").execute(arguments: [id, userID])
                 if db.changesCount == 0 { throw StoreError.notFound }
             }
@@ -98,7 +100,7 @@ public struct SQLiteShareStore: ShareStore {
 
     public func copyShare(id: ShareID, toUser userID: UserID, model: String, now: Date) async throws(StoreError) -> Conversation {
         try await perform {
-            try await pool.write { db in
+            try await writer.write { db in
                 guard let share = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM shares WHERE id = ?"), arguments: [id])
                     .map(Share.init(row:)) else { throw StoreError.notFound }
                 try db.cachedStatement(sql: """

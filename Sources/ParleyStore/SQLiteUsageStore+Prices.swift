@@ -12,6 +12,6 @@ extension SQLiteUsageStore {
     }
 
     public func setPrice(modelID: String, rates: TokenRates) async throws(StoreError) -> PriceVersion {
-        try await perform { try await pool.write { db in try PriceVersions.insert(db, modelID: modelID, rates: rates, at: Date()) } }
+        try await perform { try await writer.write { db in try PriceVersions.insert(db, modelID: modelID, rates: rates, at: Date()) } }
     }
 }

@@ -5,6 +5,7 @@ import ParleyCore
 /// Usage reports from the `usage_daily` rollup (never a scan of messages, but for one user's costliest conversations).
 public struct SQLiteUsageStore: UsageStore {
     let pool: DatabasePool
+    let writer: GroupCommitWriter
 
     /// The sums of a rollup query's rows, in the order `UsageTotals(row:at:)` reads them.
     static let sums = "SUM(requests), SUM(input_tokens), SUM(cached_input_tokens), SUM(output_tokens), SUM(cost_micros)"
@@ -12,6 +13,7 @@ public struct SQLiteUsageStore: UsageStore {
     /// Creates the store over an open database.
     public init(database: ParleyDatabase) {
         pool = database.pool
+        writer = database.writer
     }
 
     public func dashboard(period: UsagePeriod, sort: UsageSort, userLimit: Int) async throws(StoreError) -> UsageDashboard {

@@ -20,5 +20,5 @@ public protocol AccountStore: Sendable {
     /// conversations deleted; `.notFound` when there is no such user.
     func deleteUser(id: UserID) async throws(StoreError) -> [ConversationID]
     /// Reads a setting, storing `makeValue()` first if it is unset (atomically).
-    func setting(_ key: String, orInsert makeValue: @Sendable () -> String) async throws(StoreError) -> String
+    func setting(_ key: String, orInsert makeValue: @escaping @Sendable () -> String) async throws(StoreError) -> String
 }
