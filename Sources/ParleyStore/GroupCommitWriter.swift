@@ -60,6 +60,11 @@ public final class GroupCommitWriter: Sendable {
         }
     }
 
+    /// How many writes wait for a transaction (not counting those of the transaction running).
+    var waitingWrites: Int {
+        state.withLock { $0.pending.count }
+    }
+
     /// Commits the pending writes, a batch a transaction, until none is left.
     private func drain(_ db: Database) {
         while var batch = nextBatch() {

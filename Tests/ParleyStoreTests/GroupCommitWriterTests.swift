@@ -15,26 +15,23 @@ import Testing
     /// Thrown by a write that wants to fail.
     private struct Refused: Error {}
 
-    /// Holds the writer with a write that waits until `count` more writes have been submitted, then submits `count`
-    /// writes of `body` (given each write's number) at once; returns each write's outcome by number, and the holding
-    /// write's transaction start.
+    /// Holds the writer with a write that waits until `count` more writes wait behind it, then submits `count` writes
+    /// of `body` (given each write's number) at once; returns each write's outcome by number, and the holding write's
+    /// transaction start.
     private func batch(_ writer: GroupCommitWriter, count: Int,
                        _ body: @escaping @Sendable (Int, Database) throws -> Written) async throws
         -> (outcomes: [Int: Result<Written, any Error>], held: Date) {
         let progress = BatchProgress()
         async let held = writer.write { db in
             progress.holding.store(true, ordering: .sequentiallyConsistent)
-            let deadline = Date().addingTimeInterval(10)
-            while progress.submitted.load(ordering: .sequentiallyConsistent) < count, Date() < deadline { usleep(1000) }
-            // A submitted write is queued without suspending after it is counted; this leaves time for the last one.
-            usleep(50_000)
+            let deadline = Date().addingTimeInterval(30)
+            while writer.waitingWrites < count, Date() < deadline { usleep(1000) }
             return try db.transactionDate
         }
         while !progress.holding.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(1)) }
         let outcomes = await withTaskGroup(of: (Int, Result<Written, any Error>).self) { group in
             for number in 0..<count {
                 group.addTask {
-                    progress.submitted.add(1, ordering: .sequentiallyConsistent)
                     do {
                         return (number, .success(try await writer.write { db in try body(number, db) }))
                     } catch {
@@ -130,8 +127,7 @@ import Testing
     }
 }
 
-/// How far `batch` has got: whether the holding write runs, and how many writes were submitted behind it.
+/// Whether the holding write of `batch` has started.
 private final class BatchProgress: Sendable {
     let holding = Atomic<Bool>(false)
-    let submitted = Atomic<Int>(0)
 }
