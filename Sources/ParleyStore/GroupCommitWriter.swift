@@ -60,8 +60,8 @@ public final class GroupCommitWriter: Sendable {
         }
     }
 
-    /// How many writes wait for a transaction (not counting those of the transaction running).
-    var waitingWrites: Int {
+    /// How many writes wait for a transaction (not counting those of the transaction running): `/metrics` shows it.
+    public var waitingWrites: Int {
         state.withLock { $0.pending.count }
     }
 

@@ -3,6 +3,7 @@ import GRDB
 import MockUpstream
 import ParleyServer
 import ParleyStore
+import Synchronization
 import Testing
 
 /// Running Parley for real: metrics, request ids and logs, settings that stop start-up, and online backups.
@@ -53,6 +54,56 @@ struct OperationsTests {
             let allowed = try await browser.get("/metrics", headers: [("Authorization", "Bearer scrape-secret")])
             #expect(allowed.status == 200)
             #expect(allowed.body.contains("parley_event_streams_open"))
+        }
+    }
+
+    /// A write lock held by another connection, and the signal to let it go.
+    final class HeldLock: Sendable {
+        let isHeld = Atomic<Bool>(false)
+        let release = Atomic<Bool>(false)
+    }
+
+    @Test("while another process holds SQLite's write lock, /metrics counts the store writes waiting; they all land once it lets go")
+    func waitingWritesGauge() async throws {
+        try await withTestServer(mockTokens: 3) { server in
+            let api = try await GenerationTests.signedIn(server)
+            var created: [Int64] = []
+            for _ in 0..<3 { created.append(try await api.createConversation()) }
+            let conversations = created
+            #expect(try await server.gauge("parley_store_writes_waiting") == 0)
+            // Another process's connection takes the write lock and keeps it until `lock.release` is set.
+            let lock = HeldLock()
+            let other = try DatabaseQueue(path: server.dataDirectory + "/parley.sqlite")
+            let holder = Task {
+                try await other.writeWithoutTransaction { db in
+                    try db.inTransaction(.immediate) {
+                        lock.isHeld.store(true, ordering: .sequentiallyConsistent)
+                        let deadline = Date().addingTimeInterval(8)
+                        while !lock.release.load(ordering: .sequentiallyConsistent), Date() < deadline { usleep(1000) }
+                        return .commit
+                    }
+                }
+            }
+            while !lock.isHeld.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(1)) }
+            // The first send's transaction waits for the lock inside SQLite; the two behind it wait in the store.
+            let sends = Task {
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for id in conversations { group.addTask { try await api.send(id, "wait for me").status } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            var waiting = 0
+            let deadline = ContinuousClock.now + .seconds(5)
+            while waiting < 2, ContinuousClock.now < deadline {
+                waiting = try await server.gauge("parley_store_writes_waiting") ?? -1
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            lock.release.store(true, ordering: .sequentiallyConsistent)
+            try await holder.value
+            #expect(waiting == 2)
+            #expect(try await sends.value == [202, 202, 202])
+            #expect(try await server.gauge("parley_store_writes_waiting") == 0)
+            for id in conversations { #expect(try await api.messages(id).first?["content"] as? String == "wait for me") }
         }
     }
 

@@ -86,7 +86,8 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         ErrorMiddleware(pages: services.pages)
     }
     HealthController(database: services.database).addRoutes(to: router)
-    MetricsController(generations: services.chat.generations, token: services.settings.metricsToken).addRoutes(to: router)
+    MetricsController(generations: services.chat.generations, writer: services.database.writer,
+                      token: services.settings.metricsToken).addRoutes(to: router)
     StaticAssetController(assets: services.pages.assets).addRoutes(to: router)
     router.addMiddleware {
         AuthenticationMiddleware(sessions: services.sessions)

@@ -1,11 +1,13 @@
 import Hummingbird
 import ParleyCore
+import ParleyStore
 
 /// `GET /metrics` in the Prometheus text format: everything recorded through swift-metrics (requests by route and
 /// status, first-token time, reply duration, tokens, cost, upstream errors, retries, save latency) plus the engine's
-/// gauges; guarded by a bearer token when `PARLEY_METRICS_TOKEN` is set.
+/// gauges and the store's; guarded by a bearer token when `PARLEY_METRICS_TOKEN` is set.
 struct MetricsController {
     let generations: GenerationManager
+    let writer: GroupCommitWriter
     let token: String?
 
     /// Adds the route.
@@ -15,7 +17,7 @@ struct MetricsController {
                 // A scraper, not a person: a plain 401, never the sign-in redirect of pages.
                 return Response(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"])
             }
-            // The engine's gauges are read from this server's manager at scrape time, not kept in the process-wide
+            // The gauges are read from this server's manager and store at scrape time, not kept in the process-wide
             // registry (a test process runs several servers).
             var text = PrometheusExport.registry.emitToString()
             text += """
@@ -25,6 +27,9 @@ struct MetricsController {
                 # HELP parley_event_streams_open Open conversation event streams.
                 # TYPE parley_event_streams_open gauge
                 parley_event_streams_open \(generations.subscriberCount)
+                # HELP parley_store_writes_waiting Store writes waiting for the transaction that will take them.
+                # TYPE parley_store_writes_waiting gauge
+                parley_store_writes_waiting \(writer.waitingWrites)
 
                 """
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
