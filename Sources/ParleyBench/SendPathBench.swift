@@ -15,6 +15,13 @@ struct SendPathBench: AsyncParsableCommand {
     var concurrent = 50
     @Option(help: "Where to write the JSON results.") var output = "bench-results/send-path.json"
 
+    /// Refuses counts that would time nothing.
+    func validate() throws {
+        guard sends > 0, earlier >= 0, concurrent > 0 else {
+            throw ValidationError("--sends and --concurrent must be positive, --earlier zero or more")
+        }
+    }
+
     func run() async throws {
         let folder = try TemporaryFolder()
         let database = try ParleyDatabase(directory: folder.path)
