@@ -48,7 +48,7 @@ private final class Progress: Sendable {
     }
 
     /// Starts `count` replies of `provider` at once; returns when all have had a token, when one has ended (or failed),
-    /// or after 30 s, and cancels them.
+    /// or after 90 s, and cancels them.
     static func startAndCancel(_ count: Int, _ provider: OpenAICompatibleProvider) async
         -> (started: Int, finished: Int, firstError: ProviderError?) {
         let progress = Progress()
@@ -66,7 +66,7 @@ private final class Progress: Sendable {
                     progress.finished.add(1, ordering: .relaxed)
                 }
             }
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + .seconds(90)
             while progress.startedCount < count, progress.finishedCount == 0, ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(10))
             }
@@ -94,10 +94,10 @@ private final class Progress: Sendable {
     }
 
     @Test func repliesPastOneConnectionsStreamLimitAllStartAtOnce() async throws {
-        // Each reply lasts 20 s (20 tokens 1 s apart), time for a loaded machine to open 150 TLS connections. Over
-        // HTTP/2 the mock allows 100 streams on a connection, and the client would queue the other 50 replies, without
-        // a token, until the first ones ended.
-        try await Self.withHTTPSMock(tokens: 20, delayMilliseconds: 1000) { port, client in
+        // Each reply lasts 60 s (60 tokens 1 s apart), time for a loaded machine to open 150 TLS connections (a full
+        // suite on two cores took over 20 s). Over HTTP/2 the mock allows 100 streams on a connection, and the client
+        // would queue the other 50 replies, without a token, until the first ones ended.
+        try await Self.withHTTPSMock(tokens: 60, delayMilliseconds: 1000) { port, client in
             let (started, finished, error) = await Self.startAndCancel(150, Self.provider(port: port, client: client))
             #expect(started == 150)
             #expect(finished == 0, "\(String(describing: error))")
