@@ -3,14 +3,14 @@ import Hummingbird
 
 /// The Anthropic Messages format (`POST /v1/messages`).
 struct AnthropicWire: WireFormat {
-    func chatRequest(body: [String: Any], request: Request, context: BasicRequestContext) throws(MockError) -> ChatRequest {
-        guard let model = body["model"] as? String else { throw .badRequest("missing model") }
+    func chatRequest(body: ChatRequestBody, request: Request, context: BasicRequestContext) throws(MockError) -> ChatRequest {
+        guard let model = body.model else { throw .badRequest("missing model") }
         return ChatRequest(
             model: model,
-            stream: body["stream"] as? Bool ?? false,
+            stream: body.stream ?? false,
             includeUsage: true,
             apiKey: request.headers[.init("x-api-key")!],
-            promptTokens: ChatRequest.promptTokens(in: body)
+            promptTokens: body.promptTokens
         )
     }
 

@@ -18,8 +18,9 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
             await stats.received(body: nil)
             return errorResponse(.badRequest("unreadable or too large body"))
         }
-        let body = try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView)) as? [String: Any]
-        await stats.received(body: body == nil ? nil : String(decoding: buffer.readableBytesView, as: UTF8.self))
+        let text = String(decoding: buffer.readableBytesView, as: UTF8.self)
+        let body = try? ChatRequestBody(json: text)
+        await stats.received(body: body == nil ? nil : text)
         do throws(MockError) {
             guard let body else { throw .badRequest("body is not a JSON object") }
             let chat = try wire.chatRequest(body: body, request: request, context: context)

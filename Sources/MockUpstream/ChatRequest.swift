@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 
 /// What the simulator needs from one chat request, whatever its wire format.
 struct ChatRequest: Sendable {
@@ -19,22 +20,78 @@ struct ChatRequest: Sendable {
         self.promptTokens = promptTokens
         self.created = Int(Date().timeIntervalSince1970)
     }
+}
 
-    /// Rough prompt size of a decoded body: characters of all message texts / 4, at least 1.
-    static func promptTokens(in body: [String: Any]) -> Int {
-        max(1, textLength(of: body) / 4)
+/// The fields of a chat request body the simulator reads, in any of the three wire formats, read in one pass over the
+/// JSON where it lies: a general decoder cost the mock several milliseconds on a long conversation's request, on the
+/// first-token path of every reply through Parley, which requests straight to the mock do not pay.
+struct ChatRequestBody {
+    /// `model`, when a string.
+    var model: String?
+    /// `stream`, when a boolean.
+    var stream: Bool?
+    /// `stream_options.include_usage`, when a boolean.
+    var includeUsage: Bool?
+    /// Characters of the message texts: the strings under the keys `isTextKey` names.
+    var textLength = 0
+
+    /// Reads `json`; throws `JSONCursor.Invalid` when it is not a JSON object.
+    init(json: String) throws {
+        self = try JSONCursor.readDocument(json) { cursor in
+            var body = ChatRequestBody()
+            try cursor.readObject { cursor, key in
+                switch key {
+                case "model":
+                    guard try cursor.nextValueKind() == .string else { return try cursor.skipValue() }
+                    body.model = try cursor.readString()
+                case "stream": body.stream = try Self.bool(&cursor)
+                case "stream_options":
+                    guard try cursor.nextValueKind() == .object else { return try cursor.skipValue() }
+                    try cursor.readObject { cursor, key in
+                        guard case "include_usage" = key else { return try cursor.skipValue() }
+                        body.includeUsage = try Self.bool(&cursor)
+                    }
+                default:
+                    guard Self.isTextKey(key) else { return try cursor.skipValue() }
+                    body.textLength += try Self.textLength(&cursor)
+                }
+            }
+            return body
+        }
     }
 
-    /// Keys whose values hold message text, in the OpenAI, Anthropic and Gemini request shapes.
-    private static let textKeys: Set<String> = ["messages", "contents", "system", "systemInstruction", "content", "parts", "text"]
+    private init() {}
 
-    /// Characters of the strings found under `textKeys`, recursively.
-    private static func textLength(of value: Any) -> Int {
-        switch value {
-        case let text as String: text.count
-        case let array as [Any]: array.reduce(0) { $0 + textLength(of: $1) }
-        case let object as [String: Any]: object.reduce(0) { textKeys.contains($1.key) ? $0 + textLength(of: $1.value) : $0 }
-        default: 0
+    /// Rough prompt size: characters of all message texts / 4, at least 1.
+    var promptTokens: Int { max(1, textLength / 4) }
+
+    /// Keys whose values hold message text, in the OpenAI, Anthropic and Gemini request shapes.
+    private static func isTextKey(_ key: JSONCursor.Key) -> Bool {
+        switch key {
+        case "messages", "contents", "system", "systemInstruction", "content", "parts", "text": true
+        default: false
         }
+    }
+
+    /// Characters of the strings in the next value: itself, its array's elements, or its object's text keys' values,
+    /// recursively.
+    private static func textLength(_ cursor: inout JSONCursor) throws -> Int {
+        var length = 0
+        switch try cursor.nextValueKind() {
+        case .string: length = try cursor.readString().count
+        case .array: try cursor.readArray { cursor, _ in length += try textLength(&cursor) }
+        case .object:
+            try cursor.readObject { cursor, key in
+                if isTextKey(key) { length += try textLength(&cursor) } else { try cursor.skipValue() }
+            }
+        default: try cursor.skipValue()
+        }
+        return length
+    }
+
+    /// The next value when it is a boolean (nil, and skipped, otherwise).
+    private static func bool(_ cursor: inout JSONCursor) throws -> Bool? {
+        guard try cursor.nextValueKind() == .bool else { try cursor.skipValue(); return nil }
+        return try cursor.readBool()
     }
 }

@@ -3,7 +3,7 @@ import Hummingbird
 
 /// The Gemini `generateContent` / `streamGenerateContent` format (`POST /v1beta/models/{model}:{action}`).
 struct GeminiWire: WireFormat {
-    func chatRequest(body: [String: Any], request: Request, context: BasicRequestContext) throws(MockError) -> ChatRequest {
+    func chatRequest(body: ChatRequestBody, request: Request, context: BasicRequestContext) throws(MockError) -> ChatRequest {
         let modelAction = context.parameters.get("modelAction") ?? ""
         let parts = modelAction.split(separator: ":", maxSplits: 1).map(String.init)
         guard parts.count == 2, ["streamGenerateContent", "generateContent"].contains(parts[1]) else {
@@ -14,7 +14,7 @@ struct GeminiWire: WireFormat {
             stream: parts[1] == "streamGenerateContent",
             includeUsage: true,
             apiKey: request.headers[.init("x-goog-api-key")!] ?? request.uri.queryParameters.get("key"),
-            promptTokens: ChatRequest.promptTokens(in: body)
+            promptTokens: body.promptTokens
         )
     }
 

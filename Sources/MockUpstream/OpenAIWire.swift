@@ -9,16 +9,15 @@ struct OpenAIWire: WireFormat {
         return #"{"object":"list","data":[\#(entries.joined(separator: ","))]}"#
     }()
 
-    func chatRequest(body: [String: Any], request: Request, context: BasicRequestContext) throws(MockError) -> ChatRequest {
-        guard let model = body["model"] as? String else { throw .badRequest("missing model") }
-        let options = body["stream_options"] as? [String: Any]
+    func chatRequest(body: ChatRequestBody, request: Request, context: BasicRequestContext) throws(MockError) -> ChatRequest {
+        guard let model = body.model else { throw .badRequest("missing model") }
         let bearer = request.headers[.authorization].map { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : $0 }
         return ChatRequest(
             model: model,
-            stream: body["stream"] as? Bool ?? false,
-            includeUsage: options?["include_usage"] as? Bool ?? false,
+            stream: body.stream ?? false,
+            includeUsage: body.includeUsage ?? false,
             apiKey: bearer,
-            promptTokens: ChatRequest.promptTokens(in: body)
+            promptTokens: body.promptTokens
         )
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 @testable import ParleyProviders
 import Testing
 
@@ -79,6 +80,17 @@ import Testing
     @Test(arguments: invalid)
     func refusesWhatIsNotAChunk(json: String) {
         #expect(throws: (any Error).self) { try ChatCompletionChunk(json: json) }
+    }
+
+    @Test("nesting is read to 512 levels; a hostile line of deeper brackets is refused instead of overflowing the stack")
+    func nestingIsBounded() throws {
+        let nested = { (depth: Int) in #"{"choices":[],"x":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}" }
+        // The chunk object itself is the first level.
+        #expect(try ChatCompletionChunk(json: nested(JSONCursor.maximumDepth - 1)).choices == [])
+        #expect(throws: JSONCursor.Invalid.self) { try ChatCompletionChunk(json: nested(JSONCursor.maximumDepth)) }
+        #expect(throws: JSONCursor.Invalid.self) { try ChatCompletionChunk(json: nested(1_000_000)) }
+        let objects = #"{"x":"# + String(repeating: #"{"a":"#, count: 1_000_000) + "1" + String(repeating: "}", count: 1_000_001)
+        #expect(throws: JSONCursor.Invalid.self) { try ChatCompletionChunk(json: objects) }
     }
 
     @Test func anErrorObjectIsFlagged() throws {

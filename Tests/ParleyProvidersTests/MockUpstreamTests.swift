@@ -1,7 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
-import MockUpstream
+@testable import MockUpstream
+import ParleyCore
 import Testing
 
 /// End-to-end tests of the mock upstream over loopback HTTP.
@@ -181,6 +182,46 @@ import Testing
             let missing = try await mock.post("/v1/chat/completions", Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-missing"))
             #expect(missing.status == 404)
             #expect((try json(missing.text)["error"] as? [String: Any])?["code"] as? String == "model_not_found")
+        }
+    }
+
+    @Test("prompt tokens count the characters of every message text, in text parts too, and not image URLs or roles")
+    func promptTokensCountMessageTexts() throws {
+        let openAI = #"{"model":"m","messages":[{"role":"system","content":"12345678"},{"role":"user","content":[{"type":"text","text":"abcd\"efg"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAAAAAAAAAAAAAA"}}]}]}"#
+        let openAIBody = try ChatRequestBody(json: openAI)
+        #expect(openAIBody.textLength == 8 + 8)
+        #expect(openAIBody.promptTokens == 4)
+        let anthropic = #"{"model":"m","system":[{"type":"text","text":"café 😀"}],"messages":[{"role":"user","content":"日本"}],"stream":true}"#
+        #expect(try ChatRequestBody(json: anthropic).textLength == 6 + 2)
+        let gemini = #"{"systemInstruction":{"parts":[{"text":"1234"}]},"contents":[{"role":"user","parts":[{"text":"5678"}]}],"generationConfig":{"text":"not counted"}}"#
+        #expect(try ChatRequestBody(json: gemini).textLength == 8)
+        #expect(try ChatRequestBody(json: #"{"model":"m"}"#).promptTokens == 1)
+    }
+
+    @Test("the body's fields are read only with their JSON types; anything but a JSON object is refused")
+    func bodyFieldsAreTyped() throws {
+        let typed = try ChatRequestBody(json: #"{"model":"m","stream":true,"stream_options":{"include_usage":true}}"#)
+        #expect(typed.model == "m" && typed.stream == true && typed.includeUsage == true)
+        let mistyped = try ChatRequestBody(json: #"{"model":7,"stream":"yes","stream_options":[true]}"#)
+        #expect(mistyped.model == nil && mistyped.stream == nil && mistyped.includeUsage == nil)
+        for invalid in ["", "[]", "\"text\"", "{", #"{"model":"m",}"#, #"{"model":"m"} trailing"#,
+                        #"{"messages":"# + String(repeating: "[", count: 100_000)] {
+            #expect(throws: JSONCursor.Invalid.self) { try ChatRequestBody(json: invalid) }
+        }
+    }
+
+    @Test func malformedBodiesAreRefusedAndTheMockCarriesOn() async throws {
+        try await withMock { mock in
+            for body in ["not json", "[1,2]", #"{"model":"mock-fast","messages":[}"#, String(repeating: "[", count: 1_000_000)] {
+                let reply = try await mock.post("/v1/chat/completions", body)
+                #expect(reply.status == 400)
+                #expect((try json(reply.text)["error"] as? [String: Any])?["message"] as? String == "Invalid request: body is not a JSON object")
+            }
+            let missingModel = try await mock.post("/v1/chat/completions", #"{"messages":[]}"#)
+            #expect(missingModel.status == 400)
+            #expect(try await mock.stats()["last_request"] as? NSDictionary == ["messages": [Any]()] as NSDictionary)
+            let good = try await mock.post("/v1/chat/completions", Self.openAIBody)
+            #expect(good.status == 200)
         }
     }
 

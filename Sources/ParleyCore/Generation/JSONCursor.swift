@@ -1,20 +1,34 @@
 /// A forward-only reader over the UTF-8 bytes of one JSON text, where the text lies: it validates as it goes, reads
 /// the values a caller asks for and skips the rest, without building a document or a string per key (the hot path of
-/// every streamed chunk).
-struct JSONCursor {
+/// every streamed chunk). Its methods are inlinable so that readers in other modules (the providers' chunk reader, the
+/// mock upstream's request reader) run as fast as in this one.
+public struct JSONCursor {
     /// The text is not JSON, or a value is not of the type asked for.
-    struct Invalid: Error {}
+    public struct Invalid: Error {
+        @inlinable public init() {}
+    }
+
+    /// The kinds of JSON value, as the next one's first byte tells.
+    public enum ValueKind: Equatable, Sendable {
+        case object, array, string, number, bool, null
+    }
 
     /// The text's bytes, valid only inside `readDocument`, which the cursor cannot leave.
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline var index = 0
+    /// The objects and arrays open around the cursor.
+    @usableFromInline var depth = 0
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    /// The deepest nesting read (as Foundation's decoder allows): a hostile text of a million brackets is refused
+    /// instead of overflowing the stack of the recursive reads.
+    public static let maximumDepth = 512
+
+    @inlinable init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
     /// Reads the whole of `text` as one value with `read`, then expects nothing but whitespace.
-    static func readDocument<T>(_ text: String, _ read: (inout JSONCursor) throws -> T) throws -> T {
+    @inlinable public static func readDocument<T>(_ text: String, _ read: (inout JSONCursor) throws -> T) throws -> T {
         var text = text
         return try text.withUTF8 { bytes in
             var cursor = JSONCursor(bytes)
@@ -26,16 +40,45 @@ struct JSONCursor {
     }
 
     /// Whether the next value is `null` (consumed if so).
-    mutating func readNull() throws -> Bool {
+    @inlinable public mutating func readNull() throws -> Bool {
         skipWhitespace()
         guard peek == UInt8(ascii: "n") else { return false }
         try expectLiteral("null")
         return true
     }
 
+    /// The kind of the next value, from its first byte (nothing is consumed); throws at the end of the text or at a
+    /// byte no value starts with.
+    @inlinable public mutating func nextValueKind() throws -> ValueKind {
+        skipWhitespace()
+        guard let byte = peek else { throw Invalid() }
+        switch byte {
+        case UInt8(ascii: "{"): return .object
+        case UInt8(ascii: "["): return .array
+        case UInt8(ascii: "\""): return .string
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+        case UInt8(ascii: "n"): return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+        default: throw Invalid()
+        }
+    }
+
+    /// Reads `true` or `false`.
+    @inlinable public mutating func readBool() throws -> Bool {
+        skipWhitespace()
+        if peek == UInt8(ascii: "t") {
+            try expectLiteral("true")
+            return true
+        }
+        try expectLiteral("false")
+        return false
+    }
+
     /// Reads an object, calling `field` with each key; `field` must read or skip that key's value.
-    mutating func readObject(_ field: (inout JSONCursor, Key) throws -> Void) throws {
+    @inlinable public mutating func readObject(_ field: (inout JSONCursor, Key) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
+        try enterContainer()
+        defer { depth -= 1 }
         skipWhitespace()
         if peek == UInt8(ascii: "}") { index += 1; return }
         while true {
@@ -50,8 +93,10 @@ struct JSONCursor {
     }
 
     /// Reads an array, calling `element` with each index; `element` must read or skip that element.
-    mutating func readArray(_ element: (inout JSONCursor, Int) throws -> Void) throws {
+    @inlinable public mutating func readArray(_ element: (inout JSONCursor, Int) throws -> Void) throws {
         try expect(UInt8(ascii: "["))
+        try enterContainer()
+        defer { depth -= 1 }
         skipWhitespace()
         if peek == UInt8(ascii: "]") { index += 1; return }
         var position = 0
@@ -65,8 +110,14 @@ struct JSONCursor {
         }
     }
 
+    /// Counts one more open object or array, refusing one past `maximumDepth`.
+    @inlinable mutating func enterContainer() throws {
+        guard depth < Self.maximumDepth else { throw Invalid() }
+        depth += 1
+    }
+
     /// Reads an object's key where it lies; only a key with escapes is built as a string.
-    private mutating func readKey() throws -> Key {
+    @inlinable mutating func readKey() throws -> Key {
         try expect(UInt8(ascii: "\""))
         let start = index
         guard try skipStringBody() else { return .raw(UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)])) }
@@ -75,7 +126,7 @@ struct JSONCursor {
     }
 
     /// Reads a string, resolving escapes (surrogate pairs included).
-    mutating func readString() throws -> String {
+    @inlinable public mutating func readString() throws -> String {
         try expect(UInt8(ascii: "\""))
         let start = index
         guard try skipStringBody() else { return String(decoding: bytes[start..<(index - 1)], as: UTF8.self) }
@@ -100,7 +151,7 @@ struct JSONCursor {
 
     /// Moves past the rest of a string whose opening quote was just read, checking its escapes and that it has no
     /// control characters, without building it; returns whether it had escapes.
-    private mutating func skipStringBody() throws -> Bool {
+    @inlinable mutating func skipStringBody() throws -> Bool {
         var hasEscapes = false
         while true {
             guard let byte = take() else { throw Invalid() }
@@ -116,7 +167,7 @@ struct JSONCursor {
     }
 
     /// Reads a number that must be a whole number fitting an `Int`.
-    mutating func readInt() throws -> Int {
+    @inlinable public mutating func readInt() throws -> Int {
         skipWhitespace()
         let start = index
         while let byte = peek, byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".")
@@ -130,7 +181,7 @@ struct JSONCursor {
     }
 
     /// Skips any one value, checking that it is well formed.
-    mutating func skipValue() throws {
+    @inlinable public mutating func skipValue() throws {
         skipWhitespace()
         switch peek {
         case UInt8(ascii: "{"): try readObject { cursor, _ in try cursor.skipValue() }
@@ -146,7 +197,7 @@ struct JSONCursor {
     }
 
     /// Moves past a number, checking it against JSON's grammar: `-`, whole part, optional fraction, optional exponent.
-    private mutating func skipNumber() throws {
+    @inlinable mutating func skipNumber() throws {
         if peek == UInt8(ascii: "-") { index += 1 }
         if peek == UInt8(ascii: "0") {
             index += 1
@@ -165,34 +216,34 @@ struct JSONCursor {
     }
 
     /// Moves past one or more decimal digits.
-    private mutating func skipDigits() throws {
+    @inlinable mutating func skipDigits() throws {
         let start = index
         while let byte = peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1 }
         guard index > start else { throw Invalid() }
     }
 
-    private var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+    @inlinable var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
-    private mutating func take() -> UInt8? {
+    @inlinable mutating func take() -> UInt8? {
         defer { index += 1 }
         return peek
     }
 
-    private mutating func skipWhitespace() {
+    @inlinable mutating func skipWhitespace() {
         while let byte = peek, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
     }
 
-    private mutating func expect(_ byte: UInt8) throws {
+    @inlinable mutating func expect(_ byte: UInt8) throws {
         skipWhitespace()
         guard take() == byte else { throw Invalid() }
     }
 
-    private mutating func expectLiteral(_ literal: String) throws {
+    @inlinable mutating func expectLiteral(_ literal: String) throws {
         for byte in literal.utf8 { guard take() == byte else { throw Invalid() } }
     }
 
     /// The character of an escape whose backslash was just read.
-    private mutating func readEscape() throws -> Unicode.Scalar {
+    @inlinable mutating func readEscape() throws -> Unicode.Scalar {
         switch take() {
         case UInt8(ascii: "\""): return "\""
         case UInt8(ascii: "\\"): return "\\"
@@ -213,7 +264,7 @@ struct JSONCursor {
         }
     }
 
-    private mutating func readHex4() throws -> UInt32 {
+    @inlinable mutating func readHex4() throws -> UInt32 {
         guard index + 4 <= bytes.count, bytes[index..<(index + 4)].allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
               let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
         else { throw Invalid() }
@@ -224,14 +275,14 @@ struct JSONCursor {
 
 extension JSONCursor {
     /// An object's key, matched against names (`case "content":`) without building a string unless it has escapes.
-    enum Key {
+    public enum Key {
         /// The key's bytes between its quotes, as they lie in the text: a key without escapes.
         case raw(UnsafeBufferPointer<UInt8>)
         /// A key with escapes, resolved.
         case unescaped(String)
 
         /// Whether the key is `name`.
-        static func ~= (name: StaticString, key: Key) -> Bool {
+        @inlinable public static func ~= (name: StaticString, key: Key) -> Bool {
             name.withUTF8Buffer { expected in
                 switch key {
                 case .raw(let bytes): bytes.count == expected.count && bytes.elementsEqual(expected)
