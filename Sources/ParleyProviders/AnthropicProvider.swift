@@ -28,33 +28,31 @@ public struct AnthropicProvider: ChatProvider {
             body.field("model", request.model)
             body.field("max_tokens", Self.maxTokens)
             if !system.isEmpty { body.field("system", system) }
-            body.field("messages", objects: request.turns.filter { $0.role != .system }.map(Self.message))
+            body.field("messages", objectsFrom: request.turns.lazy.filter { $0.role != .system }, Self.writeMessage)
             body.field("stream", true)
         }
         var headers = [("anthropic-version", Self.apiVersion)]
         if let key = connection.apiKey { headers.append(("x-api-key", key)) }
         return UpstreamRequest(connection: connection, url: connection.baseURL + "/v1/messages", headers: headers,
-                               body: body.result, model: request.model)
+                               body: body.resultBytes, model: request.model)
     }
 
-    /// A turn as a message: its content is a string, or with images an array of base64 `image` blocks followed by
+    /// Writes a turn as a message: its content is a string, or with images an array of base64 `image` blocks followed by
     /// the text.
-    private static func message(_ turn: ChatTurn) -> JSONText {
-        JSONText { message in
-            message.field("role", turn.role.rawValue)
-            guard !turn.images.isEmpty else { return message.field("content", turn.content) }
-            let images = turn.images.map { image in
-                JSONText { block in
-                    block.field("type", "image")
-                    block.field("source", object: JSONText { source in
-                        source.field("type", "base64")
-                        source.field("media_type", image.contentType)
-                        source.field("data", image.base64)
-                    })
-                }
+    private static func writeMessage(_ message: inout JSONText, _ turn: ChatTurn) {
+        message.field("role", turn.role.rawValue)
+        guard !turn.images.isEmpty else { return message.field("content", turn.content) }
+        let images = turn.images.map { image in
+            JSONText { block in
+                block.field("type", "image")
+                block.field("source", object: JSONText { source in
+                    source.field("type", "base64")
+                    source.field("media_type", image.contentType)
+                    source.field("data", image.base64)
+                })
             }
-            message.field("content", objects: images + [JSONText { $0.field("type", "text"); $0.field("text", turn.content) }])
         }
+        message.field("content", objects: images + [JSONText { $0.field("type", "text"); $0.field("text", turn.content) }])
     }
 }
 

@@ -21,27 +21,25 @@ public struct GeminiProvider: ChatProvider {
     func upstreamRequest(for request: CompletionRequest) -> UpstreamRequest {
         let system = request.turns.filter { $0.role == .system }.map { turn in JSONText { $0.field("text", turn.content) } }
         let body = JSONText { body in
-            body.field("contents", objects: request.turns.filter { $0.role != .system }.map(Self.content))
+            body.field("contents", objectsFrom: request.turns.lazy.filter { $0.role != .system }, Self.writeContent)
             if !system.isEmpty { body.field("systemInstruction", object: JSONText { $0.field("parts", objects: system) }) }
         }
         let model = request.model.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? request.model
         return UpstreamRequest(connection: connection,
                                url: connection.baseURL + "/v1beta/models/\(model):streamGenerateContent?alt=sse",
                                headers: connection.apiKey.map { [("x-goog-api-key", $0)] } ?? [],
-                               body: body.result, model: request.model)
+                               body: body.resultBytes, model: request.model)
     }
 
-    /// A turn as content: the role `user` or `model`, its images as `inlineData` parts in base64, then its text.
-    private static func content(_ turn: ChatTurn) -> JSONText {
+    /// Writes a turn as content: the role `user` or `model`, its images as `inlineData` parts in base64, then its text.
+    private static func writeContent(_ content: inout JSONText, _ turn: ChatTurn) {
         let images = turn.images.map { image in
             JSONText { part in
                 part.field("inlineData", object: JSONText { $0.field("mimeType", image.contentType); $0.field("data", image.base64) })
             }
         }
-        return JSONText { content in
-            content.field("role", turn.role == .assistant ? "model" : "user")
-            content.field("parts", objects: images + [JSONText { $0.field("text", turn.content) }])
-        }
+        content.field("role", turn.role == .assistant ? "model" : "user")
+        content.field("parts", objects: images + [JSONText { $0.field("text", turn.content) }])
     }
 }
 

@@ -24,28 +24,26 @@ public struct OpenAICompatibleProvider: ChatProvider {
     func upstreamRequest(for request: CompletionRequest) -> UpstreamRequest {
         let body = JSONText { body in
             body.field("model", request.model)
-            body.field("messages", objects: request.turns.map(Self.message))
+            body.field("messages", objectsFrom: request.turns, Self.writeMessage)
             body.field("stream", true)
             body.field("stream_options", object: JSONText { $0.field("include_usage", true) })
         }
         return UpstreamRequest(connection: connection, url: connection.baseURL + "/chat/completions", headers: authorization,
-                               body: body.result, model: request.model)
+                               body: body.resultBytes, model: request.model)
     }
 
-    /// A turn as a message: its content is a string, or with images an array of the text and `image_url` parts
+    /// Writes a turn as a message: its content is a string, or with images an array of the text and `image_url` parts
     /// (data URLs).
-    private static func message(_ turn: ChatTurn) -> JSONText {
-        JSONText { message in
-            message.field("role", turn.role.rawValue)
-            guard !turn.images.isEmpty else { return message.field("content", turn.content) }
-            let text = JSONText { $0.field("type", "text"); $0.field("text", turn.content) }
-            message.field("content", objects: [text] + turn.images.map { image in
-                JSONText { part in
-                    part.field("type", "image_url")
-                    part.field("image_url", object: JSONText { $0.field("url", "data:\(image.contentType);base64,\(image.base64)") })
-                }
-            })
-        }
+    private static func writeMessage(_ message: inout JSONText, _ turn: ChatTurn) {
+        message.field("role", turn.role.rawValue)
+        guard !turn.images.isEmpty else { return message.field("content", turn.content) }
+        let text = JSONText { $0.field("type", "text"); $0.field("text", turn.content) }
+        message.field("content", objects: [text] + turn.images.map { image in
+            JSONText { part in
+                part.field("type", "image_url")
+                part.field("image_url", object: JSONText { $0.field("url", "data:\(image.contentType);base64,\(image.base64)") })
+            }
+        })
     }
 
     /// The model ids the server lists at `GET {baseURL}/models`; the whole exchange must end within `timeout`.

@@ -15,7 +15,7 @@ struct UpstreamRequest: Sendable {
     let url: String
     let headers: [(String, String)]
     /// The JSON body.
-    let body: String
+    let body: [UInt8]
     /// The model asked for, named when the provider does not know it.
     let model: String
 
@@ -46,7 +46,7 @@ struct UpstreamRequest: Sendable {
                       onChunk: @escaping @Sendable (CompletionChunk) -> Duration) throws -> HTTPClient.Task<Void> {
         var headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "text/event-stream")])
         headers.add(contentsOf: self.headers)
-        let request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .string(body))
+        let request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .bytes(body))
         let delegate = UpstreamStreamDelegate(decoder: decoder, timeouts: connection.timeouts, onChunk: onChunk)
         let task = connection.client.execute(request: request, delegate: delegate, eventLoop: .indifferent)
         delegate.watch(task)

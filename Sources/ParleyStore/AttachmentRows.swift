@@ -28,13 +28,13 @@ enum AttachmentRows {
         }
     }
 
-    /// Fills in the attachments of `messages` (all of one conversation, in id order) with one query.
-    static func attach(_ db: Database, to messages: inout [Message]) throws {
+    /// Fills in the attachments of `messages` (all of conversation `conversationID`, in id order) with one query.
+    static func attach(_ db: Database, to messages: inout [some HoldsAttachments], of conversationID: ConversationID) throws {
         guard let first = messages.first, let last = messages.last else { return }
         let rows = try Row.fetchAll(db.cachedStatement(sql: """
             SELECT \(metadataColumns()) FROM attachments
             WHERE conversation_id = ? AND message_id BETWEEN ? AND ? ORDER BY message_id, position
-            """), arguments: [first.conversationID, first.id, last.id])
+            """), arguments: [conversationID, first.id, last.id])
         guard !rows.isEmpty else { return }
         let byMessage = Dictionary(grouping: rows.map(Attachment.init(row:)), by: \.messageID)
         for index in messages.indices { messages[index].attachments = byMessage[messages[index].id] ?? [] }
@@ -50,6 +50,15 @@ enum AttachmentRows {
         return Dictionary(grouping: rows.map(AttachmentContent.init(row:)), by: \.attachment.messageID)
     }
 }
+
+/// A message, whole or as a reply's history holds it, whose attachments `AttachmentRows.attach` fills in.
+protocol HoldsAttachments {
+    var id: MessageID { get }
+    var attachments: [Attachment] { get set }
+}
+
+extension Message: HoldsAttachments {}
+extension HistoryMessage: HoldsAttachments {}
 
 extension Attachment {
     init(row: Row) {

@@ -41,6 +41,13 @@ extension Message {
     }
 }
 
+extension HistoryMessage {
+    /// A history message from a row of `id, role, content`, read by position.
+    init(row: Row) {
+        self.init(id: row[0], role: MessageRole(rawValue: row[1]) ?? .user, content: row[2])
+    }
+}
+
 /// A page of rows fetched with one extra row to tell whether more follow.
 func page<Item>(_ rows: [Row], limit: Int, _ make: (Row) -> Item) -> Page<Item> {
     Page(items: rows.prefix(limit).map(make), hasMore: rows.count > limit)

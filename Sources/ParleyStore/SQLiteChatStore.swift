@@ -106,7 +106,7 @@ public struct SQLiteChatStore: ChatStore {
                     SELECT \(Message.columns(of: "m")) FROM messages m JOIN conversations c ON c.id = m.conversation_id
                     WHERE m.id = ? AND c.user_id = ?
                     """), arguments: [id, userID]).map(Message.init(row:))
-                try AttachmentRows.attach(db, to: &messages)
+                if let message = messages.first { try AttachmentRows.attach(db, to: &messages, of: message.conversationID) }
                 return messages.first
             }
         }
@@ -140,7 +140,7 @@ public struct SQLiteChatStore: ChatStore {
                         SELECT MAX(id) FROM messages WHERE conversation_id = ? AND role = 'user'
                         """), arguments: [conversationID])
                 }
-                let history = try conversationMessages(db, conversationID: conversationID, afterID: nil, limit: nil)
+                let history = try history(db, conversationID: conversationID)
                 try db.cachedStatement(sql: """
                     INSERT INTO messages (conversation_id, role, content, status, model, parent_id, created_at, updated_at)
                     VALUES (?, 'assistant', '', 'streaming', ?, ?, ?, ?)
@@ -246,7 +246,16 @@ public struct SQLiteChatStore: ChatStore {
         var messages = try Array(Row.fetchCursor(db.cachedStatement(sql: """
             SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?
             """), arguments: [conversationID, afterID ?? 0, limit ?? -1]).map(Message.init(row:)))
-        try AttachmentRows.attach(db, to: &messages)
+        try AttachmentRows.attach(db, to: &messages, of: conversationID)
+        return messages
+    }
+
+    /// What a reply answers: the conversation's messages, oldest first, with only the columns its request needs.
+    private func history(_ db: Database, conversationID: ConversationID) throws -> [HistoryMessage] {
+        var messages = try Array(Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT id, role, content FROM messages WHERE conversation_id = ? ORDER BY id
+            """), arguments: [conversationID]).map(HistoryMessage.init(row:)))
+        try AttachmentRows.attach(db, to: &messages, of: conversationID)
         return messages
     }
 

@@ -141,8 +141,8 @@ import Testing
 @Suite struct JSONTextTests {
     @Test func escapesWhatJSONNeedsAndLeavesHTMLAlone() {
         var json = JSONText()
-        json.field("s", "q\"b\\n\nr\rt\t\u{01}\u{1F}<>&\u{2028}\u{2029}é")
-        #expect(json.result == #"{"s":"q\"b\\n\nr\rt\t\u0001\u001f<>&\u2028\u2029é"}"#)
+        json.field("s", "q\"b\\n\nr\rt\t\u{01}\u{1F}<>&\u{2028}\u{2029}é…\u{2027}\u{7F}")
+        #expect(json.result == #"{"s":"q\"b\\n\nr\rt\t\u0001\u001f<>&\u2028\u2029é…\#u{2027}\#u{7F}"}"#)
     }
 
     @Test func buildsEveryKindOfField() {
@@ -157,8 +157,15 @@ import Testing
         json.field("nested", object: inner)
         json.field("list", objects: [inner, JSONText { $0.field("s", "x") }, JSONText()])
         json.field("none", objects: [])
+        json.field("each", objectsFrom: [0, -7, 1_000_000]) { object, number in
+            object.field("n", number)
+            object.field("q", "\"\(number)\"")
+        }
+        json.field("noneEach", objectsFrom: [Int]()) { object, number in object.field("n", number) }
+        json.field("after", 0)
         #expect(json.result == #"{"i":42,"big":-9223372036854775808,"d":0.5,"inf":0,"nested":{"ok":true,"no":false},"#
-            + #""list":[{"ok":true,"no":false},{"s":"x"},{}],"none":[]}"#)
+            + #""list":[{"ok":true,"no":false},{"s":"x"},{}],"none":[],"#
+            + #""each":[{"n":0,"q":"\"0\""},{"n":-7,"q":"\"-7\""},{"n":1000000,"q":"\"1000000\""}],"noneEach":[],"after":0}"#)
         #expect(JSONText().result == "{}")
     }
 

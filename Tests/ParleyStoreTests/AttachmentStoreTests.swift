@@ -21,7 +21,7 @@ import Testing
             let question = try #require(exchange.userMessage)
             #expect(question.attachments.map(\.fileName) == ["a.png", "b.png"])
             #expect(question.attachments.map(\.width) == [1, 1])
-            #expect(exchange.history == [question])
+            #expect(exchange.history == [HistoryMessage(question)])
 
             let page = try await store.chats.messages(conversationID: chat.id, userID: alice.id, afterID: nil, limit: 10).items
             #expect(page.first?.attachments == question.attachments)

@@ -23,7 +23,7 @@ struct EventLog {
     /// every open stream.
     mutating func append(_ event: StreamEvent, id: EventID) {
         messageID = id.messageID
-        let fields = event.otherFields.members.utf8
+        let fields = event.otherFields.members
         let needed = bytes.count + fields.count
         if needed > bytes.capacity { bytes.reserveCapacity(max(needed, bytes.count + bytes.count / 4)) }
         bytes.append(contentsOf: fields)

@@ -28,7 +28,7 @@ final class Generation: Sendable {
         /// The fallback model answering instead of the job's, if the job's failed.
         var model: ModelInfo?
         /// The conversation the reply answers, until the upstream request is built from it.
-        var history: [Message] = []
+        var history: [HistoryMessage] = []
         /// Whether the reply's request is on its way (or the reply ended without one).
         var isUnderway = false
         /// Who waits for the reply to be underway.
@@ -49,7 +49,7 @@ final class Generation: Sendable {
     }
 
     /// The conversation the reply answers; later calls get nothing, since it is needed once and may be large.
-    func takeHistory() -> [Message] {
+    func takeHistory() -> [HistoryMessage] {
         state.withLock { state in
             defer { state.history = [] }
             return state.history

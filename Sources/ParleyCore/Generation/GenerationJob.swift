@@ -9,11 +9,11 @@ public struct GenerationJob: Sendable, Equatable {
     /// replace with a better one once the reply is complete.
     public var provisionalTitle: String?
     /// The conversation the reply answers, oldest first (the exchange's history); the reply takes it when it starts.
-    public var history: [Message]
+    public var history: [HistoryMessage]
 
     /// Creates a job.
     public init(conversationID: ConversationID, userID: UserID, assistantMessageID: MessageID, systemPrompt: String, model: ModelInfo,
-                provisionalTitle: String? = nil, history: [Message] = []) {
+                provisionalTitle: String? = nil, history: [HistoryMessage] = []) {
         self.conversationID = conversationID
         self.userID = userID
         self.assistantMessageID = assistantMessageID

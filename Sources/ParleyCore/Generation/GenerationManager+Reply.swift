@@ -126,7 +126,7 @@ extension GenerationManager {
 
     /// The context sent upstream: the system prompt and the conversation before the reply, trimmed to fit, with the
     /// images of the kept turns when the model can see them.
-    private func completionRequest(for job: GenerationJob, history: [Message]) async throws(FailureReason) -> CompletionRequest {
+    private func completionRequest(for job: GenerationJob, history: [HistoryMessage]) async throws(FailureReason) -> CompletionRequest {
         let (turns, kept) = try fittedTurns(for: job, history: history)
         // Only the turns that keep images (for a model that sees them) hold placeholders to fill.
         let withImages = kept.filter { !turns[$0.index].images.isEmpty }
@@ -135,7 +135,7 @@ extension GenerationManager {
     }
 
     /// The turns with the images of `messages` read in place of their placeholders.
-    private func filledImages(of turns: [ChatTurn], at messages: [(index: Int, message: Message)],
+    private func filledImages(of turns: [ChatTurn], at messages: [(index: Int, message: HistoryMessage)],
                               job: GenerationJob) async throws(FailureReason) -> [ChatTurn] {
         var turns = turns
         let images = try await imagesToSend(of: messages.map(\.message), job: job)
@@ -149,8 +149,8 @@ extension GenerationManager {
     /// them as placeholders, and which turn each kept message became. Synchronous, so that its values stay off the
     /// reply task's frames.
     @inline(never)
-    private func fittedTurns(for job: GenerationJob, history: [Message])
-        throws(FailureReason) -> (turns: [ChatTurn], kept: [(index: Int, message: Message)]) {
+    private func fittedTurns(for job: GenerationJob, history: [HistoryMessage])
+        throws(FailureReason) -> (turns: [ChatTurn], kept: [(index: Int, message: HistoryMessage)]) {
         let earlier = history.filter { $0.role != .system && !$0.content.isEmpty }
         // Images count toward the window before their bytes are read; only the kept turns' images are then loaded.
         let sendsImages = job.model.vision
@@ -171,7 +171,7 @@ extension GenerationManager {
     }
 
     /// The images of the user's messages, with their bytes, when the model can see them (none otherwise).
-    private func imagesToSend(of messages: [Message], job: GenerationJob) async throws(FailureReason) -> [MessageID: [AttachmentContent]] {
+    private func imagesToSend(of messages: [HistoryMessage], job: GenerationJob) async throws(FailureReason) -> [MessageID: [AttachmentContent]] {
         let withImages = messages.filter { $0.role == .user && !$0.attachments.isEmpty }.map(\.id)
         guard job.model.vision, !withImages.isEmpty else { return [:] }
         do {

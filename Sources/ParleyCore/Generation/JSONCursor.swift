@@ -21,7 +21,7 @@ public struct JSONCursor {
 
     /// The deepest nesting read (as Foundation's decoder allows): a hostile text of a million brackets is refused
     /// instead of overflowing the stack of the recursive reads.
-    public static let maximumDepth = 512
+    @inlinable public static var maximumDepth: Int { 512 }
 
     @inlinable init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes

@@ -1,6 +1,8 @@
-/// Builds small JSON texts by hand, for the hot path where a general encoder costs too much.
+/// Builds JSON objects by hand, as UTF-8 bytes, for the hot paths where a general encoder costs too much: every event
+/// of a reply and every upstream request (a long conversation's whole history). Bytes rather than a `String`: appending
+/// to a string checks its storage and flags each time, which made escaping three times slower.
 public struct JSONText: Sendable {
-    private var text = "{"
+    private var bytes: [UInt8] = [UInt8(ascii: "{")]
     private var isEmpty = true
 
     /// Starts an empty object.
@@ -14,13 +16,13 @@ public struct JSONText: Sendable {
     /// Adds a string field.
     public mutating func field(_ name: String, _ value: String) {
         key(name)
-        JSONText.appendQuoted(value, to: &text)
+        JSONText.appendQuoted(value, to: &bytes)
     }
 
     /// Adds an integer field.
     public mutating func field(_ name: String, _ value: Int64) {
         key(name)
-        text += String(value)
+        JSONText.appendDecimal(value, to: &bytes)
     }
 
     /// Adds an integer field.
@@ -31,13 +33,13 @@ public struct JSONText: Sendable {
     /// Adds a number field.
     public mutating func field(_ name: String, _ value: Double) {
         key(name)
-        text += value.isFinite ? "\(value)" : "0"
+        JSONText.append(value.isFinite ? "\(value)" : "0", to: &bytes)
     }
 
     /// Adds a boolean field.
     public mutating func field(_ name: String, _ value: Bool) {
         key(name)
-        text += value ? "true" : "false"
+        JSONText.append(value ? "true" : "false", to: &bytes)
     }
 
     /// Adds a nested object field.
@@ -49,87 +51,143 @@ public struct JSONText: Sendable {
     /// Adds a field holding an array of objects.
     public mutating func field(_ name: String, objects: [JSONText]) {
         key(name)
-        text += "["
+        bytes.append(UInt8(ascii: "["))
         for (index, object) in objects.enumerated() {
-            if index > 0 { text += "," }
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
             append(object)
         }
-        text += "]"
+        bytes.append(UInt8(ascii: "]"))
     }
 
+    /// Adds a field holding an array of one object per item, each written in place by `build` (no text of its own
+    /// to copy in): for the long lists, a conversation's messages.
+    public mutating func field<Items: Sequence>(_ name: String, objectsFrom items: Items,
+                                                _ build: (inout JSONText, Items.Element) -> Void) {
+        key(name)
+        bytes.append(UInt8(ascii: "["))
+        var object = JSONText()
+        var isFirst = true
+        for item in items {
+            if !isFirst { bytes.append(UInt8(ascii: ",")) }
+            isFirst = false
+            // The object takes these bytes, opens itself at their end, adds its fields, and hands them back.
+            swap(&object.bytes, &bytes)
+            object.bytes.append(UInt8(ascii: "{"))
+            object.isEmpty = true
+            build(&object, item)
+            swap(&object.bytes, &bytes)
+            bytes.append(UInt8(ascii: "}"))
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// The finished object's bytes.
+    public var resultBytes: [UInt8] { bytes + [UInt8(ascii: "}")] }
+
     /// The finished object.
-    public var result: String { text + "}" }
+    public var result: String { String(decoding: resultBytes, as: UTF8.self) }
 
     /// The object's members, without its braces (empty when it has none).
-    public var members: Substring { text.dropFirst() }
+    public var members: ArraySlice<UInt8> { bytes.dropFirst() }
 
     /// Appends a finished object, without copying it into a `result` first.
     private mutating func append(_ object: JSONText) {
-        text += object.text
-        text += "}"
+        bytes.append(contentsOf: object.bytes)
+        bytes.append(UInt8(ascii: "}"))
     }
 
     private mutating func key(_ name: String) {
-        if !isEmpty { text += "," }
+        if !isEmpty { bytes.append(UInt8(ascii: ",")) }
         isEmpty = false
-        JSONText.appendQuoted(name, to: &text)
-        text += ":"
+        JSONText.appendQuoted(name, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
     }
 
     /// `value` as a quoted JSON string literal.
     public static func quoted(_ value: String) -> String {
-        var out = ""
+        var out: [UInt8] = []
         out.reserveCapacity(value.utf8.count + 2)
         appendQuoted(value, to: &out)
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Appends `value` as a quoted JSON string, escaping what JSON requires and U+2028/U+2029 (our JSON is never
     /// embedded in HTML, so `<`, `>` and `&` stay as they are: HTML in events costs a third less).
-    public static func appendQuoted(_ value: String, to out: inout String) {
-        // Scans UTF-8 bytes and copies the runs between escapes whole: every escaped character starts a scalar (an
-        // ASCII byte, or the E2 lead byte of U+2028/U+2029), so each run boundary is a valid string index.
-        out += "\""
-        let bytes = value.utf8
-        var runStart = bytes.startIndex
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
+    public static func appendQuoted(_ value: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { appendEscaped($0, to: &out) }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends UTF-8 `text` with JSON's escapes, copying the runs between escapes whole.
+    private static func appendEscaped(_ text: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        var runStart = 0
+        var index = 0
+        while index < text.count {
+            let byte = text[index]
+            if byte >= 0x20, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte != 0xE2 {
+                index += 1
+                continue
+            }
             var length = 1
-            let escape: String?
+            var isControl = false
+            let escape: StaticString
             switch byte {
             case UInt8(ascii: "\""): escape = "\\\""
             case UInt8(ascii: "\\"): escape = "\\\\"
             case UInt8(ascii: "\n"): escape = "\\n"
             case UInt8(ascii: "\r"): escape = "\\r"
             case UInt8(ascii: "\t"): escape = "\\t"
-            case 0..<0x20: escape = "\\u" + hex4(UInt32(byte))
             case 0xE2:
-                let next = bytes.index(after: index)
-                let last = next < bytes.endIndex ? bytes.index(after: next) : next
-                if last < bytes.endIndex, bytes[next] == 0x80, bytes[last] == 0xA8 || bytes[last] == 0xA9 {
-                    escape = bytes[last] == 0xA8 ? "\\u2028" : "\\u2029"
-                    length = 3
-                } else {
-                    escape = nil
+                // U+2028 and U+2029 (E2 80 A8, E2 80 A9); any other character with this lead byte is kept.
+                guard index + 2 < text.count, text[index + 1] == 0x80, text[index + 2] == 0xA8 || text[index + 2] == 0xA9 else {
+                    index += 1
+                    continue
                 }
-            default: escape = nil
+                escape = text[index + 2] == 0xA8 ? "\\u2028" : "\\u2029"
+                length = 3
+            default:
+                escape = "\\u00"
+                isControl = true
             }
-            if let escape {
-                out += value[runStart..<index]
-                out += escape
-                index = bytes.index(index, offsetBy: length)
-                runStart = index
-            } else {
-                index = bytes.index(after: index)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart..<index]))
+            escape.withUTF8Buffer { out.append(contentsOf: $0) }
+            if isControl {
+                out.append(byte < 0x10 ? UInt8(ascii: "0") : UInt8(ascii: "1"))
+                out.append(hexDigit(byte & 0xF))
             }
+            index += length
+            runStart = index
         }
-        out += value[runStart..<bytes.endIndex]
-        out += "\""
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart..<text.count]))
     }
 
-    private static func hex4(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 4 - digits.count) + digits
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+    }
+
+    /// Appends `value` in decimal.
+    public static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: buffer[start...])
+        }
+    }
+
+    /// Appends `text`'s UTF-8 bytes.
+    public static func append(_ text: String, to out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { out.append(contentsOf: $0) }
     }
 }

@@ -12,7 +12,7 @@ public enum StreamEvent: Sendable {
         case start, token, error, done
 
         /// The `event:` name.
-        var name: String {
+        var name: StaticString {
             switch self {
             case .start: "start"
             case .token: "token"
@@ -64,20 +64,30 @@ public enum StreamEvent: Sendable {
     /// The SSE frame with this id: `id:`, `event:` and one `data:` line of JSON.
     public func frame(id: EventID) -> String {
         var bytes: [UInt8] = []
-        Self.appendFrame(id: id, kind: kind, messageID: messageID, otherFields: otherFields.members.utf8, to: &bytes)
+        Self.appendFrame(id: id, kind: kind, messageID: messageID, otherFields: otherFields.members, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends an SSE frame built from its parts: the JSON object of its data is `message_id` followed by
     /// `otherFields` (members without braces, possibly none).
-    static func appendFrame(id: EventID, kind: Kind, messageID: MessageID, otherFields: some Collection<UInt8>,
+    static func appendFrame(id: EventID, kind: Kind, messageID: MessageID, otherFields: ArraySlice<UInt8>,
                             to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: "id: \(id.value)\nevent: \(kind.name)\ndata: {\"message_id\":\(messageID)".utf8)
+        append("id: ", to: &bytes)
+        JSONText.appendDecimal(id.value, to: &bytes)
+        append("\nevent: ", to: &bytes)
+        append(kind.name, to: &bytes)
+        append("\ndata: {\"message_id\":", to: &bytes)
+        JSONText.appendDecimal(messageID, to: &bytes)
         if !otherFields.isEmpty {
             bytes.append(UInt8(ascii: ","))
             bytes.append(contentsOf: otherFields)
         }
-        bytes.append(contentsOf: "}\n\n".utf8)
+        append("}\n\n", to: &bytes)
+    }
+
+    /// Appends a literal's bytes.
+    private static func append(_ literal: StaticString, to bytes: inout [UInt8]) {
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// The `done` event of a finished message, as stored.

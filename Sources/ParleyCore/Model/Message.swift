@@ -92,3 +92,27 @@ public struct Message: Sendable, Equatable {
         self.attachments = attachments
     }
 }
+
+/// A message of the conversation a reply answers, as the reply's request needs it: who wrote it, its text and its
+/// images. Read for every send over the whole conversation, so it holds only these (a full `Message` cost a long
+/// conversation's send several times as much to read and copy).
+public struct HistoryMessage: Sendable, Equatable {
+    public var id: MessageID
+    public var role: MessageRole
+    public var content: String
+    /// The message's images, in order, without bytes.
+    public var attachments: [Attachment]
+
+    /// Creates a history message.
+    public init(id: MessageID, role: MessageRole, content: String, attachments: [Attachment] = []) {
+        self.id = id
+        self.role = role
+        self.content = content
+        self.attachments = attachments
+    }
+
+    /// The parts of `message` a reply's request needs.
+    public init(_ message: Message) {
+        self.init(id: message.id, role: message.role, content: message.content, attachments: message.attachments)
+    }
+}

@@ -6,10 +6,10 @@ public struct Exchange: Sendable, Equatable {
     public var assistantMessage: Message
     /// What the reply answers, oldest first: the conversation's messages before the placeholder, as `beginExchange`
     /// read them in its transaction. An exchange looked up by its request id has none.
-    public var history: [Message]
+    public var history: [HistoryMessage]
 
     /// Creates an exchange.
-    public init(userMessage: Message?, assistantMessage: Message, history: [Message] = []) {
+    public init(userMessage: Message?, assistantMessage: Message, history: [HistoryMessage] = []) {
         self.userMessage = userMessage
         self.assistantMessage = assistantMessage
         self.history = history

@@ -58,6 +58,6 @@ struct ErrorMiddleware: RouterMiddleware {
         var body = JSONText()
         body.field("error", object: object)
         return Response(status: error.status, headers: [.contentType: "application/json; charset=utf-8"],
-                         body: .init(byteBuffer: ByteBuffer(string: body.result)))
+                         body: .init(byteBuffer: ByteBuffer(bytes: body.resultBytes)))
     }
 }
