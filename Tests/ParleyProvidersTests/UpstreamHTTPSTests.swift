@@ -106,8 +106,9 @@ private final class Progress: Sendable {
 
     @Test func aReplyStreamsAfterAHundredWereStoppedAtOnce() async throws {
         // Over HTTP/2, a connection whose 100 streams were all cancelled took no request again (checked: every later
-        // request waited until its deadline, while the mock had closed all 100 streams).
-        try await Self.withHTTPSMock(tokens: 20, delayMilliseconds: 1000) { port, client in
+        // request waited until its deadline, while the mock had closed all 100 streams). Replies of 60 s, as above: a
+        // full suite on two cores can take longer than 20 s to start 100 of them.
+        try await Self.withHTTPSMock(tokens: 60, delayMilliseconds: 1000) { port, client in
             let provider = Self.provider(port: port, client: client)
             let stopped = await Self.startAndCancel(100, provider)
             #expect(stopped.started == 100 && stopped.finished == 0, "\(String(describing: stopped.firstError))")
