@@ -84,6 +84,8 @@ struct StreamProbe {
         var recent = ""
         // The `done` event from its start: it carries the whole reply's HTML, so it can be longer than `recent`.
         var done = ""
+        // The `error` event from its start, which says why a reply failed.
+        var failure = ""
         for try await buffer in response.body {
             let text = String(buffer: buffer)
             if !done.isEmpty {
@@ -92,6 +94,11 @@ struct StreamProbe {
             }
             let joined = recent + text
             if first == nil, joined.contains("event: token") { first = start.duration(to: .now) }
+            if !failure.isEmpty {
+                failure += text
+            } else if let marker = joined.range(of: "event: error") {
+                failure = String(joined[marker.lowerBound...])
+            }
             if let marker = joined.range(of: "event: done") {
                 done = String(joined[marker.lowerBound...])
             } else {
@@ -100,7 +107,10 @@ struct StreamProbe {
         }
         guard !done.isEmpty else { throw BenchError("the event stream ended without a done event") }
         let status = done.firstMatch(of: /"status":"(\w+)"/).map { String($0.1) }
-        guard status == "complete" else { throw BenchError("the reply ended as \(status ?? "an unreadable done event")") }
+        guard status == "complete" else {
+            let reason = failure.firstMatch(of: /"code":"([^"]*)","message":"((?:[^"\\]|\\.)*)"/).map { " (\($0.1): \($0.2))" } ?? ""
+            throw BenchError("the reply ended as \(status ?? "an unreadable done event")\(reason)")
+        }
         guard let first else { throw BenchError("the reply completed without a token event") }
         guard let tokens = done.firstMatch(of: /"completion_tokens":(\d+)/).flatMap({ Int($0.1) }) else {
             throw BenchError("the done event has no completion_tokens")
