@@ -136,6 +136,31 @@ struct ServerTLSTests {
         }
     }
 
+    @Test("an HTTP/2 connection with no stream left is closed after the idle timeout, freeing its place; one streaming a reply stays")
+    func idleHTTP2ConnectionIsClosed() async throws {
+        let certificate = try selfSignedCertificate()
+        try await withTestServer(mockTokens: 20, serverTLS: certificate, configure: {
+            $0.http2IdleTimeout = .milliseconds(500)
+            $0.maxConnections = 1
+        }) { server in
+            let api = try await GenerationTests.signedIn(server)
+            // A reply of about 2 s, four idle timeouts: its open stream keeps the connection from counting as idle.
+            let reader = try await api.sendStreaming(try await api.createConversation(model: "mock-slow"), "go")
+            let reply = try await reader.untilDone(timeout: .seconds(20))
+            #expect(reply.done?.json["status"] as? String == "complete")
+            #expect(reply.text == MockReply.text(model: "mock-slow", tokens: 20))
+            // Idle from then on, the connection is closed, and its place goes to another client (without the timeout
+            // it would be refused, as in the test above).
+            try await Task.sleep(for: .milliseconds(1_500))
+            let answered = try await withTestClient(trusting: [certificate.certificateChain]) { other in
+                try await other.execute(HTTPClientRequest(url: server.baseURL + "/healthz"), timeout: .seconds(5)).status
+            }
+            #expect(answered == .ok)
+            // The first client opens a new connection when it next asks.
+            #expect(try await api.request(.GET, "/api/conversations").status == 200)
+        }
+    }
+
     @Test("a certificate without its key, a key without its certificate, files that are not PEM, or another certificate's key stop the start, named",
           arguments: ["no key", "no certificate", "bad certificate", "bad key", "other key"])
     func unusableFilesStopTheStart(case problem: String) async throws {

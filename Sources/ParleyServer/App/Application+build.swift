@@ -64,7 +64,7 @@ public func buildApplication(settings: ServerSettings,
     }
     let http = Application(
         responder: ChildTaskResponder(inner: router.buildResponder()),
-        server: connections.server(tls: tls, handshakeTimeout: settings.tlsHandshakeTimeout),
+        server: connections.server(tls: tls, handshakeTimeout: settings.tlsHandshakeTimeout, http2IdleTimeout: settings.http2IdleTimeout),
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "Parley", backlog: 4096),
         services: httpServices,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },

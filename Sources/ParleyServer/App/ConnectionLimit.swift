@@ -36,15 +36,16 @@ final class ConnectionLimit: Sendable {
 
     /// The server with this limit on every accepted connection, each reading into small buffers first: HTTP/1.1, or
     /// with `tls`, HTTPS that negotiates HTTP/2 or HTTP/1.1 by ALPN, each connection's handshake done within
-    /// `handshakeTimeout`.
-    func server(tls: TLSConfiguration?, handshakeTimeout: Duration) -> HTTPServerBuilder {
+    /// `handshakeTimeout`, and an HTTP/2 connection closed once it has had no stream for `http2IdleTimeout`.
+    func server(tls: TLSConfiguration?, handshakeTimeout: Duration, http2IdleTimeout: Duration) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             let requests = HTTP1Channel.Configuration(additionalChannelHandlers: [RequestActivityHandler(limit: self)])
             guard let tls else {
                 return AdmittedChannel(limit: self, SmallReadBufferChannel(HTTP1Channel(responder: responder, configuration: requests)))
             }
             return AdmittedChannel(limit: self, SmallReadBufferChannel(TLSHandshakeDeadlineChannel(timeout: handshakeTimeout,
-                try HTTP2UpgradeChannel(tlsConfiguration: tls, configuration: .init(streamConfiguration: requests), responder: responder))))
+                try HTTP2UpgradeChannel(tlsConfiguration: tls, configuration: .init(idleTimeout: http2IdleTimeout, streamConfiguration: requests),
+                                     responder: responder))))
         }
     }
 

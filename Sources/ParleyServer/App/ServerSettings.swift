@@ -43,6 +43,10 @@ public struct ServerSettings: Sendable {
     public var tlsKey: String?
     /// How long an HTTPS connection may take to finish its TLS handshake before it is closed.
     public var tlsHandshakeTimeout: Duration = .seconds(10)
+    /// How long an HTTP/2 connection may stay open with no stream before it is closed (a browser opens a new one when
+    /// it next asks): it holds one of the `maxConnections` places, which, unlike an idle HTTP/1.1 connection's, cannot
+    /// be taken back for a newcomer.
+    public var http2IdleTimeout: Duration = .seconds(120)
     /// The `PARLEY_CONFIG` file of providers and models, if any.
     public var providerConfigPath: String?
     public var logLevel = Logger.Level.info
