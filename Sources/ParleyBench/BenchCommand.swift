@@ -19,8 +19,7 @@ struct LoadBench: AsyncParsableCommand {
 
     @Option(help: "Parley's base URL.") var parley = "http://127.0.0.1:8080"
     @Option(help: "The mock upstream's base URL.") var mock = "http://127.0.0.1:8089"
-    @Option(help: "A PEM file of certificate authorities to trust for an HTTPS mock.") var mockCa: String?
-    @Option(help: "A PEM file of certificate authorities to trust for an HTTPS Parley.") var parleyCa: String?
+    @OptionGroup var trust: TrustOptions
     @Option(help: "Concurrent streams per round, comma-separated.") var concurrency = "1,100,500"
     @Option(help: "Rounds per concurrency level.") var rounds = 3
     @Option(help: "Milliseconds between the starts of two streams of a round (they ramp up, then run together).")
@@ -31,7 +30,7 @@ struct LoadBench: AsyncParsableCommand {
     @Option(help: "Where to write the JSON results.") var output = "bench-results/latest.json"
 
     func run() async throws {
-        let authorities = [mockCa, parleyCa].compactMap { $0 }
+        let authorities = trust.authorities
         let levels = concurrency.split(separator: ",").compactMap { Int($0) }
         // Over HTTPS, Parley speaks HTTP/2, and each client then carries a share of the streams.
         let streamClients = parley.hasPrefix("https:") ? (levels.max() ?? 1) / BenchHTTPClient.streamsPerHTTP2Client + 1 : 0

@@ -12,6 +12,7 @@ struct SoakCommand: AsyncParsableCommand {
 
     @Option(help: "Parley's base URL (sign-up must be open).") var parley = "http://127.0.0.1:8080"
     @Option(help: "The mock upstream's base URL.") var mock = "http://127.0.0.1:8089"
+    @OptionGroup var trust: TrustOptions
     @Option(help: "The server's process id, to sample its resident memory from /proc.") var serverPid: Int32?
     @Option(help: "How long the load runs, in minutes.") var minutes = 30.0
     @Option(help: "Users, each making one request at a time.") var users = 8
@@ -22,7 +23,7 @@ struct SoakCommand: AsyncParsableCommand {
     @Option(help: "Where to write the JSON results.") var output = "bench-results/soak.json"
 
     func run() async throws {
-        let results = try await BenchHTTPClient.with { client in try await soak(client) }
+        let results = try await BenchHTTPClient.with(trusting: trust.authorities) { client in try await soak(client) }
         print(results.table)
         try JSONFile.write(results, to: output)
         guard results.goals.allSatisfy(\.met) else { throw ExitCode.failure }

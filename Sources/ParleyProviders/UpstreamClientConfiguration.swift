@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import NIOCore
 import NIOSSL
 
 extension HTTPClient.Configuration {
@@ -12,6 +13,9 @@ extension HTTPClient.Configuration {
     ///   open is tried again until then: failing at once would fail every request waiting for a connection to that
     ///   host, which a burst of replies (or a slow TLS handshake) turns into a burst of failures.
     /// - No decompression, and `authorities` trusted besides the system's certificate authorities.
+    /// - A TLS connection closes (after a Stop, a shutdown) without waiting for the provider's `close_notify` for
+    ///   longer than `tlsShutdownTimeout`: NIOSSL's default of 5 s kept the connection open, and a provider that did not
+    ///   answer ours streamed (and would bill) the stopped reply until then.
     public static func upstream(timeouts: UpstreamTimeouts, connections: Int,
                                 authorities: [NIOSSLCertificate] = []) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
@@ -19,13 +23,19 @@ extension HTTPClient.Configuration {
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         configuration.timeout = timeouts.clientTimeout
         configuration.decompression = .disabled
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.shutdownTimeout = tlsShutdownTimeout
+        configuration.tlsConfiguration = tls
         if !authorities.isEmpty { configuration.trust([.certificates(authorities)]) }
         return configuration
     }
 
+    /// How long a closing upstream TLS connection waits for the provider's `close_notify`.
+    static var tlsShutdownTimeout: TimeAmount { .milliseconds(100) }
+
     /// Trusts the certificate authorities of `authorities` for HTTPS, besides the system's.
     public mutating func trust(_ authorities: [NIOSSLAdditionalTrustRoots]) {
-        var tls = TLSConfiguration.makeClientConfiguration()
+        var tls = tlsConfiguration ?? TLSConfiguration.makeClientConfiguration()
         tls.additionalTrustRoots = authorities
         tlsConfiguration = tls
     }

@@ -19,6 +19,25 @@ struct HTTPSUpstreamTests {
         }
     }
 
+    @Test("Stop closes the reply's connection to an HTTPS provider at once, and the provider's other replies go on")
+    func stopClosesTheUpstreamConnection() async throws {
+        try await withTestServer(mockTokens: 40, mockTLS: try selfSignedCertificate()) { server in
+            let api = try await GenerationTests.signedIn(server)
+            let victim = try await api.createConversation(model: "mock-slow")
+            let other = try await api.createConversation(model: "mock-slow")
+            let stopped = try await api.sendStreaming(victim, "go")
+            let going = try await api.sendStreaming(other, "go")
+            #expect(try await stopped.collect { $0.name == "token" }.text.isEmpty == false)
+            try await server.waitForMock { $0.open == 2 }
+            let stopAt = ContinuousClock.now
+            #expect(try await api.request(.POST, "/api/conversations/\(victim)/stop").status == 204)
+            let afterStop = try await server.waitForMock(timeout: .seconds(3)) { $0.aborted == 1 }
+            #expect(afterStop.aborted == 1, "the provider still streamed \(ContinuousClock.now - stopAt) after Stop")
+            #expect(try await stopped.untilDone().done?.json["status"] as? String == "stopped")
+            #expect(try await going.untilDone(timeout: .seconds(20)).done?.json["status"] as? String == "complete")
+        }
+    }
+
     @Test("without the setting, a provider whose certificate nobody vouches for is unreachable, and nothing is sent")
     func untrustedCertificateIsRefused() async throws {
         let folder = try makeTempDirectory()
