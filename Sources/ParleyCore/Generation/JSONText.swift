@@ -113,7 +113,7 @@ public struct JSONText: Sendable {
 
     /// Appends `value` as a quoted JSON string, escaping what JSON requires and U+2028/U+2029 (our JSON is never
     /// embedded in HTML, so `<`, `>` and `&` stay as they are: HTML in events costs a third less).
-    public static func appendQuoted(_ value: String, to out: inout [UInt8]) {
+    static func appendQuoted(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { appendEscaped($0, to: &out) }
@@ -168,7 +168,7 @@ public struct JSONText: Sendable {
     }
 
     /// Appends `value` in decimal.
-    public static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
@@ -186,7 +186,7 @@ public struct JSONText: Sendable {
     }
 
     /// Appends `text`'s UTF-8 bytes.
-    public static func append(_ text: String, to out: inout [UInt8]) {
+    private static func append(_ text: String, to out: inout [UInt8]) {
         var text = text
         text.withUTF8 { out.append(contentsOf: $0) }
     }
