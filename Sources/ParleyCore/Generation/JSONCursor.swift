@@ -85,10 +85,7 @@ public struct JSONCursor {
             let key = try readKey()
             try expect(UInt8(ascii: ":"))
             try field(&self, key)
-            skipWhitespace()
-            guard let next = take() else { throw Invalid() }
-            if next == UInt8(ascii: "}") { return }
-            guard next == UInt8(ascii: ",") else { throw Invalid() }
+            if try closes(with: UInt8(ascii: "}")) { return }
         }
     }
 
@@ -103,11 +100,18 @@ public struct JSONCursor {
         while true {
             try element(&self, position)
             position += 1
-            skipWhitespace()
-            guard let next = take() else { throw Invalid() }
-            if next == UInt8(ascii: "]") { return }
-            guard next == UInt8(ascii: ",") else { throw Invalid() }
+            if try closes(with: UInt8(ascii: "]")) { return }
         }
+    }
+
+    /// After a member or element: whether `closing` ends its object or array (consumed), or else a comma (consumed)
+    /// comes before the next one.
+    @inlinable mutating func closes(with closing: UInt8) throws -> Bool {
+        skipWhitespace()
+        guard let next = take() else { throw Invalid() }
+        if next == closing { return true }
+        guard next == UInt8(ascii: ",") else { throw Invalid() }
+        return false
     }
 
     /// Counts one more open object or array, refusing one past `maximumDepth`.
