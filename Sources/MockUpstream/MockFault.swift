@@ -9,15 +9,17 @@ enum MockFault: String, CaseIterable, Sendable {
     case garbage = "mock-garbage"
     case long = "mock-long"
     case missing = "mock-missing"
+    /// Sends the whole reply, then drops the connection before the response's end, as a proxy may (not listed).
+    case cut = "mock-cut"
 
     /// The fault selected by `model`.
     init(model: String) {
         self = MockFault(rawValue: model) ?? .fast
     }
 
-    /// Model names advertised by `GET /v1/models` (every one but `mock-missing`).
+    /// Model names advertised by `GET /v1/models` (every one but `mock-missing` and `mock-cut`).
     static var listedModels: [String] {
-        allCases.filter { $0 != .missing }.map(\.rawValue)
+        allCases.filter { $0 != .missing && $0 != .cut }.map(\.rawValue)
     }
 
     /// The error to answer with, if any; `rejectTurn` says whether this `mock-429` request is one to refuse.
@@ -39,10 +41,11 @@ enum MockFault: String, CaseIterable, Sendable {
         case .reset: ending = .drop
         case .stall: ending = .stall
         case .garbage: ending = .garbage
+        case .cut: ending = .finishThenDrop
         default: ending = .finish
         }
         return StreamScript(
-            chunks: ending == .finish ? chunks : partial,
+            chunks: ending == .finish || ending == .finishThenDrop ? chunks : partial,
             firstTokenDelay: .milliseconds(configuration.firstTokenMilliseconds),
             tokenDelay: .milliseconds(self == .slow ? 100 : configuration.delayMilliseconds),
             ending: ending

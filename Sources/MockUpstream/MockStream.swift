@@ -56,9 +56,10 @@ struct MockStream<Wire: WireFormat>: Sendable {
             }
         }
         switch script.ending {
-        case .finish:
+        case .finish, .finishThenDrop:
             pending.writeString(wire.finale(chat, completionTokens: script.chunks.count))
             try await flush(&pending, to: &writer)
+            if script.ending == .finishThenDrop { throw DroppedConnection() }
         case .garbage:
             pending.writeImmutableBuffer(StreamScript.garbage)
             try await flush(&pending, to: &writer)

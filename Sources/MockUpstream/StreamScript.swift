@@ -8,6 +8,8 @@ struct StreamScript: Sendable {
         case finish
         /// Drops the connection without the terminating chunk.
         case drop
+        /// Sends the wire format's closing events, then drops the connection without the terminating chunk.
+        case finishThenDrop
         /// Sends nothing more, keeping the connection open until the client closes it.
         case stall
         /// Sends malformed lines and binary junk, then ends the response.

@@ -63,7 +63,7 @@ struct AnthropicStreamDecoder: StreamDecoder {
     private var promptTokens = 0
     private var cachedPromptTokens = 0
     private var stopReason: String?
-    private var finished = false
+    private(set) var hasEnded = false
 
     mutating func decode(_ message: SSEMessage, into chunks: inout [CompletionChunk]) throws {
         guard let event = try? decoder.decode(MessagesEvent.self, from: Data(message.data.utf8)) else {
@@ -82,7 +82,7 @@ struct AnthropicStreamDecoder: StreamDecoder {
                                      cachedPromptTokens: usage.cacheReadInputTokens ?? cachedPromptTokens))
             }
         case "message_stop":
-            finished = true
+            hasEnded = true
         case "error":
             throw UpstreamFailure(status: Self.status(ofErrorType: event.error?.type ?? ""), body: message.data)
         default:
@@ -92,7 +92,7 @@ struct AnthropicStreamDecoder: StreamDecoder {
 
     func finish() throws(ProviderError) {
         if stopReason == "refusal" { throw .refused(detail: "the model declined to answer (stop reason “refusal”)") }
-        guard finished else { throw .unreachable(detail: "the stream ended before message_stop") }
+        guard hasEnded else { throw .unreachable(detail: "the stream ended before message_stop") }
     }
 
     /// The HTTP status Anthropic gives each error type, for errors reported inside a stream.

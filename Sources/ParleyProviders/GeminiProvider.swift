@@ -75,6 +75,8 @@ struct GeminiStreamDecoder: StreamDecoder {
         }
     }
 
+    var hasEnded: Bool { finishReason != nil }
+
     func finish() throws(ProviderError) {
         guard let finishReason else { throw .unreachable(detail: "the stream ended before a finish reason") }
         if Self.refusalReasons.contains(finishReason) { throw .refused(detail: "the reply was blocked (\(finishReason))") }

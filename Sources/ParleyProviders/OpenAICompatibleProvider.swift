@@ -69,11 +69,11 @@ public struct OpenAICompatibleProvider: ChatProvider {
 /// Reads a Chat Completions stream: `choices[0].delta.content`, `finish_reason`, the final `usage`, then `[DONE]`;
 /// the reply is complete once a finish reason or `[DONE]` came.
 struct OpenAIStreamDecoder: StreamDecoder {
-    private var finished = false
+    private(set) var hasEnded = false
 
     mutating func decode(_ message: SSEMessage, into chunks: inout [CompletionChunk]) throws {
         if message.data == "[DONE]" {
-            finished = true
+            hasEnded = true
             return
         }
         guard let chunk = try? ChatCompletionChunk(json: message.data) else {
@@ -85,7 +85,7 @@ struct OpenAIStreamDecoder: StreamDecoder {
         if let text = chunk.choices?.first?.content { chunks.append(.text(text)) }
         switch chunk.choices?.first?.finishReason {
         case "content_filter": throw ProviderError.refused(detail: "the content filter stopped the reply")
-        case .some: finished = true
+        case .some: hasEnded = true
         case nil: break
         }
         if let usage = chunk.usage {
@@ -95,7 +95,7 @@ struct OpenAIStreamDecoder: StreamDecoder {
     }
 
     func finish() throws(ProviderError) {
-        guard finished else { throw .unreachable(detail: "the stream ended before a finish reason or [DONE]") }
+        guard hasEnded else { throw .unreachable(detail: "the stream ended before a finish reason or [DONE]") }
     }
 }
 

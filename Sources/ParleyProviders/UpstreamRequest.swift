@@ -20,12 +20,14 @@ struct UpstreamRequest: Sendable {
     let model: String
 
     /// Sends the request and hands every chunk `decoder` reads to `onChunk`, on the connection's event loop as the
-    /// bytes arrive, until the reply ends; cancelling the caller closes the upstream request.
-    func stream(_ decoder: some StreamDecoder, onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
-        // Only the task's handle is kept across the wait: this frame is held for as long as the reply streams.
-        let task: HTTPClient.Task<Void>
+    /// bytes arrive, until the reply ends; cancelling the caller closes the upstream request. A connection lost once the
+    /// reply's closing event has come (a proxy that cuts it before the response's end) leaves the reply complete.
+    func stream<Decoder: StreamDecoder>(_ decoder: Decoder,
+                                        onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+        // Only the task and its delegate are kept across the wait: this frame is held for as long as the reply streams.
+        let (task, delegate): (HTTPClient.Task<Void>, UpstreamStreamDelegate<Decoder>)
         do {
-            task = try send(decoder, onChunk: onChunk)
+            (task, delegate) = try send(decoder, onChunk: onChunk)
         } catch {
             throw connection.providerError(from: error, model: model)
         }
@@ -36,20 +38,22 @@ struct UpstreamRequest: Sendable {
                 task.cancel()
             }
         } catch {
-            throw connection.providerError(from: error, model: model)
+            let failure = connection.providerError(from: error, model: model)
+            guard case .unreachable = failure, delegate.hasEndedReply else { throw failure }
+            do { try delegate.checkReply() } catch { throw connection.providerError(from: error, model: model) }
         }
     }
 
     /// Starts the request, with the delegate that reads its reply.
     @inline(never)
-    private func send(_ decoder: some StreamDecoder,
-                      onChunk: @escaping @Sendable (CompletionChunk) -> Duration) throws -> HTTPClient.Task<Void> {
+    private func send<Decoder: StreamDecoder>(_ decoder: Decoder, onChunk: @escaping @Sendable (CompletionChunk) -> Duration)
+        throws -> (HTTPClient.Task<Void>, UpstreamStreamDelegate<Decoder>) {
         var headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "text/event-stream")])
         headers.add(contentsOf: self.headers)
         let request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .bytes(body))
         let delegate = UpstreamStreamDelegate(decoder: decoder, timeouts: connection.timeouts, onChunk: onChunk)
         let task = connection.client.execute(request: request, delegate: delegate, eventLoop: .indifferent)
         delegate.watch(task)
-        return task
+        return (task, delegate)
     }
 }

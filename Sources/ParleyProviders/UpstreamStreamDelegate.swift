@@ -90,6 +90,17 @@ final class UpstreamStreamDelegate<Decoder: StreamDecoder>: HTTPClientResponseDe
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        try checkReply()
+    }
+
+    /// Whether a 2xx reply's closing event has come: a connection lost after it (a proxy that cuts the connection
+    /// before the response's end) does not undo the reply.
+    var hasEndedReply: Bool {
+        state.withLock { $0.failure == nil && $0.decoder.hasEnded }
+    }
+
+    /// Throws the error response, or what the decoder finds wrong with the reply read (incomplete, refused).
+    func checkReply() throws {
         let (failure, decoder) = state.withLock { ($0.failure, $0.decoder) }
         if let failure {
             throw UpstreamFailure(status: failure.status, body: String(buffer: failure.body), headers: failure.headers)

@@ -80,6 +80,20 @@ import Testing
         }
     }
 
+    @Test("a reply whose closing events came is complete, though the connection dropped before the response's end",
+          arguments: ProviderKind.allCases)
+    func connectionDroppedAfterTheReplyEnded(kind: ProviderKind) async throws {
+        try await withMock { mock in
+            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-cut"))
+            #expect(error == nil)
+            #expect(Array(chunks.dropLast()) == Harness.texts("mock-cut"))
+            // The mock counts a stream it dropped on purpose as neither completed nor aborted.
+            let stats = try await mock.stats()
+            #expect(stats["requests"] as? Int == 1 && stats["open"] as? Int == 0)
+            #expect(stats["completed"] as? Int == 0 && stats["aborted"] as? Int == 0)
+        }
+    }
+
     @Test("a stalled stream times out after the between-tokens deadline", arguments: ProviderKind.allCases)
     func stalledStreamTimesOut(kind: ProviderKind) async throws {
         try await withMock { mock in
