@@ -154,7 +154,8 @@ struct StreamProbe {
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Accept", value: "text/event-stream")
-        request.body = .bytes(ByteBuffer(string: #"{"content":"\#(content)"}"#))
+        // A request id, as the browser sends with every message.
+        request.body = .bytes(ByteBuffer(string: #"{"content":"\#(content)","request_id":"\#(UUID().uuidString)"}"#))
         return request
     }
 

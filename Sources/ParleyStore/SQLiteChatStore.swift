@@ -121,7 +121,6 @@ public struct SQLiteChatStore: ChatStore {
         try await perform {
             try await writer.write { db in
                 let now = StoredDate.now
-                try BudgetLedger.enforce(db, conversationID: conversationID, today: UsageDay(now.date))
                 var userMessage: Message?
                 var parentID: MessageID?
                 if let userContent {
@@ -140,6 +139,8 @@ public struct SQLiteChatStore: ChatStore {
                         SELECT MAX(id) FROM messages WHERE conversation_id = ? AND role = 'user'
                         """), arguments: [conversationID])
                 }
+                // After the question, so that a repeated request id is refused as such (`duplicate`) even past the budget.
+                try BudgetLedger.enforce(db, conversationID: conversationID, today: UsageDay(now.date))
                 let history = try history(db, conversationID: conversationID)
                 try db.cachedStatement(sql: """
                     INSERT INTO messages (conversation_id, role, content, status, model, parent_id, created_at, updated_at)

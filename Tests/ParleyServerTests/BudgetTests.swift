@@ -63,6 +63,26 @@ struct BudgetTests {
         }
     }
 
+    @Test("a send repeated after its reply spent the budget gets its first result back, not 402; a new one gets 402")
+    func repeatedSendPastTheBudget() async throws {
+        try await Self.withPricedServer { server, admin, _, api, userID in
+            #expect(try await admin.post("/admin/users/\(userID)/budget", form: ["budget": "0.03"]).status == 303)
+            let conversation = try await api.createConversation(model: "mock-fast")
+            let first = try await api.send(conversation, "one", requestID: "once")
+            #expect(first.status == 202)
+            let replyID = try #require(try first.json()["assistant_message_id"] as? Int)
+            _ = try await api.events(conversation, lastEventID: "\(replyID)0000000").untilDone(timeout: .seconds(20))
+
+            let repeated = try await api.send(conversation, "one", requestID: "once")
+            #expect(repeated.status == 202)
+            #expect(try repeated.json()["assistant_message_id"] as? Int == replyID)
+            #expect(try repeated.json()["repeated"] as? Bool == true)
+            #expect(try await api.send(conversation, "two", requestID: "twice").status == 402)
+            #expect(try await api.messages(conversation).count == 2)
+            #expect(try await server.mockStats().requests == 1)
+        }
+    }
+
     @Test("ten sends at once just under the budget start one reply: the overspend is at most one reply")
     func concurrentSends() async throws {
         try await Self.withPricedServer { server, admin, _, api, userID in

@@ -48,6 +48,8 @@ public struct ChatService: Sendable {
     /// Stores a user message and starts the reply; a repeated request id returns the first result
     /// (or `.requestInFlight` while that reply still runs). A conversation still under the placeholder title is
     /// titled from the message's first words. Images (already checked by `NewImage`) need a model that can see them.
+    /// A repeat is found when it cannot start (the conversation is busy, the server full, or the store refuses the
+    /// request id a second time), so that a first send reads nothing more for its request id.
     public func send(userID: UserID, conversationID: ConversationID, content: String, images: [NewImage] = [], model: String?,
                      requestID: String?) async throws(ChatError) -> SendResult {
         let content = Self.storable(content)
@@ -55,9 +57,6 @@ public struct ChatService: Sendable {
         guard content.count <= Self.maxMessageLength else { throw .messageTooLong }
         guard images.count <= Self.maxImagesPerMessage else { throw .tooManyImages }
         let conversation = try await self.conversation(conversationID, userID: userID)
-        if let requestID, let earlier = try await repeatedSend(conversationID: conversationID, requestID: requestID) {
-            return earlier
-        }
         let model = try resolveModel(model, current: conversation.model)
         guard images.isEmpty || model.vision else { throw .modelCannotSeeImages(model.id) }
         let provisionalTitle = conversation.title == ConversationTitle.placeholder ? ConversationTitle.fromFirstMessage(content) : nil
@@ -75,10 +74,11 @@ public struct ChatService: Sendable {
             return SendResult(conversationID: conversationID, userMessageID: userMessageID,
                               assistantMessageID: job.assistantMessageID, isRepeat: false)
         } catch StoreError.duplicate {
-            if let requestID, let earlier = try await repeatedSend(conversationID: conversationID, requestID: requestID) {
-                return earlier
-            }
+            if let earlier = try await repeatedSend(conversationID: conversationID, requestID: requestID) { return earlier }
             throw .requestInFlight
+        } catch let error as GenerationError where error != .shuttingDown {
+            if let earlier = try await repeatedSend(conversationID: conversationID, requestID: requestID) { return earlier }
+            throw map(error)
         } catch {
             throw map(error)
         }
@@ -176,7 +176,9 @@ public struct ChatService: Sendable {
         return model
     }
 
-    private func repeatedSend(conversationID: ConversationID, requestID: String) async throws(ChatError) -> SendResult? {
+    /// The result of the earlier send with `requestID`, if there was one; `.requestInFlight` while its reply runs.
+    private func repeatedSend(conversationID: ConversationID, requestID: String?) async throws(ChatError) -> SendResult? {
+        guard let requestID else { return nil }
         guard let exchange = try await storing({ try await store.exchange(conversationID: conversationID, requestID: requestID) }) else {
             return nil
         }
