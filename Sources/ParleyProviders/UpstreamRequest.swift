@@ -24,36 +24,35 @@ struct UpstreamRequest: Sendable {
     /// reply's closing event has come (a proxy that cuts it before the response's end) leaves the reply complete.
     func stream<Decoder: StreamDecoder>(_ decoder: Decoder,
                                         onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
-        // Only the task and its delegate are kept across the wait: this frame is held for as long as the reply streams.
-        let (task, delegate): (HTTPClient.Task<Void>, UpstreamStreamDelegate<Decoder>)
+        // Only the delegate (which holds the request) is kept across the wait: this frame is held for as long as the
+        // reply streams, by every reply, so a second reference here costs memory at 10,000 streams.
+        let delegate: UpstreamStreamDelegate<Decoder>
         do {
-            (task, delegate) = try send(decoder, onChunk: onChunk)
+            delegate = try send(decoder, onChunk: onChunk)
         } catch {
             throw connection.providerError(from: error, model: model)
         }
         do {
             try await withTaskCancellationHandler {
-                try await task.futureResult.get()
+                try await delegate.end.get()
             } onCancel: {
-                task.cancel()
+                delegate.cancel()
             }
         } catch {
-            let failure = connection.providerError(from: error, model: model)
-            guard case .unreachable = failure, delegate.hasEndedReply else { throw failure }
-            do { try delegate.checkReply() } catch { throw connection.providerError(from: error, model: model) }
+            throw connection.providerError(from: error, model: model)
         }
     }
 
     /// Starts the request, with the delegate that reads its reply.
     @inline(never)
     private func send<Decoder: StreamDecoder>(_ decoder: Decoder, onChunk: @escaping @Sendable (CompletionChunk) -> Duration)
-        throws -> (HTTPClient.Task<Void>, UpstreamStreamDelegate<Decoder>) {
+        throws -> UpstreamStreamDelegate<Decoder> {
         var headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "text/event-stream")])
         headers.add(contentsOf: self.headers)
         let request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .bytes(body))
         let delegate = UpstreamStreamDelegate(decoder: decoder, timeouts: connection.timeouts, onChunk: onChunk)
         let task = connection.client.execute(request: request, delegate: delegate, eventLoop: .indifferent)
         delegate.watch(task)
-        return (task, delegate)
+        return delegate
     }
 }

@@ -24,6 +24,9 @@ final class UpstreamStreamDelegate<Decoder: StreamDecoder>: HTTPClientResponseDe
         /// A pause just ended: the client is handing over the parts it read before it, which are not paused again.
         var isResuming = false
         var isFinished = false
+        /// The request this delegate reads, and how the reply ends (both set by `watch`).
+        var task: HTTPClient.Task<Void>?
+        var end: EventLoopFuture<Void>?
     }
 
     // AsyncHTTPClient calls the delegate on the task's event loop, and the timer runs there too, so this lock is
@@ -93,14 +96,8 @@ final class UpstreamStreamDelegate<Decoder: StreamDecoder>: HTTPClientResponseDe
         try checkReply()
     }
 
-    /// Whether a 2xx reply's closing event has come: a connection lost after it (a proxy that cuts the connection
-    /// before the response's end) does not undo the reply.
-    var hasEndedReply: Bool {
-        state.withLock { $0.failure == nil && $0.decoder.hasEnded }
-    }
-
     /// Throws the error response, or what the decoder finds wrong with the reply read (incomplete, refused).
-    func checkReply() throws {
+    private func checkReply() throws {
         let (failure, decoder) = state.withLock { ($0.failure, $0.decoder) }
         if let failure {
             throw UpstreamFailure(status: failure.status, body: String(buffer: failure.body), headers: failure.headers)
@@ -111,8 +108,29 @@ final class UpstreamStreamDelegate<Decoder: StreamDecoder>: HTTPClientResponseDe
     /// Starts the deadlines of `task`, which this delegate reads; they end with the request, however it ends (the
     /// request completes on the event loop the deadline checks run on, so none can run after it).
     func watch(_ task: HTTPClient.Task<Void>) {
+        // A 2xx reply whose closing event came is complete whatever then becomes of its connection: a proxy may cut it
+        // before the response's end, and AsyncHTTPClient fails a complete `Connection: close` reply as
+        // `remoteConnectionClosed` when it reads it before its own request's end is registered.
+        let end = task.futureResult.flatMapErrorThrowing { [self] error in
+            guard state.withLock({ $0.failure == nil && $0.decoder.hasEnded }) else { throw error }
+            try checkReply()
+        }
+        state.withLock { state in
+            state.task = task
+            state.end = end
+        }
         check(task)
         task.futureResult.whenComplete { [self] _ in stopWatching() }
+    }
+
+    /// How the reply ends: with the request, or complete once its closing event came (see `watch`).
+    var end: EventLoopFuture<Void> {
+        state.withLock { $0.end! }
+    }
+
+    /// Closes the request.
+    func cancel() {
+        state.withLock { $0.task }?.cancel()
     }
 
     /// Fails the request once its current deadline has passed without progress, else looks again at that deadline.
@@ -130,12 +148,13 @@ final class UpstreamStreamDelegate<Decoder: StreamDecoder>: HTTPClientResponseDe
         if expired { task.fail(reason: ProviderError.timedOut) }
     }
 
-    /// Cancels the pending deadline check.
+    /// Cancels the pending deadline check, and lets go of the ended request (which holds this delegate).
     private func stopWatching() {
         state.withLock { state in
             state.isFinished = true
             state.timer?.cancel()
             state.timer = nil
+            state.task = nil
         }
     }
 }
