@@ -19,7 +19,7 @@ struct UpstreamRequest: Sendable {
     /// The model asked for, named when the provider does not know it.
     let model: String
 
-    /// Sends the request and hands every chunk `decoder` reads to `onChunk`, on the connection's event loop as the
+    /// Sends the request and hands every chunk `decoder` reads to `onChunk`, on the request's event loop as the
     /// bytes arrive, until the reply ends; cancelling the caller closes the upstream request. A connection lost once the
     /// reply's closing event has come (a proxy that cuts it before the response's end) leaves the reply complete.
     func stream<Decoder: StreamDecoder>(_ decoder: Decoder,

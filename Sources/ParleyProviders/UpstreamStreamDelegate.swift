@@ -4,8 +4,8 @@ import NIOHTTP1
 import ParleyCore
 import Synchronization
 
-/// Reads a streamed reply where its bytes arrive, on the upstream connection's event loop: parses the server-sent
-/// events, decodes them and hands each chunk to the sink there, with no task switch per read. When the sink asks for
+/// Reads a streamed reply where its bytes arrive, on the request's event loop (usually its connection's): parses the
+/// server-sent events, decodes them and hands each chunk to the sink there, with no task switch per read. When the sink asks for
 /// a pause, the next read waits that long, so that the chunks sent meanwhile arrive in one read. A status outside 2xx
 /// gathers the error body instead and ends the request with an `UpstreamFailure`. It also holds the reply to the
 /// first-token and between-tokens deadlines with one timer on that event loop, failing the request with `.timedOut`.
@@ -29,8 +29,9 @@ final class UpstreamStreamDelegate<Decoder: StreamDecoder>: HTTPClientResponseDe
         var end: EventLoopFuture<Void>?
     }
 
-    // AsyncHTTPClient calls the delegate on the task's event loop, and the timer runs there too, so this lock is
-    // never contended; it is what makes the class Sendable without an unchecked promise.
+    // AsyncHTTPClient calls the delegate on the task's event loop, and the timer runs there too; only the reply's
+    // wait (once) and a Stop take this lock from elsewhere, so it is hardly ever contended. It is what makes the class
+    // Sendable without an unchecked promise.
     private let state: Mutex<State>
     private let onChunk: @Sendable (CompletionChunk) -> Duration
     private let first: TimeAmount
