@@ -83,6 +83,8 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown"]),
+        .testTarget(name: "ParleyBenchTests", dependencies: ["ParleyBench",
+            .product(name: "AsyncHTTPClient", package: "async-http-client")]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyMarkdown"]),
         .testTarget(name: "ParleyProvidersTests", dependencies: ["ParleyProviders", "MockUpstream",

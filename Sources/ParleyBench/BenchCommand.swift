@@ -24,10 +24,19 @@ struct LoadBench: AsyncParsableCommand {
     @Option(help: "Rounds per concurrency level.") var rounds = 3
     @Option(help: "Milliseconds between the starts of two streams of a round (they ramp up, then run together).")
     var rampMilliseconds = 2.0
-    @Option(help: "Requests straight to the mock per round, spread over the ramp.") var directSamples = 100
+    @Option(help: "Requests straight to the mock per round, spread over the ramp (or the hold).") var directSamples = 100
+    @Option(help: """
+        Seconds to keep every conversation streaming once all have started, each sending again when its reply ends; \
+        only the sends made then are timed, all meeting the level's other streams. 0: one reply per conversation.
+        """)
+    var holdSeconds = 0.0
     @Option(help: "The server's process id, to read its CPU time and memory from /proc.") var serverPid: Int32?
     @Option(help: "Stop measurements to take.") var stops = 20
     @Option(help: "Where to write the JSON results.") var output = "bench-results/latest.json"
+
+    func validate() throws {
+        guard holdSeconds >= 0 else { throw ValidationError("--hold-seconds cannot be negative") }
+    }
 
     func run() async throws {
         let authorities = trust.authorities
@@ -55,14 +64,13 @@ struct LoadBench: AsyncParsableCommand {
             var total = StreamProbe.SteadyRound()
             let cpuBefore = server?.cpuSeconds()
             let ramp = Duration.microseconds(Int64(rampMilliseconds * 1000))
-            let (_, peak) = try await ServerProcess.peakMemory(of: server) {
+            let (_, peak) = await ServerProcess.peakMemory(of: server) {
                 for _ in 0..<rounds {
-                    let round = try await probe.steadyRound(conversations: conversations, rampPerStream: ramp,
-                                                            directSamples: directSamples)
-                    total.direct += round.direct
-                    total.relayed += round.relayed
-                    total.tokens += round.tokens
-                    total.errors += round.errors
+                    let round = holdSeconds > 0
+                        ? await probe.heldRound(conversations: conversations, rampPerStream: ramp,
+                                                hold: .milliseconds(Int64(holdSeconds * 1000)), directSamples: directSamples)
+                        : await probe.steadyRound(conversations: conversations, rampPerStream: ramp, directSamples: directSamples)
+                    total.add(round)
                     total.seconds += round.seconds
                 }
             }

@@ -11,7 +11,7 @@ struct StreamProbe {
     let mock: String
     let token: String
 
-    /// What a steady round measured: first-token times (milliseconds), tokens relayed, errors and wall time.
+    /// What a round measured: first-token times (milliseconds), tokens relayed, errors and wall time.
     struct SteadyRound {
         var direct: [Double] = []
         var relayed: [Double] = []
@@ -19,58 +19,96 @@ struct StreamProbe {
         /// What went wrong, one line per failed request, naming its path (through Parley or straight to the mock).
         var errors: [String] = []
         var seconds = 0.0
-    }
 
-    /// One request of a round: its first-token time and tokens, or why it failed.
-    private struct Outcome {
-        var isRelayed: Bool
-        var result: Result<(milliseconds: Double, tokens: Int), any Error>
+        /// Adds the samples, tokens and errors of `other` (not its wall time).
+        mutating func add(_ other: SteadyRound) {
+            direct += other.direct
+            relayed += other.relayed
+            tokens += other.tokens
+            errors += other.errors
+        }
     }
 
     /// Starts one reply per conversation, `rampPerStream` apart, so that later sends meet the streams already running,
     /// and `directSamples` requests straight to the mock spread over the same ramp; reads every reply to its end.
-    func steadyRound(conversations: [Int], rampPerStream: Duration, directSamples: Int) async throws -> SteadyRound {
+    func steadyRound(conversations: [Int], rampPerStream: Duration, directSamples: Int) async -> SteadyRound {
         let start = ContinuousClock.now
         let directEvery = max(1, conversations.count / max(1, directSamples))
-        var round = try await withThrowingTaskGroup(of: Outcome.self) { group in
+        return await round(from: start) { group in
             for (index, id) in conversations.enumerated() {
                 let at = start + rampPerStream * index
                 group.addTask {
                     try? await Task.sleep(until: at)
-                    do {
-                        let reply = try await relayedReply(conversation: id)
-                        return Outcome(isRelayed: true, result: .success((reply.firstToken, reply.tokens)))
-                    } catch {
-                        return Outcome(isRelayed: true, result: .failure(error))
-                    }
+                    return await relayedSample(conversation: id, counted: true)
                 }
                 if index % directEvery == 0 {
                     group.addTask {
                         try? await Task.sleep(until: at)
-                        do {
-                            return Outcome(isRelayed: false, result: .success((try await directFirstToken(), 0)))
-                        } catch {
-                            return Outcome(isRelayed: false, result: .failure(error))
-                        }
+                        return await directSample()
                     }
                 }
             }
-            var round = SteadyRound()
-            for try await outcome in group {
-                switch (outcome.result, outcome.isRelayed) {
-                case (.success(let reply), true):
-                    round.relayed.append(reply.milliseconds)
-                    round.tokens += reply.tokens
-                case (.success(let reply), false):
-                    round.direct.append(reply.milliseconds)
-                case (.failure(let error), let isRelayed):
-                    round.errors.append((isRelayed ? "through Parley: " : "straight to the mock: ") + String(describing: error))
+        }
+    }
+
+    /// Keeps a reply streaming in every conversation for `hold` once all have started: they start `rampPerStream` apart,
+    /// then each sends again as soon as its reply ends. Only the sends made during the hold are timed, each meeting
+    /// the other conversations' streams already running (the ramp's sends, made while fewer ran, are not), with
+    /// `directSamples` requests straight to the mock spread over the hold. A conversation whose reply fails sends no more.
+    func heldRound(conversations: [Int], rampPerStream: Duration, hold: Duration, directSamples: Int) async -> SteadyRound {
+        let start = ContinuousClock.now
+        let holdStart = start + rampPerStream * conversations.count
+        let holdEnd = holdStart + hold
+        return await round(from: start) { group in
+            for (index, id) in conversations.enumerated() {
+                group.addTask {
+                    try? await Task.sleep(until: start + rampPerStream * index)
+                    var sent = SteadyRound()
+                    repeat {
+                        sent.add(await relayedSample(conversation: id, counted: ContinuousClock.now >= holdStart))
+                    } while ContinuousClock.now < holdEnd && sent.errors.isEmpty
+                    return sent
                 }
             }
+            for index in 0..<max(1, directSamples) {
+                group.addTask {
+                    try? await Task.sleep(until: holdStart + hold / max(1, directSamples) * index)
+                    return await directSample()
+                }
+            }
+        }
+    }
+
+    /// Runs the requests `addRequests` adds to a task group, and gathers what they measured, timed from `start`.
+    private func round(from start: ContinuousClock.Instant,
+                       _ addRequests: (inout TaskGroup<SteadyRound>) -> Void) async -> SteadyRound {
+        var round = await withTaskGroup(of: SteadyRound.self) { group in
+            addRequests(&group)
+            var round = SteadyRound()
+            for await sample in group { round.add(sample) }
             return round
         }
         round.seconds = start.duration(to: .now).milliseconds / 1000
         return round
+    }
+
+    /// One reply through Parley: its first-token time (when `counted`) and its tokens, or why it failed.
+    private func relayedSample(conversation: Int, counted: Bool) async -> SteadyRound {
+        do {
+            let reply = try await relayedReply(conversation: conversation)
+            return SteadyRound(relayed: counted ? [reply.firstToken] : [], tokens: reply.tokens)
+        } catch {
+            return SteadyRound(errors: ["through Parley: " + String(describing: error)])
+        }
+    }
+
+    /// One request straight to the mock: its first-token time, or why it failed.
+    private func directSample() async -> SteadyRound {
+        do {
+            return SteadyRound(direct: [try await directFirstToken()])
+        } catch {
+            return SteadyRound(errors: ["straight to the mock: " + String(describing: error)])
+        }
     }
 
     /// Milliseconds from sending a message to Parley until its first `token` event, and the completion tokens its
@@ -81,33 +119,16 @@ struct StreamProbe {
                                                  timeout: .seconds(600))
         guard response.status.code == 200 else { throw BenchError("HTTP \(response.status.code)") }
         var first: Duration?
-        var recent = ""
-        // The `done` event from its start: it carries the whole reply's HTML, so it can be longer than `recent`.
-        var done = ""
-        // The `error` event from its start, which says why a reply failed.
-        var failure = ""
+        var reader = ReplyStreamReader()
         for try await buffer in response.body {
-            let text = String(buffer: buffer)
-            if !done.isEmpty {
-                done += text
-                continue
-            }
-            let joined = recent + text
-            if first == nil, joined.contains("event: token") { first = start.duration(to: .now) }
-            if !failure.isEmpty {
-                failure += text
-            } else if let marker = joined.range(of: "event: error") {
-                failure = String(joined[marker.lowerBound...])
-            }
-            if let marker = joined.range(of: "event: done") {
-                done = String(joined[marker.lowerBound...])
-            } else {
-                recent = String(joined.suffix(64))  // enough to find a marker split across two reads
-            }
+            reader.read(buffer)
+            if first == nil, reader.sawToken { first = start.duration(to: .now) }
         }
-        guard !done.isEmpty else { throw BenchError("the event stream ended without a done event") }
+        guard !reader.done.isEmpty else { throw BenchError("the event stream ended without a done event") }
+        let done = String(decoding: reader.done, as: UTF8.self)
         let status = done.firstMatch(of: /"status":"(\w+)"/).map { String($0.1) }
         guard status == "complete" else {
+            let failure = String(decoding: reader.error, as: UTF8.self)
             let reason = failure.firstMatch(of: /"code":"([^"]*)","message":"((?:[^"\\]|\\.)*)"/).map { " (\($0.1): \($0.2))" } ?? ""
             throw BenchError("the reply ended as \(status ?? "an unreadable done event")\(reason)")
         }
