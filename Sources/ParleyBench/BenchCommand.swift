@@ -62,25 +62,36 @@ struct LoadBench: AsyncParsableCommand {
         for level in levels {
             let conversations = try await session.conversations(count: level)
             var total = StreamProbe.SteadyRound()
+            // Parley's own part of the first tokens, as the server times them: over the level's rounds, or over each
+            // round's hold when holding (read once a level otherwise, so that reading it does not load the rounds).
+            var parleyShare = AddedTimeHistogram()
+            let levelBefore = holdSeconds > 0 ? nil : try await AddedTimeHistogram.read(client, parley: parley)
             let cpuBefore = server?.cpuSeconds()
             let ramp = Duration.microseconds(Int64(rampMilliseconds * 1000))
-            let (_, peak) = await ServerProcess.peakMemory(of: server) {
+            let (_, peak) = try await ServerProcess.peakMemory(of: server) {
                 for _ in 0..<rounds {
-                    let round = holdSeconds > 0
-                        ? await probe.heldRound(conversations: conversations, rampPerStream: ramp,
-                                                hold: .milliseconds(Int64(holdSeconds * 1000)), directSamples: directSamples)
-                        : await probe.steadyRound(conversations: conversations, rampPerStream: ramp, directSamples: directSamples)
+                    let round: StreamProbe.SteadyRound
+                    if holdSeconds > 0 {
+                        async let holdBefore = AddedTimeHistogram.read(client, parley: parley, at: .now + ramp * conversations.count)
+                        round = await probe.heldRound(conversations: conversations, rampPerStream: ramp,
+                                                      hold: .milliseconds(Int64(holdSeconds * 1000)), directSamples: directSamples)
+                        parleyShare.add(try await AddedTimeHistogram.read(client, parley: parley).subtracting(try await holdBefore))
+                    } else {
+                        round = await probe.steadyRound(conversations: conversations, rampPerStream: ramp, directSamples: directSamples)
+                    }
                     total.add(round)
                     total.seconds += round.seconds
                 }
             }
+            if let levelBefore { parleyShare = try await AddedTimeHistogram.read(client, parley: parley).subtracting(levelBefore) }
             let cpuAfter = server?.cpuSeconds()
             let cpu: Double? = if let cpuBefore, let cpuAfter { cpuAfter - cpuBefore } else { nil }
             results.levels.append(.init(concurrency: level, direct: Summary(total.direct), relayed: Summary(total.relayed),
                                         errors: total.errors.count, firstErrors: Array(total.errors.prefix(5)),
                                         tokensPerSecond: Double(total.tokens) / total.seconds,
                                         cpuSecondsPer1000Tokens: cpu.map { $0 / Double(max(1, total.tokens)) * 1000 },
-                                        peakMemoryMB: peak))
+                                        peakMemoryMB: peak, parleyShareP50: parleyShare.quantile(0.5),
+                                        parleyShareP99: parleyShare.quantile(0.99)))
         }
         guard stops > 0 else { return results }
         let stopConversations = try await session.conversations(count: 1, model: "mock-slow")

@@ -31,6 +31,9 @@ struct BenchResults: Codable {
         var tokensPerSecond: Double
         var cpuSecondsPer1000Tokens: Double?
         var peakMemoryMB: Double?
+        /// Parley's own part of the first tokens, as the server measures it (`AddedTimeHistogram`), milliseconds.
+        var parleyShareP50: Double?
+        var parleyShareP99: Double?
     }
     var idleMemoryMB: Double?
     var levels: [Level] = []
@@ -41,13 +44,14 @@ struct BenchResults: Codable {
         func ms(_ value: Double) -> String { String(format: "%8.2f", value) }
         func optional(_ value: Double?, _ format: String) -> String { value.map { String(format: format, $0) } ?? "       -" }
         var lines = ["server idle memory: " + optional(idleMemoryMB, "%.1f MB"),
-                     "streams | direct p50   p95    p99 | via Parley p50  p95    p99 | added p50  p99 | errors | tokens/s | CPU s/1k tok | peak MB"]
+                     "streams | direct p50   p95    p99 | via Parley p50  p95    p99 | added p50  p99 | errors | tokens/s | CPU s/1k tok | peak MB | server-timed added p50  p99"]
         for level in levels {
             lines.append(String(format: "%7d |", level.concurrency) + ms(level.direct.p50) + ms(level.direct.p95) + ms(level.direct.p99)
                 + " |" + ms(level.relayed.p50) + ms(level.relayed.p95) + ms(level.relayed.p99)
                 + " |" + ms(level.relayed.p50 - level.direct.p50) + ms(level.relayed.p99 - level.direct.p99)
                 + String(format: " | %6d | %8.0f | ", level.errors, level.tokensPerSecond)
-                + optional(level.cpuSecondsPer1000Tokens, "%12.4f") + " | " + optional(level.peakMemoryMB, "%7.1f"))
+                + optional(level.cpuSecondsPer1000Tokens, "%12.4f") + " | " + optional(level.peakMemoryMB, "%7.1f")
+                + " |            " + optional(level.parleyShareP50, "%8.2f") + optional(level.parleyShareP99, "%8.2f"))
         }
         for level in levels where !level.firstErrors.isEmpty {
             lines += ["first errors at \(level.concurrency) streams:"] + level.firstErrors.map { "  " + $0 }

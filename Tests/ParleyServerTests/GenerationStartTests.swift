@@ -88,7 +88,7 @@ import Testing
     /// Starts a reply to `question` whose job answers it with the conversation's history.
     static func start(_ manager: GenerationManager, _ store: SQLiteChatStore, _ conversation: Conversation, question: String,
                       model: ModelInfo = recorded, beforeWriting: @Sendable () -> Void = {}) async throws -> GenerationJob {
-        try await manager.start(conversationID: conversation.id) {
+        try await manager.start(conversationID: conversation.id, receivedAt: .now) {
             beforeWriting()
             let exchange = try await store.beginExchange(conversationID: conversation.id, userContent: question, requestID: nil,
                                                          model: model.id)

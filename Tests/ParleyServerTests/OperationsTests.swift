@@ -17,6 +17,11 @@ struct OperationsTests {
             .flatMap { Double($0) }
     }
 
+    /// How much the sample `name{labels…}` grew from the exposition `before` to `after`.
+    static func added(_ name: String, _ labels: [String], before: String, after: String) -> Double {
+        (sample(after, name, labels: labels) ?? 0) - (sample(before, name, labels: labels) ?? 0)
+    }
+
     @Test("/metrics reports requests by route and status, first-token time, tokens and reply duration by model")
     func metricsAfterAReply() async throws {
         try await withTestServer(mockTokens: 12) { server in
@@ -32,9 +37,7 @@ struct OperationsTests {
             #expect(response.status == 200)
             #expect(response.headers.first(name: "content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
             let after = response.body
-            func added(_ name: String, _ labels: [String]) -> Double {
-                (Self.sample(after, name, labels: labels) ?? 0) - (Self.sample(before, name, labels: labels) ?? 0)
-            }
+            func added(_ name: String, _ labels: [String]) -> Double { Self.added(name, labels, before: before, after: after) }
             #expect(after.contains("# TYPE parley_generations_running gauge"))
             #expect(added("hb_requests", [#"http_route="/api/conversations/{id}/messages""#, #"http_response_status_code="202""#]) >= 1)
             #expect(added("hb_requests", [#"http_route="/api/conversations/{id}/messages""#, #"http_request_method="GET""#,
@@ -42,6 +45,34 @@ struct OperationsTests {
             #expect(added("parley_time_to_first_token_seconds_count", [#"model="mock-fast""#]) >= 1)
             #expect(added("parley_tokens_total", [#"model="mock-fast""#, #"kind="completion""#]) >= 12)
             #expect(added("parley_reply_duration_seconds_count", [#"model="mock-fast""#, #"status="complete""#]) >= 1)
+        }
+    }
+
+    @Test("/metrics times Parley's part of a first token without the provider's wait: a reply whose first token the mock sends 300 ms after the request adds one sample, under 250 ms, though two streams read it")
+    func addedFirstTokenTime() async throws {
+        // A model of this test's own, so that the replies of the suites running beside it land in other series.
+        let model = "added-time-probe"
+        let config = try makeTempDirectory() + "/models.json"
+        try Data(#"{"models": [{"id": "\#(model)", "provider": "openai", "upstream_id": "mock-fast"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: config))
+        try await withTestServer(mockTokens: 3, mockFirstTokenMilliseconds: 300, configure: { $0.providerConfigPath = config }) { server in
+            let api = try await GenerationTests.signedIn(server)
+            let id = try await api.createConversation(model: model)
+            let second = try await api.events(id)
+            let reader = try await api.events(id)
+            // Other suites share this process's registry, so the test looks at what its own reply added.
+            let before = try await api.request(.GET, "/metrics").body
+            let sent = ContinuousClock.now
+            #expect(try await api.send(id, "time me").status == 202)
+            _ = try await reader.untilDone()
+            _ = try await second.untilDone()
+            #expect(sent.duration(to: .now) >= .milliseconds(300))
+            let after = try await api.request(.GET, "/metrics").body
+            func added(_ name: String, _ labels: [String]) -> Double { Self.added(name, labels, before: before, after: after) }
+            let series = #"model="\#(model)""#
+            #expect(added("parley_added_first_token_seconds_count", [series]) == 1)
+            // Under 250 ms: had the provider's 300 ms been counted, the sample would be above.
+            #expect(added("parley_added_first_token_seconds_bucket", [series, #"le="0.25""#]) == 1)
         }
     }
 

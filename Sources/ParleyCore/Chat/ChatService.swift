@@ -49,9 +49,10 @@ public struct ChatService: Sendable {
     /// (or `.requestInFlight` while that reply still runs). A conversation still under the placeholder title is
     /// titled from the message's first words. Images (already checked by `NewImage`) need a model that can see them.
     /// A repeat is found when it cannot start (the conversation is busy, the server full, or the store refuses the
-    /// request id a second time), so that a first send reads nothing more for its request id.
+    /// request id a second time), so that a first send reads nothing more for its request id. `receivedAt` is when the
+    /// request reached Parley, from which Parley's part of the reply's first token is timed.
     public func send(userID: UserID, conversationID: ConversationID, content: String, images: [NewImage] = [], model: String?,
-                     requestID: String?) async throws(ChatError) -> SendResult {
+                     requestID: String?, receivedAt: ContinuousClock.Instant) async throws(ChatError) -> SendResult {
         let content = Self.storable(content)
         guard !content.allSatisfy(\.isWhitespace) else { throw .emptyMessage }
         guard content.count <= Self.maxMessageLength else { throw .messageTooLong }
@@ -62,7 +63,7 @@ public struct ChatService: Sendable {
         let provisionalTitle = conversation.title == ConversationTitle.placeholder ? ConversationTitle.fromFirstMessage(content) : nil
         do {
             var userMessageID: MessageID?
-            let job = try await generations.start(conversationID: conversationID) {
+            let job = try await generations.start(conversationID: conversationID, receivedAt: receivedAt) {
                 let exchange = try await store.beginExchange(conversationID: conversationID, userContent: content, images: images,
                                                              requestID: requestID, model: model.id)
                 userMessageID = exchange.userMessage?.id
@@ -85,14 +86,16 @@ public struct ChatService: Sendable {
     }
 
     /// Generates the last reply again, replacing it; refused before the last reply is removed when the budget is spent.
-    public func regenerate(userID: UserID, conversationID: ConversationID, model: String?) async throws(ChatError) -> SendResult {
+    /// `receivedAt` is when the request reached Parley.
+    public func regenerate(userID: UserID, conversationID: ConversationID, model: String?,
+                           receivedAt: ContinuousClock.Instant) async throws(ChatError) -> SendResult {
         let conversation = try await self.conversation(conversationID, userID: userID)
         let model = try resolveModel(model, current: conversation.model)
         let budget = try await budgetStatus(userID: userID)
         guard !budget.isExhausted else { throw .budgetExceeded(budget) }
         do {
             var userMessageID: MessageID?
-            let job = try await generations.start(conversationID: conversationID) {
+            let job = try await generations.start(conversationID: conversationID, receivedAt: receivedAt) {
                 guard let question = try await store.removeLastReply(conversationID: conversationID, userID: userID) else {
                     throw ChatError.notFound
                 }

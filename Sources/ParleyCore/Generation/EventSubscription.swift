@@ -19,6 +19,8 @@ public struct EventSubscription: Sendable {
     var prefix: String
     /// The reply whose stored `done` is the prefix, when there is one.
     var prefixFinishes: MessageID?
+    /// The running reply of the frames `next()` returned last, and the sequence of their last event, until `wrote()`.
+    var lastTaken: (generation: Generation, sequence: Int64)?
 
     /// Waits for the next frames (or a heartbeat); never blocks the reply or other streams.
     public mutating func next() async -> EventBatch {
@@ -33,6 +35,16 @@ public struct EventSubscription: Sendable {
             case .heartbeat: return .heartbeat
             case .ended: return takeFrames() ?? .ended
             }
+        }
+    }
+
+    /// Tells the subscription that the frames `next()` returned have been written to its client: the first stream to
+    /// write a reply's first text records Parley's part of that first token (`parley_added_first_token_seconds`).
+    public mutating func wrote() {
+        guard let (generation, sequence) = lastTaken else { return }
+        lastTaken = nil
+        if let added = generation.addedFirstTokenTime(wroteUpTo: sequence) {
+            GenerationMetrics.addedToFirstToken(model: generation.job.model.id, added)
         }
     }
 
@@ -58,7 +70,7 @@ public struct EventSubscription: Sendable {
     /// The frames of the log not sent yet, joined (a log whose reply no longer runs ends with its `done`); nil when
     /// there are none.
     private mutating func takeFrames() -> EventBatch? {
-        let taken = manager.state.withLock { state -> (LoggedEvents, finishing: MessageID?)? in
+        let taken = manager.state.withLock { state -> (LoggedEvents, current: MessageID, running: Generation?)? in
             guard let channel = state.channels[conversationID], let current = channel.messageID else { return nil }
             if current != messageID {
                 messageID = current
@@ -66,10 +78,12 @@ public struct EventSubscription: Sendable {
             }
             guard index < channel.log.count else { return nil }
             defer { index = channel.log.count }
-            return (channel.log.events(from: index), channel.running == nil ? current : nil)
+            return (channel.log.events(from: index), current, channel.running)
         }
+        guard let (events, current, running) = taken else { return nil }
+        lastTaken = running.flatMap { generation in events.entries.last.map { (generation, Int64($0.sequence)) } }
         // The frames are built here, outside the lock every reply and stream shares.
-        return taken.map { .frames($0.0.frames(), finishing: $0.finishing) }
+        return .frames(events.frames(), finishing: running == nil ? current : nil)
     }
 
     private func waitForWake() async -> Wake {

@@ -33,19 +33,29 @@ final class Generation: Sendable {
         var isUnderway = false
         /// Who waits for the reply to be underway.
         var underwayWaiter: CheckedContinuation<Void, Never>?
+        /// When the starter resumed with the request on its way, and when the reply's first text came from the provider.
+        var requestLeftAt: ContinuousClock.Instant?
+        var firstTextAt: ContinuousClock.Instant?
+        /// The sequence of the `token` event carrying the first text, once it is in the log.
+        var firstTokenSequence: Int64?
+        /// Whether Parley's part of the first token has been recorded (by the first stream that wrote it).
+        var isFirstTokenTimed = false
     }
 
     /// The job, without its history (which the state holds only until the reply takes it).
     let job: GenerationJob
     let state: Mutex<State>
     let startedAt = ContinuousClock.now
+    /// When Parley received the request that started the reply.
+    let receivedAt: ContinuousClock.Instant
 
-    /// Creates the state of a reply that is about to stream.
-    init(job: GenerationJob) {
+    /// Creates the state of a reply that is about to stream, started by a request received at `receivedAt`.
+    init(job: GenerationJob, receivedAt: ContinuousClock.Instant) {
         var job = job
         state = Mutex(State(history: job.history))
         job.history = []
         self.job = job
+        self.receivedAt = receivedAt
     }
 
     /// The conversation the reply answers; later calls get nothing, since it is needed once and may be large.
@@ -85,8 +95,10 @@ final class Generation: Sendable {
 
     /// Records new text; the first of the reply is timed. Returns whether it was the first.
     func receive(_ text: String) -> Bool {
+        let now = ContinuousClock.now
         let isFirst = state.withLock { state in
             defer { state.hasText = true }
+            if !state.hasText { state.firstTextAt = now }
             state.text += text
             state.unsent += text
             state.markdown.append(text)
@@ -94,6 +106,26 @@ final class Generation: Sendable {
         }
         if isFirst { GenerationMetrics.firstToken(model: job.model.id, after: startedAt.duration(to: .now)) }
         return isFirst
+    }
+
+    /// Records that the starter resumed with the reply's request on its way.
+    func markRequestLeft() {
+        let now = ContinuousClock.now
+        state.withLock { $0.requestLeftAt = now }
+    }
+
+    /// After a stream wrote the events up to `sequence` to its client: the first time they include the first text's
+    /// `token` event, Parley's part of the first token, which leaves out the wait for the provider: from the request to
+    /// the request on its way upstream, plus from the first text's arrival to its event written.
+    func addedFirstTokenTime(wroteUpTo sequence: Int64) -> Duration? {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            guard !state.isFirstTokenTimed, let first = state.firstTokenSequence, first <= sequence,
+                  let textAt = state.firstTextAt else { return nil }
+            state.isFirstTokenTimed = true
+            let requestLeft = min(state.requestLeftAt ?? textAt, textAt)
+            return receivedAt.duration(to: requestLeft) + textAt.duration(to: now)
+        }
     }
 
     /// Asks the reply's task to end its stream, remembering why.

@@ -214,7 +214,9 @@ extension GenerationManager {
             let event = StreamEvent.token(messageID: generation.job.assistantMessageID, text: state.unsent, html: html)
             state.unsent = ""
             state.lastTokenEvent = now
-            append(event, id: generation.nextEventID(&state), conversationID: generation.job.conversationID)
+            let id = generation.nextEventID(&state)
+            if state.firstTokenSequence == nil { state.firstTokenSequence = id.sequence }
+            append(event, id: id, conversationID: generation.job.conversationID)
         }
     }
 

@@ -113,10 +113,12 @@ public final class GenerationManager: Sendable {
     }
 
     /// Reserves the conversation, writes the reply's messages with `prepare`, and starts the reply; returns once the
-    /// reply's request is on its way, so that the caller's response does not delay it.
+    /// reply's request is on its way, so that the caller's response does not delay it. `receivedAt` is when the request
+    /// asking for the reply reached Parley, from which Parley's part of the first token is timed.
     /// Throws `GenerationError.busy` when a reply already runs there, `.atCapacity` when the server runs as many as it
     /// may (before `prepare`, so nothing is written), or whatever `prepare` throws.
-    public func start(conversationID: ConversationID, prepare: () async throws -> GenerationJob) async throws -> GenerationJob {
+    public func start(conversationID: ConversationID, receivedAt: ContinuousClock.Instant,
+                      prepare: () async throws -> GenerationJob) async throws -> GenerationJob {
         try state.withLock { state throws(GenerationError) in
             guard !state.isShuttingDown else { throw .shuttingDown }
             var channel = state.channels[conversationID] ?? EventChannel()
@@ -137,9 +139,10 @@ public final class GenerationManager: Sendable {
             }
             throw error
         }
-        let generation = Generation(job: job)
+        let generation = Generation(job: job, receivedAt: receivedAt)
         if launch(generation) {
             await generation.waitUntilUnderway()
+            generation.markRequestLeft()
         } else {
             // The server began shutting down while `prepare` wrote the messages: the reply ends before it began.
             generation.stop(.shutdown)

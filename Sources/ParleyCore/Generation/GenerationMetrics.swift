@@ -1,8 +1,18 @@
 import Metrics
 
 /// What the generation engine reports to swift-metrics (exported by the server at `/metrics`): first-token time and
-/// reply duration by model, tokens and cost by model, upstream errors by kind, retries, and the time of each save.
-enum GenerationMetrics {
+/// reply duration by model, Parley's own part of the first token, tokens and cost by model, upstream errors by kind,
+/// retries, and the time of each save.
+public enum GenerationMetrics {
+    /// The label of Parley's part of a reply's first token: the time it adds to the provider's.
+    public static let addedFirstTokenLabel = "parley_added_first_token_seconds"
+
+    /// Parley's part of the first token of a reply asking `model`: from the request to the request on its way upstream,
+    /// plus from the first text's arrival to its `token` event written to a client.
+    static func addedToFirstToken(model: String, _ elapsed: Duration) {
+        Timer(label: addedFirstTokenLabel, dimensions: [("model", model)]).record(duration: elapsed)
+    }
+
     /// The first text of a reply arrived `elapsed` after it started.
     static func firstToken(model: String, after elapsed: Duration) {
         Timer(label: "parley_time_to_first_token_seconds", dimensions: [("model", model)]).record(duration: elapsed)

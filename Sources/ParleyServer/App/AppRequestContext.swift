@@ -24,6 +24,8 @@ public struct AppRequestContext: RequestContext {
     /// The token an upload form must repeat when the CSRF check was left to it; nil when the middleware checked.
     var csrfTokenForUploadForm: String? { csrfCheckedByUploadForm ? csrfToken : nil }
     public let remoteAddress: String
+    /// When Parley began handling the request (its head read): a send's first token is timed from here.
+    public let receivedAt = ContinuousClock.now
 
     /// Creates the context of a new request.
     public init(source: ApplicationRequestContextSource) {

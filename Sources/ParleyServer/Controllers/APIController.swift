@@ -80,7 +80,7 @@ struct APIController {
         let body = try await request.decodeJSON(NewMessage.self)
         let result = try await chatCall { () async throws(ChatError) in
             try await services.chat.send(userID: user.id, conversationID: id, content: body.content, model: body.model,
-                                         requestID: body.requestId)
+                                         requestID: body.requestId, receivedAt: context.receivedAt)
         }
         guard request.headers[.accept]?.contains("text/event-stream") == true else {
             return try .json(SendAccepted(result), status: .accepted)

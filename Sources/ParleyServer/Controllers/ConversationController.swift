@@ -50,7 +50,7 @@ struct ConversationController {
         if !content.allSatisfy(\.isWhitespace) {
             _ = try await chatCall { () async throws(ChatError) in
                 try await services.chat.send(userID: user.id, conversationID: conversation.id, content: content,
-                                             model: nil, requestID: form["request_id"])
+                                             model: nil, requestID: form["request_id"], receivedAt: context.receivedAt)
             }
         }
         return .seeOther("/c/\(conversation.id)")

@@ -23,6 +23,7 @@ enum EventStreamResponse {
                     switch await subscription.next() {
                     case .frames(let frames, let finishing):
                         try await writer.write(ByteBuffer(bytes: frames))
+                        subscription.wrote()
                         if let messageID, finishing == messageID { break loop }
                     case .heartbeat:
                         try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))

@@ -20,7 +20,7 @@ struct ReplyController {
         let message = try await MessageForm.read(request, context: context, limits: services.settings.uploadLimits)
         let result = try await chatCall { () async throws(ChatError) in
             try await services.chat.send(userID: user.id, conversationID: id, content: message.content, images: message.images,
-                                         model: message.model, requestID: message.requestID)
+                                         model: message.model, requestID: message.requestID, receivedAt: context.receivedAt)
         }
         return try accepted(result, request: request)
     }
@@ -31,7 +31,7 @@ struct ReplyController {
         var request = request
         let form = try await FormFields(request: &request)
         let result = try await chatCall { () async throws(ChatError) in
-            try await services.chat.regenerate(userID: user.id, conversationID: id, model: form["model"])
+            try await services.chat.regenerate(userID: user.id, conversationID: id, model: form["model"], receivedAt: context.receivedAt)
         }
         return try accepted(result, request: request)
     }

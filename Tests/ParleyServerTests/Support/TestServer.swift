@@ -121,7 +121,7 @@ func makeTempDirectory() throws -> String {
 /// serves HTTPS with those files, and the server is pointed at it through `PARLEY_UPSTREAM_CA_FILE` (before
 /// `configure` runs). With `serverTLS`, Parley serves HTTPS with those files (`PARLEY_TLS_CERTIFICATE` and
 /// `PARLEY_TLS_KEY`), and the test's client trusts them.
-func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, dataDirectory: String? = nil,
+func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, mockFirstTokenMilliseconds: Int = 0, dataDirectory: String? = nil,
                     mockTLS: MockTLSFiles? = nil, serverTLS: MockTLSFiles? = nil,
                     configure: (inout ServerSettings) throws -> Void = { _ in },
                     _ body: (TestServer) async throws -> Void) async throws {
@@ -129,7 +129,7 @@ func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, dataDi
     let client = makeTestClient(trusting: [mockTLS, serverTLS].compactMap { $0?.certificateChain })
     do {
         let mock = MockUpstream(configuration: .init(port: 0, tokens: mockTokens, delayMilliseconds: mockDelayMilliseconds,
-                                                     tls: mockTLS))
+                                                     firstTokenMilliseconds: mockFirstTokenMilliseconds, tls: mockTLS))
         try await mock.serving { mockPort in
             var settings = testSettings(dataDirectory: directory, mockPort: mockPort)
             if let mockTLS {
