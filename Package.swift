@@ -38,6 +38,7 @@ let package = Package(
         .target(name: "ParleyStore", dependencies: [
             "ParleyCore",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),

@@ -8,6 +8,7 @@ public struct ParleyDatabase: Sendable {
     public let pool: DatabasePool
     /// Every write of the stores goes through it, so that writes waiting at the same time share a transaction.
     public let writer: GroupCommitWriter
+    private let checkpointer: WALCheckpointer
 
     /// Opens (creating if needed) `parley.sqlite` in `directory` and brings its schema up to date.
     public init(directory: String) throws(StoreError) {
@@ -19,10 +20,13 @@ public struct ParleyDatabase: Sendable {
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
             }
-            pool = try DatabasePool(path: (directory as NSString).appendingPathComponent("parley.sqlite"),
-                                    configuration: configuration)
+            let path = (directory as NSString).appendingPathComponent("parley.sqlite")
+            pool = try DatabasePool(path: path, configuration: configuration)
             try Migrations.migrator.migrate(pool)
             writer = GroupCommitWriter(pool: pool)
+            let checkpointer = try WALCheckpointer(path: path)
+            try pool.writeWithoutTransaction { try checkpointer.attach(to: $0) }
+            self.checkpointer = checkpointer
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL
                     || (error.resultCode == .SQLITE_IOERR && Self.hasNoFreeSpace(directory)) {
             // A full disk fails the open as SQLITE_FULL, or as an I/O error when the shared-memory file cannot grow.
@@ -63,6 +67,7 @@ public struct ParleyDatabase: Sendable {
     public func close() throws(StoreError) {
         do {
             try pool.close()
+            try checkpointer.detach()
         } catch {
             throw StoreError.database("closing the database failed: \(error)")
         }
