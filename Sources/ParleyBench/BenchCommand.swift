@@ -83,8 +83,8 @@ struct LoadBench: AsyncParsableCommand {
                     total.seconds += round.seconds
                 }
             }
-            if let levelBefore { parleyShare = try await AddedTimeHistogram.read(client, parley: parley).subtracting(levelBefore) }
             let cpuAfter = server?.cpuSeconds()
+            if let levelBefore { parleyShare = try await AddedTimeHistogram.read(client, parley: parley).subtracting(levelBefore) }
             let cpu: Double? = if let cpuBefore, let cpuAfter { cpuAfter - cpuBefore } else { nil }
             results.levels.append(.init(concurrency: level, direct: Summary(total.direct), relayed: Summary(total.relayed),
                                         errors: total.errors.count, firstErrors: Array(total.errors.prefix(5)),
