@@ -13,6 +13,8 @@ final class WALCheckpointer: Sendable {
 
     private let connection: DatabaseQueue
     private let isCheckpointing = Atomic<Bool>(false)
+    /// Whether `detach()` has let go of the hook's reference (the database value may be copied and closed twice).
+    private let isDetached = Atomic<Bool>(false)
 
     /// A checkpointer of the WAL database at `path` (already in WAL mode).
     init(path: String) throws {
@@ -26,9 +28,11 @@ final class WALCheckpointer: Sendable {
         sqlite3_wal_hook(db.sqliteConnection, walHook, Unmanaged.passRetained(self).toOpaque())
     }
 
-    /// Closes the checkpoint connection and lets go of the hook's reference; call once the writer connection is closed.
+    /// Closes the checkpoint connection and lets go of the hook's reference, once however often it is called; call it
+    /// once the writer connection is closed.
     func detach() throws {
         try connection.close()
+        guard isDetached.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         Unmanaged.passUnretained(self).release()
     }
 
@@ -38,7 +42,7 @@ final class WALCheckpointer: Sendable {
     }
 
     /// Starts a PASSIVE checkpoint on the checkpoint connection's queue, unless one is running.
-    func checkpoint() {
+    private func checkpoint() {
         guard isCheckpointing.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
         connection.asyncWriteWithoutTransaction { db in
             // A failed checkpoint leaves the WAL to the next one; the WAL itself is durable.

@@ -33,4 +33,17 @@ import Testing
         #expect(try await database.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM filler") } == 1_500)
         try database.close()
     }
+
+    @Test("closing a database twice, from two copies of it, lets go of the checkpointer once: the process lives on and the file reopens intact")
+    func closingTwice() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let database = try ParleyDatabase(directory: directory)
+        let copy = database
+        try database.close()
+        try copy.close()
+        let reopened = try ParleyDatabase(directory: directory)
+        #expect(try reopened.pool.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
+        try reopened.close()
+    }
 }
