@@ -170,15 +170,25 @@ public struct SQLiteChatStore: ChatStore {
         }
     }
 
+    /// The most replies one transaction of `saveProgress` saves: 500 replies' text held the writer for 6–10 ms in one
+    /// transaction, and a send's first write waited behind it.
+    static let progressSlice = 50
+
     public func saveProgress(_ contents: [MessageID: String]) async throws(StoreError) {
-        try await perform {
-            try await writer.write { db in
-                let now = StoredDate.now
-                let statement = try db.cachedStatement(sql: """
-                    UPDATE messages SET content = ?, updated_at = ? WHERE id = ? AND status = 'streaming'
-                    """)
-                for (id, content) in contents {
-                    try statement.execute(arguments: [content, now, id])
+        let now = StoredDate.now
+        let replies = Array(contents)
+        // One write a slice, each awaited before the next is submitted, so that the writes queued meanwhile (a send's
+        // messages) go in between instead of joining one long transaction.
+        for start in stride(from: replies.startIndex, to: replies.endIndex, by: Self.progressSlice) {
+            let slice = replies[start..<min(start + Self.progressSlice, replies.endIndex)]
+            try await perform {
+                try await writer.write { db in
+                    let statement = try db.cachedStatement(sql: """
+                        UPDATE messages SET content = ?, updated_at = ? WHERE id = ? AND status = 'streaming'
+                        """)
+                    for (id, content) in slice {
+                        try statement.execute(arguments: [content, now, id])
+                    }
                 }
             }
         }

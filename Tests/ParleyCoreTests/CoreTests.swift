@@ -276,6 +276,16 @@ import Testing
         let fast = GenerationSettings(coalesceInterval: .milliseconds(200), maxCoalesceInterval: .milliseconds(50))
         #expect(fast.coalesceInterval(running: 1_000) == .milliseconds(200))  // the cap never undercuts the base
     }
+
+    @Test func theTimerTicksOften_andLessOftenAsItHasMoreRepliesToLookThrough() {
+        let settings = GenerationSettings()
+        #expect(settings.coalesceTick(running: 0) == .milliseconds(5))
+        #expect(settings.coalesceTick(running: 500) == .milliseconds(5))
+        #expect(settings.coalesceTick(running: 1_000) == .milliseconds(10))
+        #expect(settings.coalesceTick(running: 10_000) == .milliseconds(30))
+        let quick = GenerationSettings(coalesceInterval: .milliseconds(2))
+        #expect(quick.coalesceTick(running: 1) == .milliseconds(2))  // never coarser than the gap itself
+    }
 }
 
 /// The catalog follows a provider's model list: new models are offered, withdrawn ones dropped, configured ones kept.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ParleyCore
 import ParleyStore
+import Synchronization
 import Testing
 
 /// A fresh SQLite database in its own temp folder, with both stores over it.
@@ -41,6 +42,18 @@ struct StoreFixture {
     static func tick() async throws {
         try await Task.sleep(for: .milliseconds(3))
     }
+}
+
+/// Counts the committed transactions that changed `messages`.
+final class MessageCommits: TransactionObserver, Sendable {
+    private let commits = Mutex(0)
+    /// How many have committed so far.
+    var count: Int { commits.withLock { $0 } }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { eventKind.tableName == "messages" }
+    func databaseDidChange(with event: DatabaseEvent) {}
+    func databaseDidCommit(_ db: Database) { commits.withLock { $0 += 1 } }
+    func databaseDidRollback(_ db: Database) {}
 }
 
 /// Expects `body` to throw exactly `expected`.
@@ -343,6 +356,27 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
             #expect(try await store.chats.message(id: done.assistantMessage.id, userID: alice.id)?.content == "final")
             #expect(try await store.chats.message(id: running.assistantMessage.id, userID: alice.id)?.content == "partial")
             #expect(try await store.chats.message(id: try #require(running.userMessage).id, userID: alice.id)?.content == "q2")
+        }
+    }
+
+    @Test func saveProgressOfManyRepliesCommitsASliceATransaction() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let chat = try await store.conversation(alice.id)
+            var contents: [MessageID: String] = [:]
+            for index in 0..<120 {
+                let exchange = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q\(index)", requestID: nil, model: "m")
+                contents[exchange.assistantMessage.id] = "partial \(index)"
+            }
+            let commits = MessageCommits()
+            try await store.database.pool.writeWithoutTransaction { db in db.add(transactionObserver: commits) }
+
+            try await store.chats.saveProgress(contents)
+            // 50 + 50 + 20: a send's write waits behind one slice, not behind every running reply's text.
+            #expect(commits.count == 3)
+            for (id, content) in contents {
+                #expect(try await store.chats.message(id: id, userID: alice.id)?.content == content)
+            }
         }
     }
 

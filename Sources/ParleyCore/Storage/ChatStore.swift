@@ -75,7 +75,8 @@ public protocol ChatStore: AttachmentStore {
                        model: String) async throws(StoreError) -> Exchange
     /// Deletes the last assistant message if it is finished, so that it can be generated again; returns the user message it answered.
     func removeLastReply(conversationID: ConversationID, userID: UserID) async throws(StoreError) -> Message?
-    /// Saves the partial text of running replies, all in one transaction.
+    /// Saves the partial text of running replies, in short transactions that let other writes go in between; after an
+    /// error, some of them may be saved.
     func saveProgress(_ contents: [MessageID: String]) async throws(StoreError)
     /// Saves the final state of a reply. With `outcome.pricing`, the same transaction charges it at the model's current
     /// price version (started from the list price when the model has none) and adds it to the day's usage rollup.
