@@ -16,9 +16,9 @@ public struct AnthropicProvider: ChatProvider {
         self.connection = connection
     }
 
-    public func streamCompletion(_ request: CompletionRequest,
+    public func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
                                  onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
-        try await upstreamRequest(for: request).stream(AnthropicStreamDecoder(), onChunk: onChunk)
+        try await upstreamRequest(for: request).stream(AnthropicStreamDecoder(), onSent: onSent, onChunk: onChunk)
     }
 
     /// The HTTP request for a completion: system turns go in the top-level `system`, the others in `messages`.

@@ -17,8 +17,9 @@ public struct DemoProvider: ChatProvider {
         ModelInfo(id: modelID, providerID: ModelInfo.demoProviderID, contextWindow: 32_000, vision: true)
     }
 
-    public func streamCompletion(_ request: CompletionRequest,
+    public func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
                                  onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+        onSent()  // nothing goes over a network
         let question = request.turns.last { $0.role == .user }
         let tokens = Self.tokens(of: Self.reply(to: question?.content ?? "", images: question?.images ?? []))
         for token in tokens {

@@ -11,9 +11,9 @@ public struct GeminiProvider: ChatProvider {
         self.connection = connection
     }
 
-    public func streamCompletion(_ request: CompletionRequest,
+    public func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
                                  onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
-        try await upstreamRequest(for: request).stream(GeminiStreamDecoder(), onChunk: onChunk)
+        try await upstreamRequest(for: request).stream(GeminiStreamDecoder(), onSent: onSent, onChunk: onChunk)
     }
 
     /// The HTTP request for a completion: the key in `x-goog-api-key`, system turns in `systemInstruction`,

@@ -13,9 +13,9 @@ public struct OpenAICompatibleProvider: ChatProvider {
         self.connection = connection
     }
 
-    public func streamCompletion(_ request: CompletionRequest,
+    public func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
                                  onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
-        try await upstreamRequest(for: request).stream(OpenAIStreamDecoder(), onChunk: onChunk)
+        try await upstreamRequest(for: request).stream(OpenAIStreamDecoder(), onSent: onSent, onChunk: onChunk)
     }
 
     /// The HTTP request for a completion: `POST {base}/chat/completions` with a bearer key. Not inlined into

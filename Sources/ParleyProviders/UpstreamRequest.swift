@@ -19,10 +19,11 @@ struct UpstreamRequest: Sendable {
     /// The model asked for, named when the provider does not know it.
     let model: String
 
-    /// Sends the request and hands every chunk `decoder` reads to `onChunk`, on the request's event loop as the
-    /// bytes arrive, until the reply ends; cancelling the caller closes the upstream request. A connection lost once the
-    /// reply's closing event has come (a proxy that cuts it before the response's end) leaves the reply complete.
-    func stream<Decoder: StreamDecoder>(_ decoder: Decoder,
+    /// Sends the request, calls `onSent` once the client has it, and hands every chunk `decoder` reads to `onChunk`, on
+    /// the request's event loop as the bytes arrive, until the reply ends; cancelling the caller closes the upstream
+    /// request. A connection lost once the reply's closing event has come (a proxy that cuts it before the response's
+    /// end) leaves the reply complete.
+    func stream<Decoder: StreamDecoder>(_ decoder: Decoder, onSent: @Sendable () -> Void,
                                         onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
         // Only the delegate (which holds the request) is kept across the wait: this frame is held for as long as the
         // reply streams, by every reply, so a second reference here costs memory at 10,000 streams.
@@ -32,6 +33,7 @@ struct UpstreamRequest: Sendable {
         } catch {
             throw connection.providerError(from: error, model: model)
         }
+        onSent()
         do {
             try await withTaskCancellationHandler {
                 try await delegate.end.get()

@@ -14,7 +14,7 @@ import Testing
     func timedOnceWithoutTheProvidersWait() async throws {
         let received = ContinuousClock.now
         let generation = Self.generation(receivedAt: received)
-        generation.markRequestLeft()
+        generation.markRequestSent()
         let requestLeft = ContinuousClock.now
         try await Task.sleep(for: .milliseconds(200))  // the provider thinks
         let beforeText = ContinuousClock.now
@@ -33,8 +33,8 @@ import Testing
         let received = ContinuousClock.now - .milliseconds(400)
         let generation = Self.generation(receivedAt: received)
         #expect(generation.receive("Hi"))
-        try await Task.sleep(for: .milliseconds(200))  // the starter resumes after the first text came
-        generation.markRequestLeft()
+        try await Task.sleep(for: .milliseconds(200))  // the request is seen handed over after the first text came
+        generation.markRequestSent()
         generation.state.withLock { $0.firstTokenSequence = 2 }
         let beforeWrite = ContinuousClock.now
         let added = try #require(generation.addedFirstTokenTime(wroteUpTo: 2))

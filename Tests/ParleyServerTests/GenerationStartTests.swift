@@ -9,17 +9,36 @@ import Testing
 /// How a reply starts: the starter gets control back once the reply's request is on its way, and a reply whose
 /// messages are written while the server begins to shut down still ends, saved and with its `done`.
 @Suite struct GenerationStartTests {
-    /// A provider that records whether its request was made, then answers one word.
+    /// A provider that records whether its request was made, says it was sent 100 ms later, and answers one word after
+    /// 500 ms more.
     final class RecordingProvider: ChatProvider {
-        private let requested = Mutex(false)
+        private let progress = Mutex((requested: false, sent: false))
         /// Whether a request was made.
-        var wasRequested: Bool { requested.withLock { $0 } }
+        var wasRequested: Bool { progress.withLock { $0.requested } }
+        /// Whether the provider said the request was sent.
+        var wasSent: Bool { progress.withLock { $0.sent } }
 
-        func streamCompletion(_ request: CompletionRequest,
+        func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
                               onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
-            requested.withLock { $0 = true }
-            do { try await Task.sleep(for: .milliseconds(50)) } catch { throw .cancelled }
+            progress.withLock { $0.requested = true }
+            do { try await Task.sleep(for: .milliseconds(100)) } catch { throw .cancelled }
+            progress.withLock { $0.sent = true }
+            onSent()
+            do { try await Task.sleep(for: .milliseconds(500)) } catch { throw .cancelled }
             _ = onChunk(.text("word"))
+        }
+    }
+
+    /// A provider that fails at once, before its request could be sent, with an error that is retried; counts attempts.
+    final class FailingBeforeSending: ChatProvider {
+        private let made = Mutex(0)
+        /// How many requests were attempted.
+        var attempts: Int { made.withLock { $0 } }
+
+        func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+                              onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+            made.withLock { $0 += 1 }
+            throw .unreachable(detail: "no route")
         }
     }
 
@@ -29,7 +48,7 @@ import Testing
         /// Whether the drawing has ended.
         var hasFinished: Bool { state.withLock { $0.finished } }
 
-        func streamCompletion(_ request: CompletionRequest,
+        func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
                               onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {}
 
         func generateImage(prompt: String, model: String) async throws(ProviderError) -> GeneratedImage {
@@ -51,8 +70,9 @@ import Testing
         /// The pauses the chunks asked for, in order.
         var pauses: [Duration] { recorded.withLock { $0 } }
 
-        func streamCompletion(_ request: CompletionRequest,
+        func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
                               onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+            onSent()
             for chunk in [CompletionChunk.text("Hello"), .text(""), .text(" there"),
                           .usage(promptTokens: 3, completionTokens: 2, cachedPromptTokens: 0)] {
                 let pause = onChunk(chunk)
@@ -97,16 +117,30 @@ import Testing
         }
     }
 
-    @Test("start returns once the reply's request was made")
-    func startReturnsOnceTheRequestWasMade() async throws {
+    @Test("start returns once the provider says the reply's request was sent, while the reply still streams")
+    func startReturnsOnceTheRequestWasSent() async throws {
         let provider = RecordingProvider()
         try await Self.withManager(provider) { manager, store, conversation in
             let job = try await Self.start(manager, store, conversation, question: "hello")
-            #expect(provider.wasRequested)
+            #expect(provider.wasSent)
+            #expect(manager.runningCount == 1)  // the answer comes 500 ms after the request was sent
             let deadline = ContinuousClock.now + .seconds(10)
             while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             let saved = try await store.message(id: job.assistantMessageID, userID: conversation.userID)
             #expect(saved?.content == "word" && saved?.status == .complete)
+        }
+    }
+
+    @Test("start returns when the provider fails before its request was sent, without waiting for the retries")
+    func startReturnsWhenTheProviderFailsBeforeSending() async throws {
+        let provider = FailingBeforeSending()
+        try await Self.withManager(provider) { manager, store, conversation in
+            let job = try await Self.start(manager, store, conversation, question: "hello")
+            // Three retries follow, at least 875 ms of backoff in all; the starter went on after the first failure.
+            #expect(provider.attempts < 4)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(try await store.message(id: job.assistantMessageID, userID: conversation.userID)?.status == .error)
         }
     }
 

@@ -29,11 +29,11 @@ final class Generation: Sendable {
         var model: ModelInfo?
         /// The conversation the reply answers, until the upstream request is built from it.
         var history: [HistoryMessage] = []
-        /// Whether the reply's request is on its way (or the reply ended without one).
+        /// Whether the reply's request is with the provider's client (or the reply ended without one, or is drawn).
         var isUnderway = false
         /// Who waits for the reply to be underway.
         var underwayWaiter: CheckedContinuation<Void, Never>?
-        /// When the starter resumed with the request on its way, and when the reply's first text came from the provider.
+        /// When the reply's (first) request was handed to the provider's client, and when its first text came.
         var requestLeftAt: ContinuousClock.Instant?
         var firstTextAt: ContinuousClock.Instant?
         /// The sequence of the `token` event carrying the first text, once it is in the log.
@@ -66,7 +66,8 @@ final class Generation: Sendable {
         }
     }
 
-    /// Records that the reply's request is on its way, or that the reply ended before sending one; idempotent.
+    /// Releases whoever started the reply: its request is with the provider's client, or the reply ended (or failed)
+    /// before sending one, or an image model was asked to draw; idempotent.
     func markUnderway() {
         let waiter = state.withLock { state in
             defer { state.underwayWaiter = nil }
@@ -108,15 +109,20 @@ final class Generation: Sendable {
         return isFirst
     }
 
-    /// Records that the starter resumed with the reply's request on its way.
-    func markRequestLeft() {
+    /// Records that the reply's request has been handed to the provider's client (the first time: a retry's wait is the
+    /// provider's), and releases whoever started the reply.
+    func markRequestSent() {
         let now = ContinuousClock.now
-        state.withLock { $0.requestLeftAt = now }
+        state.withLock { state in
+            if state.requestLeftAt == nil { state.requestLeftAt = now }
+        }
+        markUnderway()
     }
 
     /// After a stream wrote the events up to `sequence` to its client: the first time they include the first text's
     /// `token` event, Parley's part of the first token, which leaves out the wait for the provider: from the request to
-    /// the request on its way upstream, plus from the first text's arrival to its event written.
+    /// the upstream request handed to the provider's client, plus from the first text's arrival to its event handed to
+    /// the client's connection.
     func addedFirstTokenTime(wroteUpTo sequence: Int64) -> Duration? {
         let now = ContinuousClock.now
         return state.withLock { state in

@@ -40,10 +40,18 @@ extension GenerationManager {
         // it does: a task keeps the memory of its deepest point until it ends.
         let end: StreamEnd
         switch await plan(generation) {
-        case .stream(let attempt): end = await streamWithRetries(attempt, for: generation)
-        case .draw(let prompt): end = await drawImage(for: generation, prompt: prompt)
-        case .end(let early): end = early
+        case .stream(let attempt):
+            // The provider says when the request has left (`markRequestSent`), which releases whoever started the reply.
+            end = await streamWithRetries(attempt, for: generation)
+        case .draw(let prompt):
+            // An image's starter does not wait for the drawing, which takes seconds.
+            generation.markUnderway()
+            end = await drawImage(for: generation, prompt: prompt)
+        case .end(let early):
+            end = early
         }
+        // However the reply ended, even before any request left, its starter is released.
+        generation.markUnderway()
         // A Stop from now on has nothing left to close; the reply is saved as it ended.
         generation.state.withLock { $0.task = nil }
         await finish(generation, end: end)
@@ -52,10 +60,6 @@ extension GenerationManager {
     /// Builds the reply's request and says how the reply goes on: streamed from the model's provider, drawn by an
     /// image model, or ended already (no provider key, or a context that cannot fit).
     private func plan(_ generation: Generation) async -> ReplyPlan {
-        // Whoever started the reply waits until its request is on its way; however this ends, it is released, and the
-        // starter runs at this task's first suspension: once the request has left (or, for an image, once the drawing
-        // is asked for), not after the whole reply.
-        defer { generation.markUnderway() }
         let request: CompletionRequest
         do {
             request = try await completionRequest(for: generation.job, history: generation.takeHistory())
@@ -78,9 +82,13 @@ extension GenerationManager {
         var attempt = first
         while true {
             do {
-                try await attempt.provider.streamCompletion(attempt.request) { chunk in self.receive(chunk, for: generation) }
+                try await attempt.provider.streamCompletion(attempt.request, onSent: { generation.markRequestSent() }) { chunk in
+                    self.receive(chunk, for: generation)
+                }
                 return .completed
             } catch {
+                // A provider that failed before sending releases the starter now, not after its retries.
+                generation.markUnderway()
                 if error == .cancelled || Task.isCancelled { return .cancelled }
                 switch nextAttempt(after: error, of: &attempt, for: generation) {
                 case .retry(let delay):

@@ -122,7 +122,8 @@ public final class GenerationManager: Sendable {
     }
 
     /// Reserves the conversation, writes the reply's messages with `prepare`, and starts the reply; returns once the
-    /// reply's request is on its way, so that the caller's response does not delay it. `receivedAt` is when the request
+    /// reply's request has been handed to the provider's client (or the reply ended without one, or an image model was
+    /// asked to draw), so that the caller's response does not delay it. `receivedAt` is when the request
     /// asking for the reply reached Parley, from which Parley's part of the first token is timed.
     /// Throws `GenerationError.busy` when a reply already runs there, `.atCapacity` when the server runs as many as it
     /// may (before `prepare`, so nothing is written), or whatever `prepare` throws.
@@ -151,7 +152,6 @@ public final class GenerationManager: Sendable {
         let generation = Generation(job: job, receivedAt: receivedAt)
         if launch(generation) {
             await generation.waitUntilUnderway()
-            generation.markRequestLeft()
         } else {
             // The server began shutting down while `prepare` wrote the messages: the reply ends before it began.
             generation.stop(.shutdown)

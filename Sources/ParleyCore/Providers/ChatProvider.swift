@@ -48,9 +48,18 @@ public enum CompletionChunk: Sendable, Equatable {
 
 /// An upstream that streams completions (OpenAI-compatible, Anthropic, Gemini, the demo).
 public protocol ChatProvider: Sendable {
-    /// Streams a completion, handing each chunk to `onChunk` as it arrives (possibly on a network thread, so it must not
-    /// block); `onChunk` answers how long the provider may leave further bytes unread. Cancelling the task closes the
-    /// upstream request.
-    func streamCompletion(_ request: CompletionRequest,
+    /// Streams a completion, calling `onSent` once the request has been handed to the network (before any chunk; never,
+    /// when it fails before that), then handing each chunk to `onChunk` as it arrives (possibly on a network thread, so
+    /// it must not block); `onChunk` answers how long the provider may leave further bytes unread. Cancelling the task
+    /// closes the upstream request.
+    func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
                           onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError)
+}
+
+extension ChatProvider {
+    /// Streams a completion where no one waits for its request to leave (a title, a test).
+    public func streamCompletion(_ request: CompletionRequest,
+                                 onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+        try await streamCompletion(request, onSent: {}, onChunk: onChunk)
+    }
 }
