@@ -42,6 +42,22 @@ import Testing
         }
     }
 
+    /// A provider whose request is stopped by the user as it is made (before the reply's task is known to Stop), then
+    /// answers after 5 s unless cancelled.
+    final class StoppedWhileStarting: ChatProvider {
+        private let stop = Mutex<(@Sendable () -> Void)?>(nil)
+        /// Sets what stopping the reply does.
+        func onRequest(_ stopReply: @escaping @Sendable () -> Void) { stop.withLock { $0 = stopReply } }
+
+        func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+                              onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+            stop.withLock { $0 }?()
+            onSent()
+            do { try await Task.sleep(for: .seconds(5)) } catch { throw .cancelled }
+            _ = onChunk(.text("too late"))
+        }
+    }
+
     /// An image model's provider that draws nothing until released (or 10 s have passed), then fails.
     final class HeldDrawing: ChatProvider, ImageProvider {
         private let state = Mutex((released: false, finished: false))
@@ -141,6 +157,20 @@ import Testing
             let deadline = ContinuousClock.now + .seconds(10)
             while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             #expect(try await store.message(id: job.assistantMessageID, userID: conversation.userID)?.status == .error)
+        }
+    }
+
+    @Test("a Stop that comes while the reply's task is starting stops it once the task is known")
+    func stopWhileStartingStopsTheReply() async throws {
+        let provider = StoppedWhileStarting()
+        try await Self.withManager(provider) { manager, store, conversation in
+            provider.onRequest { manager.stop(conversationID: conversation.id) }
+            let job = try await Self.start(manager, store, conversation, question: "hello")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            // Stopped, and before the provider's answer came 5 s after the request.
+            let saved = try await store.message(id: job.assistantMessageID, userID: conversation.userID)
+            #expect(saved?.status == .stopped && saved?.content == "")
         }
     }
 

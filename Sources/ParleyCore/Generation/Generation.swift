@@ -22,8 +22,9 @@ final class Generation: Sendable {
         var providerUsage: Usage?
         var stopCause: StopCause?
         var estimatedPromptTokens = 0
-        /// The reply's task until its stream has ended (Stop cancels it).
+        /// The reply's task until its stream has ended (Stop cancels it), and whether it has.
         var task: Task<Void, Never>?
+        var isStreamOver = false
         var hasText = false
         /// The fallback model answering instead of the job's, if the job's failed.
         var model: ModelInfo?

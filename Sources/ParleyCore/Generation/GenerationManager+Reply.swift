@@ -53,7 +53,10 @@ extension GenerationManager {
         // However the reply ended, even before any request left, its starter is released.
         generation.markUnderway()
         // A Stop from now on has nothing left to close; the reply is saved as it ended.
-        generation.state.withLock { $0.task = nil }
+        generation.state.withLock { state in
+            state.task = nil
+            state.isStreamOver = true
+        }
         await finish(generation, end: end)
     }
 
