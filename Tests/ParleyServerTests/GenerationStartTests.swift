@@ -133,6 +133,14 @@ import Testing
         }
     }
 
+    /// The stored reply of `job` once no reply runs any more (at most 10 s).
+    static func savedWhenDone(_ manager: GenerationManager, _ store: SQLiteChatStore, _ conversation: Conversation,
+                              _ job: GenerationJob) async throws -> Message? {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        return try await store.message(id: job.assistantMessageID, userID: conversation.userID)
+    }
+
     @Test("start returns once the provider says the reply's request was sent, while the reply still streams")
     func startReturnsOnceTheRequestWasSent() async throws {
         let provider = RecordingProvider()
@@ -140,9 +148,7 @@ import Testing
             let job = try await Self.start(manager, store, conversation, question: "hello")
             #expect(provider.wasSent)
             #expect(manager.runningCount == 1)  // the answer comes 500 ms after the request was sent
-            let deadline = ContinuousClock.now + .seconds(10)
-            while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-            let saved = try await store.message(id: job.assistantMessageID, userID: conversation.userID)
+            let saved = try await Self.savedWhenDone(manager, store, conversation, job)
             #expect(saved?.content == "word" && saved?.status == .complete)
         }
     }
@@ -154,9 +160,7 @@ import Testing
             let job = try await Self.start(manager, store, conversation, question: "hello")
             // Three retries follow, at least 875 ms of backoff in all; the starter went on after the first failure.
             #expect(provider.attempts < 4)
-            let deadline = ContinuousClock.now + .seconds(10)
-            while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(try await store.message(id: job.assistantMessageID, userID: conversation.userID)?.status == .error)
+            #expect(try await Self.savedWhenDone(manager, store, conversation, job)?.status == .error)
         }
     }
 
@@ -166,10 +170,8 @@ import Testing
         try await Self.withManager(provider) { manager, store, conversation in
             provider.onRequest { manager.stop(conversationID: conversation.id) }
             let job = try await Self.start(manager, store, conversation, question: "hello")
-            let deadline = ContinuousClock.now + .seconds(10)
-            while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             // Stopped, and before the provider's answer came 5 s after the request.
-            let saved = try await store.message(id: job.assistantMessageID, userID: conversation.userID)
+            let saved = try await Self.savedWhenDone(manager, store, conversation, job)
             #expect(saved?.status == .stopped && saved?.content == "")
         }
     }
@@ -182,9 +184,7 @@ import Testing
             let job = try await Self.start(manager, store, conversation, question: "a cat", model: drawing)
             #expect(!provider.hasFinished)
             provider.release()
-            let deadline = ContinuousClock.now + .seconds(10)
-            while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(try await store.message(id: job.assistantMessageID, userID: conversation.userID)?.status == .error)
+            #expect(try await Self.savedWhenDone(manager, store, conversation, job)?.status == .error)
         }
     }
 
@@ -213,9 +213,8 @@ import Testing
     func textChunksPauseReadsForTheCoalescingInterval() async throws {
         let provider = PauseRecordingProvider()
         try await Self.withManager(provider) { manager, store, conversation in
-            _ = try await Self.start(manager, store, conversation, question: "hello")
-            let deadline = ContinuousClock.now + .seconds(10)
-            while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            let job = try await Self.start(manager, store, conversation, question: "hello")
+            _ = try await Self.savedWhenDone(manager, store, conversation, job)
             let interval = GenerationSettings().coalesceInterval(running: 1)
             #expect(provider.pauses == [interval, .zero, interval, .zero])
         }
