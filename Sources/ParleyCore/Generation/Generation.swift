@@ -22,8 +22,10 @@ final class Generation: Sendable {
         var providerUsage: Usage?
         var stopCause: StopCause?
         var estimatedPromptTokens = 0
-        /// The reply's task until its stream has ended (Stop cancels it), and whether it has.
+        /// The reply's task until its stream has ended (Stop cancels it).
         var task: Task<Void, Never>?
+        /// Whether the stream has ended: a task handle known only after that (its task ran at once, `Task.immediate`,
+        /// to its end of streaming) is not kept, since a Stop would have nothing left to close.
         var isStreamOver = false
         var hasText = false
         /// The fallback model answering instead of the job's, if the job's failed.

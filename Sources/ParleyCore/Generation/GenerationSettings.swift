@@ -44,11 +44,10 @@ public struct GenerationSettings: Sendable {
 
     /// How often the coalescing timer looks for replies whose gap has passed, when `running` replies stream: 5 ms up to
     /// 500 of them, then 10 µs per reply, up to `coalesceInterval` (also the tick of an idle server, which has nothing
-    /// to look through). Each reply's events then go out within a few
-    /// milliseconds of its gap, a few replies at a time: a tick of the whole gap sent a hundred replies' events at once
-    /// at 500 streams, and a first token that came during that burst waited 1–3 ms for it. The tick widens with the
-    /// replies it looks through, so that looking through them costs about the same small share of a core (some 50 ns a
-    /// reply a tick, half a percent) however many run.
+    /// to look through). Each reply's events then go out within a few milliseconds of its gap, a few replies at a time:
+    /// a tick of the whole gap sent a hundred replies' events at once at 500 streams, and a first token that came during
+    /// that burst waited 1–3 ms for it. The tick widens with the replies it looks through, so that looking through them
+    /// costs about the same small share of a core (some 50 ns a reply a tick, half a percent) however many run.
     public func coalesceTick(running: Int) -> Duration {
         guard running > 0 else { return coalesceInterval }
         return min(coalesceInterval, max(.milliseconds(5), .microseconds(10 * running)))
