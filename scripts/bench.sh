@@ -10,6 +10,13 @@ build=${1:-.build}
 bin="$build/release"
 # shellcheck source=scripts/local-servers.sh
 source scripts/local-servers.sh
+# How fast the server's core is, before anything runs on it: machines of one kind have differed nearly threefold
+# between sessions (a `token` event's frame in 404 to 1,100 ns), and every figure below moves with it.
+pick_cpu_pins
+calibration=$(mktemp)
+"${server_pin[@]}" "$bin/parley-bench" sse --runs 3 --output "$calibration" \
+  | awk '/ns per event/ {printf "machine speed: a token event framed in %.0f ns on the server'"'"'s core\n", $NF}'
+rm -f "$calibration"
 start_local_servers "$bin" "${MOCK_FLAGS:---tokens 200 --delay-ms 10}"
 # CPU seconds a process has used (user + system), from /proc.
 cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' /proc/"$1"/stat; }

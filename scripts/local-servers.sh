@@ -8,6 +8,15 @@
 # serves HTTPS (HTTP/2 or HTTP/1.1, as hosted providers do) with a self-signed certificate, which the server trusts
 # through PARLEY_UPSTREAM_CA_FILE. With PARLEY_TLS=1 the server serves HTTPS (HTTP/2 or HTTP/1.1, as to a browser)
 # with a self-signed certificate made by openssl.
+# pick_cpu_pins: sets server_pin and load_pin, the taskset prefixes that put the server on CPU 0 and the mock and load
+# on CPU 1 (empty on a machine with one core, or without taskset), and pins_described, which says so.
+pick_cpu_pins() {
+  server_pin=() load_pin=() pins_described="not pinned to CPUs"
+  if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+    server_pin=(taskset -c 0) load_pin=(taskset -c 1) pins_described="server on CPU 0, mock and load on CPU 1"
+  fi
+}
+
 start_local_servers() {
   local bin=$1 mock_flags=$2
   shift 2
@@ -19,11 +28,7 @@ start_local_servers() {
     return 1
   fi
   data=$(mktemp -d)
-  local server_pin=() where="not pinned to CPUs"
-  load_pin=()
-  if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-    server_pin=(taskset -c 0); load_pin=(taskset -c 1); where="server on CPU 0, mock and load on CPU 1"
-  fi
+  pick_cpu_pins
   local_server_pids=()
   trap stop_local_servers EXIT
   mock_url=http://127.0.0.1:18089 mock_ca=
@@ -50,7 +55,7 @@ start_local_servers() {
     > "$data/server.log" 2>&1 &
   server_pid=$!
   local_server_pids+=("$server_pid")
-  echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $where"
+  echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); $pins_described"
   for _ in $(seq 1 100); do
     curl -sf ${parley_ca:+--cacert "$parley_ca"} "$parley_url/healthz" >/dev/null && return 0
     sleep 0.1
