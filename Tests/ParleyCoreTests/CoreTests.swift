@@ -277,18 +277,17 @@ import Testing
         #expect(fast.coalesceInterval(running: 1_000) == .milliseconds(200))  // the cap never undercuts the base
     }
 
-    @Test func theTimerTicksAsTwentyGapsPass_noOftenerThan5ms_andLessOftenAsItHasMoreRepliesToLookThrough() {
+    @Test func theTimerTicksAsTwentyGapsPass_twiceAGapAtLeast_noOftenerThan5ms() {
         let settings = GenerationSettings()
         #expect(settings.coalesceTick(running: 0) == .milliseconds(30))  // an idle server wakes no more than before
-        #expect(settings.coalesceTick(running: 1) == .milliseconds(30))  // a few replies' gaps pass no oftener
-        #expect(settings.coalesceTick(running: 20) == .milliseconds(30))
+        #expect(settings.coalesceTick(running: 1) == .milliseconds(15))  // a few replies: twice a gap
         #expect(settings.coalesceTick(running: 40) == .milliseconds(15))
         #expect(settings.coalesceTick(running: 100) == .milliseconds(6))
         #expect(settings.coalesceTick(running: 500) == .milliseconds(5))  // 125 ms gaps: twenty pass every 5 ms
-        #expect(settings.coalesceTick(running: 1_000) == .milliseconds(10))
-        #expect(settings.coalesceTick(running: 10_000) == .milliseconds(30))
+        #expect(settings.coalesceTick(running: 1_000) == .milliseconds(10))  // 10 µs a reply to look through
+        #expect(settings.coalesceTick(running: 10_000) == .milliseconds(30))  // never coarser than the gap
         let quick = GenerationSettings(coalesceInterval: .milliseconds(2))
-        #expect(quick.coalesceTick(running: 1) == .milliseconds(2))  // never coarser than the gap itself
+        #expect(quick.coalesceTick(running: 1) == .milliseconds(2))  // the 5 ms floor never exceeds the gap
     }
 }
 

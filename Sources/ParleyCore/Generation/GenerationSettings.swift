@@ -47,15 +47,16 @@ public struct GenerationSettings: Sendable {
     static let repliesPerTick = 20
 
     /// How often the coalescing timer looks for replies whose gap has passed, when `running` replies stream: as often as
-    /// about `repliesPerTick` of their gaps pass (never more often than every 5 ms), so that each tick's burst of events
-    /// stays short; at most `coalesceInterval`, which a few replies (and an idle server) keep, as they gain nothing from
-    /// more wake-ups: a 5 ms tick for one reply cost 30–50% more server CPU per token. The tick also widens by 10 µs a
-    /// reply, so that looking through them costs about the same small share of a core (some 50 ns a reply a tick, half
-    /// a percent) however many run.
+    /// about `repliesPerTick` of their gaps pass, so that each tick's burst of events stays short, and at least twice a
+    /// gap, so that a tick coming just before a reply's gap has passed delays its event by half a gap at most; but never
+    /// more often than every 5 ms, nor than 10 µs a reply (looking through them then costs about the same small share
+    /// of a core however many run: some 50 ns a reply a tick, half a percent), and at most once a gap. A few replies
+    /// tick twice a gap: every 5 ms, as they once did, one reply cost 30–50% more server CPU per token in wake-ups. An
+    /// idle server ticks once a gap, having nothing to look through.
     public func coalesceTick(running: Int) -> Duration {
         guard running > 0 else { return coalesceInterval }
         let spread = coalesceInterval(running: running) * Self.repliesPerTick / running
         let floor: Duration = max(.milliseconds(5), .microseconds(10 * running))
-        return min(coalesceInterval, max(floor, spread))
+        return min(coalesceInterval, max(floor, min(spread, coalesceInterval / 2)))
     }
 }
