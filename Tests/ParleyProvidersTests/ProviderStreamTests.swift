@@ -191,8 +191,9 @@ import Testing
 
     @Test("cancelling mid-stream closes the upstream connection", arguments: ProviderKind.allCases)
     func cancellingClosesTheUpstreamConnection(kind: ProviderKind) async throws {
-        // 50 tokens 100 ms apart: the mock is still sending for seconds, even when a loaded machine is slow to cancel.
-        let tokens = 50
+        // 600 tokens 100 ms apart: the mock is still sending for a minute, even when a loaded machine is slow to cancel
+        // (with 50, the full suite on two slow cores once saw the stream complete first).
+        let tokens = 600
         try await withMock(.init(port: 0, tokens: tokens)) { mock in
             let provider = Harness.provider(kind, mock: mock)
             let (texts, received) = AsyncStream.makeStream(of: Void.self)

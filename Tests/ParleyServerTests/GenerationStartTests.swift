@@ -133,10 +133,11 @@ import Testing
         }
     }
 
-    /// The stored reply of `job` once no reply runs any more (at most 10 s).
+    /// The stored reply of `job` once no reply runs any more (at most 60 s: the full suite on two slow cores once kept a
+    /// reply of three retries running past 10 s).
     static func savedWhenDone(_ manager: GenerationManager, _ store: SQLiteChatStore, _ conversation: Conversation,
                               _ job: GenerationJob) async throws -> Message? {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         return try await store.message(id: job.assistantMessageID, userID: conversation.userID)
     }
