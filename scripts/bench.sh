@@ -11,7 +11,7 @@ bin="$build/release"
 # shellcheck source=scripts/local-servers.sh
 source scripts/local-servers.sh
 # How fast the server's core is, before anything runs on it: machines of one kind have differed nearly threefold
-# between sessions (a `token` event's frame in 404 to 1,100 ns), and every figure below moves with it.
+# between sessions (a `token` event's frame in 404 to 1,550 ns), and every figure below moves with it.
 pick_cpu_pins
 calibration=$(mktemp)
 "${server_pin[@]}" "$bin/parley-bench" sse --runs 3 --output "$calibration" \
