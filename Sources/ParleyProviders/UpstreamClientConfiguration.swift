@@ -13,6 +13,8 @@ extension HTTPClient.Configuration {
     ///   open is tried again until then: failing at once would fail every request waiting for a connection to that
     ///   host, which a burst of replies (or a slow TLS handshake) turns into a burst of failures.
     /// - No decompression, and `authorities` trusted besides the system's certificate authorities.
+    /// - No redirects followed: a redirect would carry the vendor's key header (`x-api-key`, `x-goog-api-key`) and the
+    ///   conversation to another origin; a 3xx answer becomes `ProviderError.redirected`.
     /// - A TLS connection closes (after a Stop, a shutdown) without waiting for the provider's `close_notify` for
     ///   longer than `tlsShutdownTimeout`: NIOSSL's default of 5 s kept the connection open, and a provider that did not
     ///   answer ours streamed (and would bill) the stopped reply until then.
@@ -23,6 +25,7 @@ extension HTTPClient.Configuration {
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         configuration.timeout = timeouts.clientTimeout
         configuration.decompression = .disabled
+        configuration.redirectConfiguration = .disallow
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.shutdownTimeout = tlsShutdownTimeout
         configuration.tlsConfiguration = tls

@@ -10,13 +10,16 @@ struct UpstreamFailure: Error, Equatable {
     var code: String
     var message: String
     var retryAfterSeconds: Double?
+    /// The `Location` of a redirect (3xx) answer.
+    var location: String?
 
     /// Creates a failure from its parts.
-    init(status: Int, code: String, message: String, retryAfterSeconds: Double? = nil) {
+    init(status: Int, code: String, message: String, retryAfterSeconds: Double? = nil, location: String? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.retryAfterSeconds = retryAfterSeconds
+        self.location = location
     }
 
     /// Reads an error body in any of the three vendors' shapes (OpenAI and Anthropic `{"error":{…}}`,
@@ -28,7 +31,8 @@ struct UpstreamFailure: Error, Equatable {
         let error = envelope?.error
         self.init(status: status, code: error?.code ?? error?.status ?? error?.type ?? "",
                   message: error?.message ?? String(body.prefix(200)),
-                  retryAfterSeconds: Self.retryAfter(headers) ?? error?.retryDelaySeconds)
+                  retryAfterSeconds: Self.retryAfter(headers) ?? error?.retryDelaySeconds,
+                  location: headers.first(name: "location"))
     }
 
     /// The provider error this failure means. `provider` names the provider in messages, `hasKey` tells a missing
@@ -36,6 +40,8 @@ struct UpstreamFailure: Error, Equatable {
     func providerError(provider: String, hasKey: Bool, model: String) -> ProviderError {
         let keyError: ProviderError = hasKey ? .rejectedKey(provider: provider) : .missingKey(provider: provider)
         switch status {
+        case 300...399:
+            return .redirected(status: status, location: location ?? "")
         case 401, 403:
             return keyError
         case 400 where message.localizedCaseInsensitiveContains("API key"):

@@ -11,6 +11,8 @@ public enum ProviderError: Error, Equatable, Sendable {
     case refused(detail: String)
     case malformedResponse(detail: String)
     case rejected(status: Int, detail: String)
+    /// The provider answered with a redirect, which Parley never follows (it would carry the key to another origin).
+    case redirected(status: Int, location: String)
     case cancelled
 
     /// Whether retrying the same request later may succeed (only before the first token).
@@ -46,6 +48,10 @@ public enum ProviderError: Error, Equatable, Sendable {
             FailureReason(code: "upstream_malformed", message: "The model's server sent a reply Parley could not understand.")
         case .rejected(let status, let detail):
             FailureReason(code: "provider_error", message: "The provider rejected the request (HTTP \(status)): \(detail)")
+        case .redirected(let status, let location):
+            FailureReason(code: "upstream_redirect", message: "The provider's server answered with a redirect (HTTP \(status)) to "
+                          + "\(location.isEmpty ? "no location" : "“" + location.prefix(200) + "”"), which Parley does not follow. "
+                          + "An admin can set the provider's base URL to the final address.")
         case .cancelled:
             FailureReason(code: "cancelled", message: "The reply was stopped.")
         }
