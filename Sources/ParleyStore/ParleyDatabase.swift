@@ -9,11 +9,15 @@ public struct ParleyDatabase: Sendable {
     /// Every write of the stores goes through it, so that writes waiting at the same time share a transaction.
     public let writer: GroupCommitWriter
     private let checkpointer: WALCheckpointer
+    /// The data folder and database files whose group or other permissions opening took away (see
+    /// `DataFolderPermissions`), for the server to log.
+    public let tightenedPermissions: [String]
 
-    /// Opens (creating if needed) `parley.sqlite` in `directory` and brings its schema up to date.
+    /// Opens (creating if needed) `parley.sqlite` in `directory`, readable by its owner alone, and brings its schema
+    /// up to date.
     public init(directory: String) throws(StoreError) {
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            tightenedPermissions = try DataFolderPermissions.secure(directory)
             var configuration = Configuration()
             configuration.busyMode = .timeout(10)
             configuration.maximumReaderCount = 8
@@ -48,10 +52,14 @@ public struct ParleyDatabase: Sendable {
     }
 
     /// Copies the whole database into a new file at `path` with SQLite's online backup API: a consistent snapshot,
-    /// taken while the server keeps reading and writing.
+    /// taken while the server keeps reading and writing, readable by its owner alone (0600).
     public func backup(to path: String) async throws(StoreError) {
-        guard !FileManager.default.fileExists(atPath: path) else {
+        do {
+            try DataFolderPermissions.createPrivateFile(path, exclusive: true)
+        } catch POSIXError.EEXIST {
             throw StoreError.database("\(path) already exists; a backup never overwrites a file")
+        } catch {
+            throw StoreError.database("the backup to \(path) failed: \(error)")
         }
         do {
             let destination = try DatabaseQueue(path: path)

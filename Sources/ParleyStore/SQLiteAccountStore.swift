@@ -27,6 +27,10 @@ public struct SQLiteAccountStore: AccountStore {
         }
     }
 
+    public func hasUsers() async throws(StoreError) -> Bool {
+        try await perform { try pool.lookup { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM users)") ?? false } }
+    }
+
     public func user(email: String) async throws(StoreError) -> User? {
         try await perform { try pool.lookup { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE email = ?"), arguments: [email]).map(User.init(row:)) } }
     }

@@ -105,15 +105,18 @@ struct AbuseTests {
         }
     }
 
-    @Test("the session and CSRF cookies are HttpOnly, SameSite=Lax and Path=/, Secure when the setting (or, automatically, a non-loopback host) says so; signing out clears the session", arguments: [nil, false, true] as [Bool?])
+    @Test("the session and CSRF cookies are HttpOnly, SameSite=Lax and Path=/, Secure when the setting (or, automatically, a non-loopback host) says so, the CSRF one then named __Host-; signing in and out give a new CSRF token; signing out clears the session", arguments: [nil, false, true] as [Bool?])
     func cookieFlags(_ secure: Bool?) async throws {
         try await withTestServer(configure: { $0.cookieSecure = secure }) { server in
             var browser = server.browser()
+            let csrfName = secure == true ? "__Host-parley_csrf=" : "parley_csrf="
             let form = try await browser.get("/signup")
             let signedUp = try await browser.post("/signup", form: ["email": "user@example.com", "password": "correct horse battery"])
-            let csrf = try #require(form.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix("parley_csrf=") })
+            let csrf = try #require(form.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix(csrfName) })
             let session = try #require(signedUp.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix("parley_session=") })
-            for cookie in [csrf, session] {
+            let signedInCSRF = try #require(signedUp.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix(csrfName) })
+            #expect(signedInCSRF.prefix { $0 != ";" } != csrf.prefix { $0 != ";" })
+            for cookie in [csrf, session, signedInCSRF] {
                 let attributes = Set(cookie.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
                 #expect(attributes.isSuperset(of: ["httponly", "samesite=lax", "path=/"]), "\(cookie)")
                 // The test server listens on loopback, so automatic means not Secure.
@@ -122,6 +125,8 @@ struct AbuseTests {
             let signedOut = try await browser.post("/logout")
             let cleared = try #require(signedOut.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix("parley_session=") })
             #expect(cleared.lowercased().contains("max-age=0"))
+            let signedOutCSRF = try #require(signedOut.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix(csrfName) })
+            #expect(signedOutCSRF.prefix { $0 != ";" } != signedInCSRF.prefix { $0 != ";" })
             #expect(try await browser.get("/c").location?.hasPrefix("/login") == true)
         }
     }

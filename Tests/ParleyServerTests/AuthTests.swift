@@ -71,7 +71,7 @@ struct AuthTests {
         }
     }
 
-    @Test("ten failures for one email within five minutes give 429 with Retry-After, even with the right password")
+    @Test("ten failures from one address within five minutes give it 429 with Retry-After, even with the right password")
     func loginThrottle() async throws {
         try await withTestServer { server in
             var owner = server.browser()

@@ -4,20 +4,24 @@ import Testing
 /// The real `parley` executable's account command.
 @Suite("Command line")
 struct CommandLineTests {
-    /// Runs `parley` with arguments and standard input; returns the exit status and output. The wait happens on a
-    /// dispatch thread, never on one of the few cooperative threads that in-process servers need.
-    static func run(_ arguments: [String], input: String, environment: [String: String] = [:]) async throws -> (Int32, String) {
+    /// Runs `parley` (or `executable`) with arguments and standard input; returns the exit status and output. The wait
+    /// happens on a dispatch thread, never on one of the few cooperative threads that in-process servers need.
+    static func run(_ arguments: [String], input: String, environment: [String: String] = [:],
+                    executable: String = CrashRecoveryTests.executable) async throws -> (Int32, String) {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try runBlocking(arguments, input: input, environment: environment) })
+                continuation.resume(with: Result {
+                    try runBlocking(arguments, input: input, environment: environment, executable: executable)
+                })
             }
         }
     }
 
-    /// Runs `parley` and waits for it on the calling thread.
-    private static func runBlocking(_ arguments: [String], input: String, environment: [String: String]) throws -> (Int32, String) {
+    /// Runs `executable` and waits for it on the calling thread.
+    private static func runBlocking(_ arguments: [String], input: String, environment: [String: String],
+                                    executable: String) throws -> (Int32, String) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CrashRecoveryTests.executable)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ["PARLEY_BCRYPT_COST": "4", "PATH": "/usr/bin:/bin"].merging(environment) { $1 }
         let stdin = Pipe(), output = Pipe()

@@ -6,6 +6,8 @@ public protocol AccountStore: Sendable {
     func createUser(email: String, passwordHash: String, isAdmin: Bool) async throws(StoreError) -> User
     /// Creates a user through sign-up: the first account becomes admin; later ones only when `allowWhenUsersExist`.
     func signUp(email: String, passwordHash: String, allowWhenUsersExist: Bool) async throws(StoreError) -> User
+    /// Whether any account exists (sign-up in `first-user` mode is closed once one does).
+    func hasUsers() async throws(StoreError) -> Bool
     /// The user with this email (case-insensitive).
     func user(email: String) async throws(StoreError) -> User?
     /// Stores a new session.

@@ -23,14 +23,20 @@ public struct AppRequestContext: RequestContext {
 
     /// The token an upload form must repeat when the CSRF check was left to it; nil when the middleware checked.
     var csrfTokenForUploadForm: String? { csrfCheckedByUploadForm ? csrfToken : nil }
-    public let remoteAddress: String
+    /// The socket's peer: the client, or a reverse proxy in front of Parley.
+    public let peerAddress: String
+    /// The client's address: the peer's, or the one a trusted proxy forwarded (`ClientAddressMiddleware`).
+    public var clientAddress: String
+    /// Whether cookies set in the response are `Secure` (`ClientAddressMiddleware` decides).
+    public var usesSecureCookies = false
     /// When Parley began handling the request (its head read): a send's first token is timed from here.
     public let receivedAt = ContinuousClock.now
 
     /// Creates the context of a new request.
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        remoteAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        peerAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        clientAddress = peerAddress
     }
 
     public var maxUploadSize: Int { Self.maxBodySize }

@@ -9,7 +9,11 @@ struct AppServices: Sendable {
     let chat: ChatService
     let shares: ShareService
     let sessions: SessionAuthority
+    /// CSRF tokens bound to sessions, keyed from the session secret.
+    let csrf: CSRFTokens
     let hasher: PasswordHasher
     let throttle: LoginThrottle
+    /// Sign-ups one address may try (each one hashes a password): 10 within 5 minutes.
+    let signupThrottle = SlidingWindowLimiter(limit: 10, window: 300)
     let pages: PageRenderer
 }

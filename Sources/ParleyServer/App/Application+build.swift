@@ -54,6 +54,7 @@ public func buildApplication(settings: ServerSettings,
         shares: ShareService(store: SQLiteShareStore(database: database), chats: chatStore, catalog: catalog,
                              tokens: DigestShareTokens(), logger: logger),
         sessions: await SessionAuthority(secret: secret, accounts: accounts, lifetime: settings.sessionLifetime),
+        csrf: CSRFTokens(secret: secret),
         hasher: PasswordHasher(cost: settings.bcryptCost), throttle: LoginThrottle(), pages: pages)
 
     let router = buildRouter(services)
@@ -73,15 +74,19 @@ public func buildApplication(settings: ServerSettings,
                      routes: router.routes.map(\.description), logger: logger)
 }
 
-/// The routes and middleware, outermost first: the request log, gzip, security headers, request metrics, error pages;
+/// The routes and middleware, outermost first: the client's address, the request log, gzip, security headers, unknown methods refused, request
+/// metrics, error pages;
 /// then, for every route but the health and metrics probes and the static files (which have no users), identity and CSRF.
 /// (A Hummingbird router wraps each route in the middleware added before it.)
 func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.addMiddleware {
+        ClientAddressMiddleware(proxies: services.settings.trustedProxies, cookieSecure: services.settings.cookieSecure,
+                                secureWithoutProxy: services.settings.usesSecureCookies)
         RequestLogMiddleware()
         CompressionMiddleware()
         SecurityHeadersMiddleware()
+        KnownMethodMiddleware()
         MetricsMiddleware()
         ErrorMiddleware(pages: services.pages)
     }
@@ -91,7 +96,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     StaticAssetController(assets: services.pages.assets).addRoutes(to: router)
     router.addMiddleware {
         AuthenticationMiddleware(sessions: services.sessions)
-        CSRFMiddleware(secureCookies: services.settings.usesSecureCookies)
+        CSRFMiddleware(tokens: services.csrf)
         SendThrottleMiddleware(perMinute: services.settings.sendRateLimit)
         ShareGuessThrottleMiddleware()
     }
@@ -119,6 +124,9 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
 private func openDatabase(_ settings: ServerSettings, logger: Logger) async throws -> (ParleyDatabase, String) {
     do throws(StoreError) {
         let database = try ParleyDatabase(directory: settings.dataDirectory)
+        for path in database.tightenedPermissions {
+            logger.notice("made readable by Parley's user alone (it holds the session key)", metadata: ["path": "\(path)"])
+        }
         let interrupted = try await SQLiteChatStore(database: database).interruptUnfinishedReplies()
         if interrupted > 0 { logger.notice("marked replies interrupted by a previous stop", metadata: ["count": "\(interrupted)"]) }
         var secret = settings.jwtSecret ?? ""

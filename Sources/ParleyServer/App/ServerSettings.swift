@@ -50,7 +50,9 @@ public struct ServerSettings: Sendable {
     /// The `PARLEY_CONFIG` file of providers and models, if any.
     public var providerConfigPath: String?
     public var logLevel = Logger.Level.info
-    /// When set, `/metrics` answers only requests with this bearer token.
+    /// The reverse proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed (`PARLEY_TRUSTED_PROXIES`).
+    public var trustedProxies = TrustedProxies.none
+    /// When set, `/metrics` answers only requests with this bearer token; unset, only direct loopback requests.
     public var metricsToken: String?
     /// Replies one user may start per minute (sends, regenerations, new conversations); nil means unlimited.
     public var sendRateLimit: Int? = 30
@@ -63,6 +65,9 @@ public struct ServerSettings: Sendable {
     public var maxConnections: Int?
     /// The environment the providers are configured from.
     public var environment: [String: String] = [:]
+
+    /// The shortest `PARLEY_JWT_SECRET` accepted: a shorter one could be guessed offline from any session token.
+    public static let minimumSecretBytes = 32
 
     /// Settings with the product's defaults.
     public init() {}
@@ -77,6 +82,10 @@ public struct ServerSettings: Sendable {
         templatesDirectory = read.text("PARLEY_TEMPLATES_DIR") ?? templatesDirectory
         publicDirectory = read.text("PARLEY_PUBLIC_DIR") ?? publicDirectory
         jwtSecret = read.text("PARLEY_JWT_SECRET")
+        if let jwtSecret, jwtSecret.utf8.count < Self.minimumSecretBytes {
+            throw SettingsError(name: "PARLEY_JWT_SECRET", value: "(\(jwtSecret.utf8.count) bytes, not shown)",
+                                expected: "at least \(Self.minimumSecretBytes) bytes (`openssl rand -hex 32` makes one)")
+        }
         signup = try read.value("PARLEY_SIGNUP", expected: "open, first-user or closed", SignupMode.init(rawValue:)) ?? signup
         cookieSecure = try read.value("PARLEY_COOKIE_SECURE", expected: "auto, true or false") { text -> Bool?? in
             switch text.lowercased() {
@@ -106,6 +115,8 @@ public struct ServerSettings: Sendable {
         logLevel = try read.value("PARLEY_LOG_LEVEL", expected: "trace, debug, info, notice, warning, error or critical",
                                   Logger.Level.init(rawValue:)) ?? logLevel
         metricsToken = read.text("PARLEY_METRICS_TOKEN")
+        trustedProxies = try read.value("PARLEY_TRUSTED_PROXIES", expected: "addresses and CIDR ranges, such as 127.0.0.1, 10.0.0.0/8, ::1",
+                                        TrustedProxies.init(list:)) ?? trustedProxies
         modelRefreshInterval = try read.value("PARLEY_MODEL_REFRESH", expected: "a number of seconds (0: never)") { text -> Duration?? in
             Double(text).filter { $0.isFinite && $0 >= 0 }.map { $0 == 0 ? nil : .milliseconds(Int64($0 * 1000)) }
         } ?? modelRefreshInterval
@@ -135,7 +146,7 @@ public struct ServerSettings: Sendable {
     /// Whether the server itself serves HTTPS.
     public var servesTLS: Bool { tlsCertificate != nil || tlsKey != nil }
 
-    /// Whether cookies get the `Secure` flag.
+    /// Whether cookies get the `Secure` flag, unless a trusted proxy says the client used HTTPS (then they do).
     public var usesSecureCookies: Bool {
         cookieSecure ?? (servesTLS || !["127.0.0.1", "localhost", "::1"].contains(host))
     }

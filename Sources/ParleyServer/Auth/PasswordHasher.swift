@@ -7,14 +7,15 @@ public struct PasswordHasher: Sendable {
     public static let minimumLength = 8
     /// bcrypt reads at most 72 bytes.
     public static let maximumBytes = 72
-    /// A hash checked when the email is unknown, so that a wrong email takes as long as a wrong password.
-    private static let decoy = Bcrypt.hash("parley-decoy-password", cost: 4)
-
     let cost: UInt8
+    /// A hash at `cost` of a random password, checked when the email is unknown, so that a wrong email takes as long
+    /// as a wrong password.
+    private let decoy: String
 
-    /// Creates a hasher with the given bcrypt cost.
+    /// Creates a hasher with the given bcrypt cost (hashing its decoy once, which takes one password check's time).
     public init(cost: UInt8) {
         self.cost = cost
+        decoy = Bcrypt.hash(RandomToken.make(), cost: cost)
     }
 
     /// The bcrypt hash of a password.
@@ -24,7 +25,7 @@ public struct PasswordHasher: Sendable {
 
     /// Whether the password matches the hash; with no hash, checks a decoy and returns false.
     public func verify(_ password: String, hash: String?) async throws -> Bool {
-        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash ?? Self.decoy) }
+        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash ?? decoy) }
         return hash != nil && matches
     }
 

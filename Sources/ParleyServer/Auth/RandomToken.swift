@@ -16,6 +16,16 @@ enum RandomToken {
         return String(decoding: hex, as: UTF8.self)
     }
 
+    /// `bytes` as lowercase hex.
+    static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        var hex: [UInt8] = []
+        for byte in bytes {
+            hex.append(hexDigits[Int(byte >> 4)])
+            hex.append(hexDigits[Int(byte & 0x0f)])
+        }
+        return String(decoding: hex, as: UTF8.self)
+    }
+
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Compares two strings in time that does not depend on where they differ.

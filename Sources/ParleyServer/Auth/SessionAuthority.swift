@@ -34,13 +34,13 @@ public struct SessionAuthority: Sendable {
         HMACKey(key: SymmetricKey(data: SHA256.hash(data: Array(secret.utf8))))
     }
 
-    /// Starts a session for the user; returns the token and when it expires.
-    public func signIn(_ user: User) async throws -> (token: String, expiresAt: Date) {
+    /// Starts a session for the user; returns the token, the session's id and when it expires.
+    public func signIn(_ user: User) async throws -> (token: String, sessionID: String, expiresAt: Date) {
         let expiresAt = Date().addingTimeInterval(lifetime)
         let session = Session(id: RandomToken.make(), userID: user.id, expiresAt: expiresAt)
         try await accounts.createSession(session)
         let claims = SessionClaims(sub: .init(value: String(user.id)), sid: session.id, exp: .init(value: expiresAt))
-        return (try await keys.sign(claims), expiresAt)
+        return (try await keys.sign(claims), session.id, expiresAt)
     }
 
     /// The identity a token proves: valid signature, not expired, session not revoked, user active.

@@ -40,6 +40,11 @@ public final class SlidingWindowLimiter: Sendable {
         }
     }
 
+    /// The times of `key`'s events inside the window, oldest first.
+    public func recent(key: String, now: Date = Date()) -> [Date] {
+        events.withLock { events in events[key, default: []].filter { now.timeIntervalSince($0) < window } }
+    }
+
     /// Drops `key`'s expired events; returns how long until it is below the limit, or nil when it already is.
     private func wait(for key: String, in events: inout [String: [Date]], now: Date) -> TimeInterval? {
         let recent = (events[key] ?? []).filter { now.timeIntervalSince($0) < window }
@@ -55,5 +60,5 @@ public final class SlidingWindowLimiter: Sendable {
     }
 
     /// A wait rounded up to whole seconds, at least one (the unit of `Retry-After`).
-    private static func wholeSeconds(_ wait: TimeInterval) -> Int { max(1, Int(wait.rounded(.up))) }
+    static func wholeSeconds(_ wait: TimeInterval) -> Int { max(1, Int(wait.rounded(.up))) }
 }

@@ -33,7 +33,7 @@ struct AuthController {
         let next = LocalRedirect.path(form["next"])
         do {
             let user = try await authenticate(email: email, password: form["password"] ?? "", context: context)
-            return try await signedIn(user, goingTo: next ?? "/c")
+            return try await signedIn(user, goingTo: next ?? "/c", context)
         } catch let error as AppError where error.status == .unauthorized || error.status == .tooManyRequests {
             var response = loginPage(context, email: email, error: error.message, status: error.status, next: next)
             for field in error.headers { response.headers.append(field) }
@@ -44,22 +44,22 @@ struct AuthController {
     private func apiLogin(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let credentials = try await request.decodeJSON(Credentials.self)
         let user = try await authenticate(email: credentials.email, password: credentials.password, context: context)
-        let (token, expiresAt) = try await services.sessions.signIn(user)
+        let (token, _, expiresAt) = try await services.sessions.signIn(user)
         struct TokenBody: Encodable { var token: String; var expiresAt: Date }
         return try .json(TokenBody(token: token, expiresAt: expiresAt))
     }
 
-    /// Checks a password, with throttling per email and per address; the same 401 whether or not the email exists.
+    /// Checks a password, throttled per address and per account (`LoginThrottle`); the same 401 whether or not the
+    /// email exists.
     func authenticate(email: String, password: String, context: AppRequestContext) async throws -> User {
-        let keys = ["email:" + email.lowercased(), "address:" + context.remoteAddress]
-        if let wait = services.throttle.retryAfter(keys: keys) {
+        if let wait = services.throttle.retryAfter(email: email, address: context.clientAddress) {
             throw AppError.tooManyRequests(code: "too_many_attempts", message: "Too many failed sign-ins.", wait: wait)
         }
         // SQLite reads a bound string up to its first NUL, so "a@b.c\0x" would find a@b.c under a throttle key of its own.
         let user = email.unicodeScalars.contains("\0") ? nil : try await services.accounts.user(email: email)
         let matches = try await services.hasher.verify(password, hash: user?.passwordHash)
         guard let user, matches, !user.isDisabled else {
-            services.throttle.recordFailure(keys: keys)
+            services.throttle.recordFailure(email: email, address: context.clientAddress)
             throw AppError(.unauthorized, code: "invalid_credentials", message: "The email or password is not right.")
         }
         return user
@@ -70,20 +70,35 @@ struct AuthController {
         let form = try await FormFields(request: &request)
         let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
         let password = form["password"] ?? ""
-        guard services.settings.signup != .closed else { throw AppError(.forbidden, code: "signup_closed", message: "Sign-up is closed.") }
+        // Refused before the password is hashed: a hash costs a sign-in's time, and closed sign-up must cost nothing.
+        guard try await signupIsOpen() else {
+            throw AppError(.forbidden, code: "signup_closed", message: "Sign-up is closed. Ask an admin for an account.")
+        }
         if let problem = Self.emailProblem(email) ?? PasswordHasher.problem(with: password) {
             return signupPage(context, email: email, error: problem, status: .unprocessableContent)
+        }
+        if let wait = services.signupThrottle.admit(key: context.clientAddress) {
+            throw AppError.tooManyRequests(code: "too_many_attempts", message: "Too many sign-ups from your address.", wait: wait)
         }
         let hash = try await services.hasher.hash(password)
         do {
             let user = try await services.accounts.signUp(email: email, passwordHash: hash,
                                                           allowWhenUsersExist: services.settings.signup == .open)
-            return try await signedIn(user)
+            return try await signedIn(user, context)
         } catch StoreError.duplicate {
             return signupPage(context, email: email, error: "An account with this email exists already. Sign in instead.",
                               status: .conflict)
         } catch StoreError.signupClosed {
             throw AppError(.forbidden, code: "signup_closed", message: "Sign-up is closed. Ask an admin for an account.")
+        }
+    }
+
+    /// Whether sign-up may create an account now: `open`, or `first-user` while there is no account.
+    private func signupIsOpen() async throws -> Bool {
+        switch services.settings.signup {
+        case .open: true
+        case .firstUser: try await !services.accounts.hasUsers()
+        case .closed: false
         }
     }
 
@@ -95,22 +110,27 @@ struct AuthController {
                 try await services.sessions.signOut(sessionID: identity.sessionID)
             }
         }
-        return signedOut()
+        return signedOut(context)
     }
 
-    /// The redirect to the sign-in page that also clears the session cookie.
-    func signedOut() -> Response {
+    /// The redirect to the sign-in page that also clears the session cookie and gives a new CSRF token.
+    func signedOut(_ context: AppRequestContext) -> Response {
+        let secure = context.usesSecureCookies
         var response = Response.seeOther("/login")
         response.setCookie(Cookie(name: AuthenticationMiddleware.cookieName, value: "", maxAge: 0, path: "/",
-                                  secure: services.settings.usesSecureCookies, httpOnly: true, sameSite: .lax))
+                                  secure: secure, httpOnly: true, sameSite: .lax))
+        response.setCookie(CSRFMiddleware.cookie(services.csrf.make(sessionID: ""), secure: secure))
         return response
     }
 
-    private func signedIn(_ user: User, goingTo path: String = "/c") async throws -> Response {
-        let (token, expiresAt) = try await services.sessions.signIn(user)
+    /// The redirect into the app with the new session's cookie and a CSRF token bound to that session.
+    private func signedIn(_ user: User, goingTo path: String = "/c", _ context: AppRequestContext) async throws -> Response {
+        let (token, sessionID, expiresAt) = try await services.sessions.signIn(user)
+        let secure = context.usesSecureCookies
         var response = Response.seeOther(path)
         response.setCookie(Cookie(name: AuthenticationMiddleware.cookieName, value: token, expires: expiresAt, path: "/",
-                                  secure: services.settings.usesSecureCookies, httpOnly: true, sameSite: .lax))
+                                  secure: secure, httpOnly: true, sameSite: .lax))
+        response.setCookie(CSRFMiddleware.cookie(services.csrf.make(sessionID: sessionID), secure: secure))
         return response
     }
 

@@ -64,6 +64,6 @@ struct SettingsController {
         try await chatCall { () async throws(ChatError) in
             try await services.chat.deleteAccount(userID: user.id, accounts: services.accounts)
         }
-        return auth.signedOut()
+        return auth.signedOut(context)
     }
 }

@@ -1,26 +1,37 @@
 import HTTPTypes
 import Hummingbird
 
-/// Double-submit CSRF protection: a random token in an HttpOnly cookie that every state-changing request
-/// must repeat in the `csrf_token` form field or the `X-CSRF-Token` header (pages carry it masked afresh each time,
-/// see `CSRFTokenMask`). Bearer-token requests are exempt
-/// (a browser never adds that header by itself), and so is the JSON login, which only accepts `application/json`.
-/// A multipart post to an upload route without the header leaves the check to `UploadForm`, which finds the field in
-/// the body before it keeps any file; a multipart post anywhere else is refused.
+/// Double-submit CSRF protection with a signed cookie: a token bound to the session (`CSRFTokens`) in an HttpOnly
+/// cookie that every state-changing request must repeat in the `csrf_token` form field or the `X-CSRF-Token` header
+/// (pages carry it masked afresh each time, see `CSRFTokenMask`). A cookie made for another session, or none, counts as
+/// missing and is replaced. The cookie is `__Host-parley_csrf` when cookies are `Secure` (no other host or path can
+/// set it), else `parley_csrf`. Bearer-token requests are exempt (a browser never adds that header by itself), and so
+/// is the JSON login, which only accepts `application/json`. A multipart post to an upload route without the header
+/// leaves the check to `UploadForm`, which finds the field in the body before it keeps any file; a multipart post
+/// anywhere else is refused.
 struct CSRFMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    static let cookieName = "parley_csrf"
     static let fieldName = "csrf_token"
     static let headerName = HTTPField.Name("X-CSRF-Token")!
     /// The routes that read multipart bodies with `UploadForm`.
     static let uploadRoutes: Set<String> = ["/c/{id}/messages", "/settings/import"]
-    let secureCookies: Bool
+    let tokens: CSRFTokens
+
+    /// The cookie's name: with the `__Host-` prefix when it is `Secure`.
+    static func cookieName(secure: Bool) -> String { secure ? "__Host-parley_csrf" : "parley_csrf" }
+
+    /// The cookie that carries `token`.
+    static func cookie(_ token: String, secure: Bool) -> Cookie {
+        Cookie(name: cookieName(secure: secure), value: token, path: "/", secure: secure, httpOnly: true, sameSite: .lax)
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         var request = request
-        let cookieToken = request.cookies[Self.cookieName]?.value
-        context.csrfToken = cookieToken ?? RandomToken.make()
+        let name = Self.cookieName(secure: context.usesSecureCookies)
+        let sessionID = context.identity?.sessionID ?? ""
+        let cookieToken = (request.cookies[name]?.value).filter { tokens.isValid($0, sessionID: sessionID) }
+        context.csrfToken = cookieToken ?? tokens.make(sessionID: sessionID)
         if request.isUnsafeMethod, context.identity?.viaBearer != true, request.uri.path != "/api/login" {
             if cookieToken != nil, request.headers[Self.headerName] == nil, request.multipartBoundary != nil,
                Self.uploadRoutes.contains(context.endpointPath ?? "") {
@@ -31,9 +42,9 @@ struct CSRFMiddleware: RouterMiddleware {
             }
         }
         var response = try await next(request, context)
-        if cookieToken == nil {
-            response.setCookie(Cookie(name: Self.cookieName, value: context.csrfToken, path: "/", secure: secureCookies,
-                                      httpOnly: true, sameSite: .lax))
+        // A sign-in or sign-out sets the next session's token itself.
+        if cookieToken == nil, !response.headers[values: .setCookie].contains(where: { $0.hasPrefix(name + "=") }) {
+            response.setCookie(Self.cookie(context.csrfToken, secure: context.usesSecureCookies))
         }
         return response
     }

@@ -17,7 +17,7 @@ struct ShareGuessThrottleMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard Self.looksUpShare(request, context) else { return try await next(request, context) }
-        let key = context.remoteAddress
+        let key = context.clientAddress
         if let wait = misses.retryAfter(keys: [key]) {
             throw AppError.tooManyRequests(code: "rate_limited", message: "Too many unknown share links came from your address.",
                                            wait: wait)

@@ -25,8 +25,8 @@ struct Browser: Sendable {
     let server: TestServer
     var cookies: [String: String] = [:]
 
-    /// The CSRF token a page would embed (the double-submit cookie's value).
-    var csrfToken: String? { cookies["parley_csrf"] }
+    /// The CSRF token a page would embed (the double-submit cookie's value, under its name for plain or `Secure` cookies).
+    var csrfToken: String? { cookies["parley_csrf"] ?? cookies["__Host-parley_csrf"] }
 
     /// A GET request.
     mutating func get(_ path: String, headers: [(String, String)] = []) async throws -> TestResponse {
