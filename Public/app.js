@@ -261,6 +261,10 @@
   });
 
   source.addEventListener("error", (event) => {
+    if (!event.data && source.readyState === EventSource.CLOSED) { // refused (say 429, too many streams): no reconnecting
+      showNotice("Live updates stopped in this tab: the server refused them (too many open conversations?). Reload to try again.");
+      return;
+    }
     if (!event.data) { // a connection error: EventSource reconnects by itself with Last-Event-ID
       clearTimeout(unreachable);
       unreachable = setTimeout(() => { if (source.readyState !== EventSource.OPEN) setOffline(true); }, 2000);

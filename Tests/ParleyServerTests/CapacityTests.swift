@@ -109,8 +109,9 @@ struct CapacityTests {
                 let (process, server) = try await harness.start(openFiles: openFiles)
                 var connections: [RawConnection] = []
                 for _ in 0..<300 { connections.append(try await RawConnection.open(port: server.port)) }
-                // 256 files leave room for 90 connections (`FileDescriptorBudget`); these never send a request, so
-                // none of them is idle and the rest are closed unread. With the soft limit raised, all 300 stay.
+                // 256 files leave room for 90 connections (`FileDescriptorBudget`); these never send a request, so each
+                // newcomer takes the place of the oldest and the rest are closed unread. With the soft limit raised,
+                // all 300 stay.
                 try await Task.sleep(for: .milliseconds(300))
                 let closed = connections.filter { $0.received.isClosed }
                 #expect(refusesSome ? closed.count >= 300 - 90 : closed.isEmpty, "closed: \(closed.count)")

@@ -16,4 +16,6 @@ struct AppServices: Sendable {
     /// Sign-ups one address may try (each one hashes a password): 10 within 5 minutes.
     let signupThrottle = SlidingWindowLimiter(limit: 10, window: 300)
     let pages: PageRenderer
+    /// The event streams each user holds open (`PARLEY_MAX_STREAMS_PER_USER`).
+    let eventStreams: EventStreamLimit
 }

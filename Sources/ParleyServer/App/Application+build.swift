@@ -55,7 +55,8 @@ public func buildApplication(settings: ServerSettings,
                              tokens: DigestShareTokens(), logger: logger),
         sessions: await SessionAuthority(secret: secret, accounts: accounts, lifetime: settings.sessionLifetime),
         csrf: CSRFTokens(secret: secret),
-        hasher: PasswordHasher(cost: settings.bcryptCost), throttle: LoginThrottle(), pages: pages)
+        hasher: PasswordHasher(cost: settings.bcryptCost), throttle: LoginThrottle(), pages: pages,
+        eventStreams: EventStreamLimit(maximum: settings.maxEventStreamsPerUser))
 
     let router = buildRouter(services)
     // The upstream client's users come after it: a service group stops its services in reverse order.
@@ -65,7 +66,8 @@ public func buildApplication(settings: ServerSettings,
     }
     let http = Application(
         responder: ChildTaskResponder(inner: router.buildResponder()),
-        server: connections.server(tls: tls, handshakeTimeout: settings.tlsHandshakeTimeout, http2IdleTimeout: settings.http2IdleTimeout),
+        server: connections.server(tls: tls, handshakeTimeout: settings.tlsHandshakeTimeout, http2IdleTimeout: settings.http2IdleTimeout,
+                                   idleTimeout: settings.idleTimeout),
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "Parley", backlog: 4096),
         services: httpServices,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },

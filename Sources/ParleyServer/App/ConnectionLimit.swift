@@ -7,11 +7,13 @@ import NIOSSL
 import Synchronization
 
 /// The most client connections the server keeps open at once (see `FileDescriptorBudget`). When a new connection would
-/// pass it, the kept-alive HTTP/1.1 connection idle the longest between requests (after its first response) is closed
-/// to make room, as nginx does: an HTTP client opens a new one for its next request (`parley_connections_drained_total`). With none
-/// idle, the new connection is closed as soon as it is accepted, before anything is read
+/// pass it, the connection idle the longest is closed to make room, as nginx does (`parley_connections_drained_total`):
+/// an HTTP/1.1 connection between requests (an HTTP client opens a new one for its next request), or one that has not
+/// sent its first request's head (or finished its TLS handshake) yet, so that silent connections cannot hold every
+/// place. With none idle, the new connection is closed as soon as it is accepted, before anything is read
 /// (`parley_connections_refused_total`). An HTTP/2 connection counts once however many streams it carries, and is
-/// never drained: it usually carries all of a browser's tabs.
+/// never drained once negotiated: it usually carries all of a browser's tabs. Every connection must send a request's
+/// head within `idleTimeout` of opening or of its previous response, or is closed.
 final class ConnectionLimit: Sendable {
     let maximum: Int
     private let state = Mutex(State())
@@ -36,14 +38,18 @@ final class ConnectionLimit: Sendable {
 
     /// The server with this limit on every accepted connection, each reading into small buffers first: HTTP/1.1, or
     /// with `tls`, HTTPS that negotiates HTTP/2 or HTTP/1.1 by ALPN, each connection's handshake done within
-    /// `handshakeTimeout`, and an HTTP/2 connection closed once it has had no stream for `http2IdleTimeout`.
-    func server(tls: TLSConfiguration?, handshakeTimeout: Duration, http2IdleTimeout: Duration) -> HTTPServerBuilder {
+    /// `handshakeTimeout`, and an HTTP/2 connection closed once it has had no stream for `http2IdleTimeout`; an HTTP/1.1
+    /// connection must send a request's head within `idleTimeout` of opening or of its previous response.
+    func server(tls: TLSConfiguration?, handshakeTimeout: Duration, http2IdleTimeout: Duration, idleTimeout: Duration) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            let requests = HTTP1Channel.Configuration(additionalChannelHandlers: [RequestActivityHandler(limit: self)])
+            let requests = HTTP1Channel.Configuration(additionalChannelHandlers: [RequestActivityHandler(limit: self)],
+                                                      idleTimeout: TimeAmount(idleTimeout))
             guard let tls else {
                 return AdmittedChannel(limit: self, SmallReadBufferChannel(HTTP1Channel(responder: responder, configuration: requests)))
             }
-            return AdmittedChannel(limit: self, SmallReadBufferChannel(TLSHandshakeDeadlineChannel(timeout: handshakeTimeout,
+            // Negotiated, a connection is no longer reclaimable: an HTTP/2 one never, an HTTP/1.1 one between requests.
+            let negotiated: @Sendable (any Channel) -> Void = { self.mark($0, idle: false) }
+            return AdmittedChannel(limit: self, SmallReadBufferChannel(TLSHandshakeDeadlineChannel(timeout: handshakeTimeout, onCompleted: negotiated,
                 try HTTP2UpgradeChannel(tlsConfiguration: tls, configuration: .init(idleTimeout: http2IdleTimeout, streamConfiguration: requests),
                                      responder: responder))))
         }
@@ -62,6 +68,7 @@ final class ConnectionLimit: Sendable {
             if state.open < maximum {
                 state.open += 1
                 state.counted.insert(key)
+                Self.markIdle(channel, key, in: &state)
                 return (true, nil)
             }
             // The longest idle (a scan, made only at the limit): the likeliest to stay unused.
@@ -70,6 +77,7 @@ final class ConnectionLimit: Sendable {
             // The idle connection's slot passes to the new one: it is not released again when it closes.
             state.drained.insert(idleKey)
             state.counted.insert(key)
+            Self.markIdle(channel, key, in: &state)
             return (true, idle)
         }
         if let drained {
@@ -83,16 +91,21 @@ final class ConnectionLimit: Sendable {
 
     /// Records whether a counted connection is idle (between requests) or busy; an HTTP/2 stream's channel is not a
     /// counted connection, so its requests change nothing.
-    fileprivate func mark(_ channel: any Channel, idle: Bool) {
+    func mark(_ channel: any Channel, idle: Bool) {
         let key = ObjectIdentifier(channel)
         state.withLock { state in
             guard idle, state.counted.contains(key), !state.drained.contains(key) else {
                 state.idle[key] = nil
                 return
             }
-            state.becameIdle += 1
-            state.idle[key] = (channel, state.becameIdle)
+            Self.markIdle(channel, key, in: &state)
         }
+    }
+
+    /// Makes a counted connection the newest idle one.
+    private static func markIdle(_ channel: any Channel, _ key: ObjectIdentifier, in state: inout State) {
+        state.becameIdle += 1
+        state.idle[key] = (channel, state.becameIdle)
     }
 
     /// Uncounts a counted connection once it has closed, unless its slot already went to a newer one.
@@ -130,8 +143,7 @@ private final class ConnectionAdmissionHandler: ChannelInboundHandler, Removable
     }
 }
 
-/// Tells the limit when its HTTP/1.1 connection is idle between requests (a new connection is not: its first request
-/// is on its way) and when it is busy.
+/// Tells the limit when its HTTP/1.1 connection is busy with a request and when it is idle again.
 private final class RequestActivityHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart

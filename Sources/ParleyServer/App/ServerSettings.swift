@@ -60,6 +60,11 @@ public struct ServerSettings: Sendable {
     public var modelRefreshInterval: Duration? = .seconds(600)
     /// The largest image one upload may carry, in bytes (`PARLEY_MAX_UPLOAD_MB`).
     public var maxUploadBytes = 20 * 1024 * 1024
+    /// The most conversation event streams one user may hold open at once (`PARLEY_MAX_STREAMS_PER_USER`).
+    public var maxEventStreamsPerUser = 32
+    /// How long a connection may take to send a request's head, counted from its opening or its previous response,
+    /// and so also how long it may stay idle between requests (`PARLEY_IDLE_TIMEOUT`).
+    public var idleTimeout: Duration = .seconds(30)
     /// The most client connections open at once; nil: from the process's open-file limit (`FileDescriptorBudget`),
     /// as is `generation.maxRunningReplies` when nil.
     public var maxConnections: Int?
@@ -123,6 +128,10 @@ public struct ServerSettings: Sendable {
         maxUploadBytes = try read.value("PARLEY_MAX_UPLOAD_MB", expected: "a whole number of megabytes from 1 to 1024") {
             Int($0).filter { (1...1024).contains($0) }.map { $0 * 1024 * 1024 }
         } ?? maxUploadBytes
+        maxEventStreamsPerUser = try read.value("PARLEY_MAX_STREAMS_PER_USER", expected: "a whole number from 1 to 10000") {
+            Int($0).filter { (1...10_000).contains($0) }
+        } ?? maxEventStreamsPerUser
+        idleTimeout = try read.seconds("PARLEY_IDLE_TIMEOUT", positive: true) ?? idleTimeout
         sendRateLimit = try read.value("PARLEY_SEND_RATE", expected: "a whole number of sends per minute (0: unlimited)") { text -> Int?? in
             Int(text).filter { $0 >= 0 }.map { $0 == 0 ? nil : $0 }
         } ?? sendRateLimit

@@ -6,16 +6,18 @@ import NIOTLS
 
 /// An accepted HTTPS connection that must finish its TLS handshake within `timeout`, or is closed: a client that
 /// connects and sends nothing (or half a handshake) would otherwise hold its connection, and the server's graceful
-/// shutdown, for ever.
+/// shutdown, for ever. `onCompleted` learns of each handshake that completes.
 struct TLSHandshakeDeadlineChannel<Base: ServerChildChannel>: WrappingChildChannel {
     typealias Value = Base.Value
 
     private let timeout: Duration
+    private let onCompleted: @Sendable (any Channel) -> Void
     let base: Base
 
     /// Wraps the channel that sets up TLS and handles the connection.
-    init(timeout: Duration, _ base: Base) {
+    init(timeout: Duration, onCompleted: @escaping @Sendable (any Channel) -> Void = { _ in }, _ base: Base) {
         self.timeout = timeout
+        self.onCompleted = onCompleted
         self.base = base
     }
 
@@ -24,7 +26,8 @@ struct TLSHandshakeDeadlineChannel<Base: ServerChildChannel>: WrappingChildChann
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
             let tls = try operations.context(handlerType: NIOSSLServerHandler.self)
-            try operations.addHandler(HandshakeDeadlineHandler(timeout: TimeAmount(timeout)), position: .after(tls.handler))
+            try operations.addHandler(HandshakeDeadlineHandler(timeout: TimeAmount(timeout), onCompleted: onCompleted),
+                                      position: .after(tls.handler))
             return value
         }
     }
@@ -35,10 +38,12 @@ private final class HandshakeDeadlineHandler: ChannelInboundHandler, RemovableCh
     typealias InboundIn = ByteBuffer
 
     private let timeout: TimeAmount
+    private let onCompleted: @Sendable (any Channel) -> Void
     private var deadline: Scheduled<Void>?
 
-    init(timeout: TimeAmount) {
+    init(timeout: TimeAmount, onCompleted: @escaping @Sendable (any Channel) -> Void) {
         self.timeout = timeout
+        self.onCompleted = onCompleted
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -55,6 +60,7 @@ private final class HandshakeDeadlineHandler: ChannelInboundHandler, RemovableCh
         context.fireUserInboundEventTriggered(event)
         // Passed on first: the protocol negotiation after this handler waits for the same event.
         if case .handshakeCompleted = event as? TLSUserEvent {
+            onCompleted(context.channel)
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         }
     }

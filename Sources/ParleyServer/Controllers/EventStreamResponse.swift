@@ -5,8 +5,10 @@ import ServiceLifecycle
 
 /// Writes a conversation's events as `text/event-stream`, with heartbeats; a failed write (the client left) ends it.
 enum EventStreamResponse {
-    /// The streaming response; with `endAfterDoneOf`, it closes once that reply's `done` was sent.
-    static func make(_ subscription: EventSubscription, endAfterDoneOf messageID: MessageID?) -> Response {
+    /// The streaming response; with `endAfterDoneOf`, it closes once that reply's `done` was sent; `onClose` runs when
+    /// the stream ends, however it ends.
+    static func make(_ subscription: EventSubscription, endAfterDoneOf messageID: MessageID?,
+                     onClose: @escaping @Sendable () -> Void = {}) -> Response {
         let headers: HTTPFields = [
             .contentType: "text/event-stream; charset=utf-8",
             .cacheControl: "no-cache, no-transform",
@@ -14,7 +16,10 @@ enum EventStreamResponse {
         ]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             var subscription = subscription
-            defer { subscription.close() }
+            defer {
+                subscription.close()
+                onClose()
+            }
             try await writer.write(ByteBuffer(string: "retry: 1000\n: connected\n\n"))
             // The server waits for open connections when it shuts down: end this one then (the browser resumes
             // with Last-Event-ID once the server is back).

@@ -49,8 +49,12 @@ struct ReplyController {
         _ = try await chatCall { () async throws(ChatError) in try await services.chat.conversation(id, userID: user.id) }
         let lastEventID = (request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters["last_event_id"].map(String.init))
             .flatMap(EventID.init)
+        guard services.eventStreams.acquire(user.id) else {
+            throw AppError.tooManyRequests(code: "too_many_streams", message: "You have \(services.eventStreams.maximum) conversations "
+                                           + "open with live updates; close some tabs and reload.", wait: 5)
+        }
         let subscription = await services.chat.generations.subscribe(conversationID: id, userID: user.id, lastEventID: lastEventID)
-        return EventStreamResponse.make(subscription, endAfterDoneOf: nil)
+        return EventStreamResponse.make(subscription, endAfterDoneOf: nil) { [limit = services.eventStreams] in limit.release(user.id) }
     }
 
     /// 303 back to the conversation for a form; 202 with the new ids for a script.

@@ -53,6 +53,11 @@ final class RawConnection: Sendable {
         return Int(answer.dropFirst(9).prefix(3))
     }
 
+    /// Sends `text` as it is (part of a request, say); false when the server has closed the connection.
+    func send(_ text: String) async -> Bool {
+        (try? await channel.writeAndFlush(ByteBuffer(string: text)).get()) != nil
+    }
+
     /// Waits, at most 10 s, until `condition` holds for what was received; returns whether it did.
     func waitUntil(_ condition: ((text: String, isClosed: Bool)) -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(10)
