@@ -31,11 +31,16 @@ TEST_ENV = MALLOC_ARENA_MAX=1
 # requests past their deadlines.
 TLS_SUITES = UpstreamHTTPSTests|HTTPSUpstreamTests|ServerTLSTests
 
+# The browser suite runs with the virtual environment `install-deps.sh --test` makes: Debian's selenium and pytest,
+# and axe-core (axe-selenium-python) from PyPI.
+TEST_PYTHON = .venv-test/bin/python
+
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(TEST_ENV) $(SWIFT) test --skip-build --skip '$(TLS_SUITES)'
 	$(TEST_ENV) $(SWIFT) test --skip-build --filter '$(TLS_SUITES)'
-	/usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/Browser
+	$(TEST_PYTHON) -m pytest -q -p no:cacheprovider Tests/Browser
+	$(TEST_PYTHON) -m pytest -q -p no:cacheprovider Tests/Proxy
 
 # The heavy reliability suites (repeated SIGKILLs, slow and vanishing clients) against a release `parley serve`;
 # see docs/RELIABILITY.md.

@@ -1,28 +1,45 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Parley needs to build and test, if any are missing.
-# Used by the Makefile, CI and the Dockerfile alike. Pass --test to include test-only packages.
+# Used by the Makefile, CI and the Dockerfile alike. Pass --test to include test-only packages and the browser
+# suite's Python packages from PyPI, kept in the project's own virtual environment (.venv-test, see below).
 set -euo pipefail
 
+root=$(cd "$(dirname "$0")/.." && pwd)
 packages=(libsqlite3-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev zlib1g-dev pkg-config)
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(sqlite3 curl openssl chromium chromium-driver python3-pytest python3-selenium)
+  packages+=(sqlite3 curl openssl chromium chromium-driver python3-pytest python3-selenium python3-venv nginx)
 fi
 
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
 
-if [[ $(id -u) -eq 0 ]]; then
-  apt_get=(apt-get)
-elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-  apt_get=(sudo apt-get)
-else
-  echo "Parley needs these Debian packages: ${missing[*]}" >&2
-  echo "Install them with: sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
-  exit 1
+if [[ ${#missing[@]} -gt 0 ]]; then
+  if [[ $(id -u) -eq 0 ]]; then
+    apt_get=(apt-get)
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    apt_get=(sudo apt-get)
+  else
+    echo "Parley needs these Debian packages: ${missing[*]}" >&2
+    echo "Install them with: sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "Installing ${missing[*]}" >&2
+  DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" update -qq
+  DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "Installing ${missing[*]}" >&2
-DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" update -qq
-DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+
+# The browser suite's PyPI packages go into .venv-test, which sees Debian's selenium and pytest (system site
+# packages). axe-selenium-python (which ships axe-core) is installed without its dependencies: Debian's selenium and
+# pytest already satisfy them, and pip must not replace them.
+if [[ "${1:-}" == "--test" ]]; then
+  venv=$root/.venv-test
+  if ! "$venv/bin/python" -c "import axe_selenium_python, selenium, pytest" 2>/dev/null; then
+    echo "Creating $venv with axe-selenium-python" >&2
+    /usr/bin/python3 -m venv --system-site-packages "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps \
+      "axe-selenium-python==2.1.6"
+    "$venv/bin/python" -c "import axe_selenium_python, selenium, pytest"
+  fi
+fi
