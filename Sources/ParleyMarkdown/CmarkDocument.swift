@@ -84,7 +84,45 @@ final class CmarkDocument {
             return ""
         }
         defer { free(html) }
-        return String(cString: html)
+        guard strstr(html, TaskItemLabel.checkbox) != nil else { return String(cString: html) }
+        return TaskItemLabel.naming(checkboxesIn: html, labels: taskItemLabels(under: node))
+    }
+
+    /// The accessible names of the task list items under `node` (itself included), in document order.
+    private func taskItemLabels(under node: OpaquePointer) -> [String] {
+        var labels: [String] = []
+        forEachNode(under: node) { current in
+            guard cmark_node_get_type(current) == CMARK_NODE_ITEM, let type = cmark_node_get_type_string(current),
+                  strcmp(type, "tasklist") == 0 else { return }
+            labels.append(taskItemLabel(of: current))
+        }
+        return labels
+    }
+
+    /// The plain text of a task list item, without its nested lists (their items have checkboxes of their own):
+    /// literal text and code, a space for each line break and block, read until `TaskItemLabel` has enough.
+    private func taskItemLabel(of item: OpaquePointer) -> String {
+        var label = TaskItemLabel()
+        let iterator = cmark_iter_new(item)
+        defer { cmark_iter_free(iterator) }
+        while !label.isFull, cmark_iter_next(iterator) != CMARK_EVENT_DONE {
+            guard cmark_iter_get_event_type(iterator) == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else {
+                continue
+            }
+            let type = cmark_node_get_type(node)
+            if type.rawValue & UInt32(CMARK_NODE_TYPE_MASK) == UInt32(CMARK_NODE_TYPE_BLOCK) { label.append(" ") }
+            switch type {
+            case CMARK_NODE_LIST:
+                cmark_iter_reset(iterator, node, CMARK_EVENT_EXIT)
+            case CMARK_NODE_TEXT, CMARK_NODE_CODE, CMARK_NODE_CODE_BLOCK:
+                if let literal = cmark_node_get_literal(node) { label.append(String(cString: literal)) }
+            case CMARK_NODE_SOFTBREAK, CMARK_NODE_LINEBREAK:
+                label.append(" ")
+            default:
+                break
+            }
+        }
+        return label.text
     }
 
     /// Blanks the URL of every link and image that `LinkPolicy` rejects (cmark renders it as `href=""`/`src=""`).

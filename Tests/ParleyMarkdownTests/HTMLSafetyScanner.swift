@@ -6,7 +6,7 @@ enum HTMLSafetyScanner {
         "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "input",
     ]
     private static let allowedAttributes: Set<String> = [
-        "href", "src", "alt", "title", "class", "align", "type", "checked", "disabled", "start",
+        "href", "src", "alt", "title", "class", "align", "type", "checked", "disabled", "start", "aria-label",
     ]
     private static let dangerousFragments = ["javascript:", "vbscript:", "livescript:", "data:text", "data:image/svg",
                                              "file:"]

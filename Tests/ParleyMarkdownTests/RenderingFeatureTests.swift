@@ -40,8 +40,8 @@ import Testing
     @Test func taskListCheckboxes() {
         #expect(MarkdownRenderer.html("- [ ] todo\n- [x] done\n") == """
             <ul>
-            <li><input type="checkbox" disabled="" /> todo</li>
-            <li><input type="checkbox" checked="" disabled="" /> done</li>
+            <li><input type="checkbox" aria-label="todo" disabled="" /> todo</li>
+            <li><input type="checkbox" aria-label="done" checked="" disabled="" /> done</li>
             </ul>
 
             """)
