@@ -11,18 +11,26 @@ enum AttachmentRows {
             .map { column in (alias.map { "\($0)." } ?? "") + column }.joined(separator: ", ")
     }
 
+    /// An attachment's columns with its bytes, which live in `attachment_data` (alias `d`) and are read as `data`;
+    /// `alias` names the attachments table.
+    static func contentColumns(of alias: String) -> String {
+        metadataColumns(of: alias) + ", d.data AS data"
+    }
+
     /// Stores `images` as the attachments of a message, in order; returns them.
     static func insert(_ db: Database, images: [NewImage], messageID: MessageID, conversationID: ConversationID,
                        now: Date, firstPosition: Int = 0) throws -> [Attachment] {
+        let bytes = try db.cachedStatement(sql: "INSERT INTO attachment_data (data) VALUES (?)")
         let statement = try db.cachedStatement(sql: """
             INSERT INTO attachments (user_id, conversation_id, message_id, position, content_type, file_name, byte_count,
-                                     width, height, digest, data, created_at)
+                                     width, height, digest, data_id, created_at)
             SELECT user_id, id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ?
             """)
         return try images.enumerated().map { position, image in
             let digest = SHA256.hash(data: image.bytes).map { String(format: "%02x", $0) }.joined()
+            try bytes.execute(arguments: [Data(image.bytes)])
             try statement.execute(arguments: [messageID, firstPosition + position, image.facts.format.contentType, image.fileName, image.bytes.count,
-                                              image.facts.width, image.facts.height, digest, Data(image.bytes), now, conversationID])
+                                              image.facts.width, image.facts.height, digest, db.lastInsertedRowID, now, conversationID])
             return Attachment(id: db.lastInsertedRowID, messageID: messageID, format: image.facts.format, fileName: image.fileName,
                               byteCount: image.bytes.count, width: image.facts.width, height: image.facts.height, digest: digest)
         }
@@ -44,8 +52,8 @@ enum AttachmentRows {
     static func contents(_ db: Database, messageIDs: [MessageID], userID: UserID) throws -> [MessageID: [AttachmentContent]] {
         guard !messageIDs.isEmpty else { return [:] }
         let rows = try Row.fetchAll(db, sql: """
-            SELECT \(metadataColumns()), data FROM attachments
-            WHERE user_id = ? AND message_id IN (\(databaseQuestionMarks(count: messageIDs.count))) ORDER BY message_id, position
+            SELECT \(contentColumns(of: "a")) FROM attachments a JOIN attachment_data d ON d.id = a.data_id
+            WHERE a.user_id = ? AND a.message_id IN (\(databaseQuestionMarks(count: messageIDs.count))) ORDER BY a.message_id, a.position
             """, arguments: StatementArguments([userID] + messageIDs))
         return Dictionary(grouping: rows.map(AttachmentContent.init(row:)), by: \.attachment.messageID)
     }

@@ -229,6 +229,62 @@ enum Migrations {
                 END;
                 """)
         }
+        migrator.registerMigration("v7: image bytes held once, and each user's stored bytes") { db in
+            // An image's bytes move to `attachment_data`, which attachments point at: a fork of a share references the
+            // sharer's bytes instead of copying them, and the bytes go when the last attachment pointing at them does.
+            // `attachments_by_user` sums a user's stored image bytes (the storage quota) from the index alone.
+            try db.execute(sql: """
+                CREATE TABLE attachment_data (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+                INSERT INTO attachment_data (id, data) SELECT id, data FROM attachments;
+                ALTER TABLE attachments ADD COLUMN data_id INTEGER REFERENCES attachment_data(id);
+                UPDATE attachments SET data_id = id;
+                ALTER TABLE attachments DROP COLUMN data;
+                CREATE INDEX attachments_by_data ON attachments(data_id);
+                CREATE INDEX attachments_by_user ON attachments(user_id, byte_count);
+                CREATE TRIGGER attachments_release_data AFTER DELETE ON attachments BEGIN
+                    DELETE FROM attachment_data WHERE id = old.data_id
+                        AND NOT EXISTS (SELECT 1 FROM attachments WHERE data_id = old.data_id);
+                END;
+                """)
+            // `stored_bytes`, kept by triggers, is what the storage quota counts: the bytes of a user's images and of
+            // their messages' text once written (a streaming reply counts when it ends, so its progress saves cost
+            // nothing here). A deleted conversation's text is taken off before its messages go: the cascade that
+            // deletes them runs after the conversation row, when the messages' trigger can no longer find its owner.
+            try db.execute(sql: """
+                ALTER TABLE users ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE users ADD COLUMN storage_quota_bytes INTEGER;
+                UPDATE users SET stored_bytes =
+                    COALESCE((SELECT SUM(length(CAST(m.content AS BLOB))) FROM messages m JOIN conversations c ON c.id = m.conversation_id
+                              WHERE c.user_id = users.id AND m.status != 'streaming'), 0)
+                    + COALESCE((SELECT SUM(byte_count) FROM attachments WHERE user_id = users.id), 0);
+                CREATE TRIGGER messages_stored_insert AFTER INSERT ON messages WHEN new.status != 'streaming' BEGIN
+                    UPDATE users SET stored_bytes = stored_bytes + length(CAST(new.content AS BLOB))
+                    WHERE id = (SELECT user_id FROM conversations WHERE id = new.conversation_id);
+                END;
+                CREATE TRIGGER messages_stored_update AFTER UPDATE OF content, status ON messages
+                WHEN old.status != 'streaming' OR new.status != 'streaming' BEGIN
+                    UPDATE users SET stored_bytes = stored_bytes
+                        - (CASE WHEN old.status != 'streaming' THEN length(CAST(old.content AS BLOB)) ELSE 0 END)
+                        + (CASE WHEN new.status != 'streaming' THEN length(CAST(new.content AS BLOB)) ELSE 0 END)
+                    WHERE id = (SELECT user_id FROM conversations WHERE id = new.conversation_id);
+                END;
+                CREATE TRIGGER messages_stored_delete AFTER DELETE ON messages WHEN old.status != 'streaming' BEGIN
+                    UPDATE users SET stored_bytes = stored_bytes - length(CAST(old.content AS BLOB))
+                    WHERE id = (SELECT user_id FROM conversations WHERE id = old.conversation_id);
+                END;
+                CREATE TRIGGER conversations_stored_delete BEFORE DELETE ON conversations BEGIN
+                    UPDATE users SET stored_bytes = stored_bytes - COALESCE((SELECT SUM(length(CAST(content AS BLOB)))
+                        FROM messages WHERE conversation_id = old.id AND status != 'streaming'), 0)
+                    WHERE id = old.user_id;
+                END;
+                CREATE TRIGGER attachments_stored_insert AFTER INSERT ON attachments BEGIN
+                    UPDATE users SET stored_bytes = stored_bytes + new.byte_count WHERE id = new.user_id;
+                END;
+                CREATE TRIGGER attachments_stored_delete AFTER DELETE ON attachments BEGIN
+                    UPDATE users SET stored_bytes = stored_bytes - old.byte_count WHERE id = old.user_id;
+                END;
+                """)
+        }
         return migrator
     }
 }

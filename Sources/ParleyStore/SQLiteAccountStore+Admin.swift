@@ -49,6 +49,23 @@ extension SQLiteAccountStore: UserAdminStore {
         }
     }
 
+    public func setStorageQuota(_ bytes: Int64?, userID: UserID) async throws(StoreError) {
+        try await updateUser(userID, sql: "UPDATE users SET storage_quota_bytes = ? WHERE id = ?", [bytes, userID], revokingSessions: false)
+    }
+
+    public func setDefaultStorageQuota(_ bytes: Int64) async throws(StoreError) {
+        try await perform {
+            try await writer.write { db in
+                try db.cachedStatement(sql: "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)")
+                    .execute(arguments: [StorageLedger.defaultQuotaKey, String(bytes)])
+            }
+        }
+    }
+
+    public func storage(userID: UserID) async throws(StoreError) -> StorageStatus {
+        try await perform { try pool.lookup { db in try StorageLedger.status(db, userID: userID) } }
+    }
+
     /// Runs one update of a user row (`.notFound` when there is none), revoking their sessions in the same transaction if asked.
     private func updateUser(_ userID: UserID, sql: String, _ arguments: StatementArguments, revokingSessions: Bool) async throws(StoreError) {
         try await perform {
@@ -63,6 +80,6 @@ extension SQLiteAccountStore: UserAdminStore {
 
 extension UserAccount {
     init(row: Row) {
-        self.init(user: User(row: row), monthlyBudgetMicros: row["monthly_budget_micros"])
+        self.init(user: User(row: row), monthlyBudgetMicros: row["monthly_budget_micros"], storageQuotaBytes: row["storage_quota_bytes"])
     }
 }

@@ -8,7 +8,8 @@ extension SQLiteChatStore {
         try await perform {
             try await pool.scan { db in
                 try Row.fetchOne(db.cachedStatement(sql: """
-                    SELECT \(AttachmentRows.metadataColumns()), data FROM attachments WHERE id = ? AND user_id = ?
+                    SELECT \(AttachmentRows.contentColumns(of: "a")) FROM attachments a JOIN attachment_data d ON d.id = a.data_id
+                    WHERE a.id = ? AND a.user_id = ?
                     """), arguments: [id, userID]).map(AttachmentContent.init(row:))
             }
         }

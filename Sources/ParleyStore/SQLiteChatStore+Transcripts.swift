@@ -25,7 +25,11 @@ extension SQLiteChatStore {
 
     public func importTranscripts(_ transcripts: [ConversationTranscript], userID: UserID) async throws(StoreError) -> [Conversation] {
         try await perform {
-            try await writer.write { db in try transcripts.map { try insert($0, userID: userID, db) } }
+            try await writer.write { db in
+                let conversations = try transcripts.map { try insert($0, userID: userID, db) }
+                try StorageLedger.enforce(db, userID: userID)
+                return conversations
+            }
         }
     }
 

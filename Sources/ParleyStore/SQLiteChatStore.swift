@@ -139,8 +139,10 @@ public struct SQLiteChatStore: ChatStore {
                         SELECT MAX(id) FROM messages WHERE conversation_id = ? AND role = 'user'
                         """), arguments: [conversationID])
                 }
-                // After the question, so that a repeated request id is refused as such (`duplicate`) even past the budget.
+                // After the question, so that a repeated request id is refused as such (`duplicate`) even past the budget,
+                // and so that the question and its images count against the storage quota.
                 try BudgetLedger.enforce(db, conversationID: conversationID, today: UsageDay(now.date))
+                try StorageLedger.enforce(db, conversationID: conversationID)
                 let history = try history(db, conversationID: conversationID)
                 try db.cachedStatement(sql: """
                     INSERT INTO messages (conversation_id, role, content, status, model, parent_id, created_at, updated_at)

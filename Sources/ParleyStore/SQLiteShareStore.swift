@@ -66,7 +66,8 @@ public struct SQLiteShareStore: ShareStore {
         try await perform {
             try await pool.scan { db in
                 try Row.fetchOne(db.cachedStatement(sql: """
-                    SELECT \(AttachmentRows.metadataColumns()), data FROM attachments WHERE id = ? AND id IN (
+                    SELECT \(AttachmentRows.contentColumns(of: "a")) FROM attachments a JOIN attachment_data d ON d.id = a.data_id
+                    WHERE a.id = ? AND a.id IN (
                         SELECT sa.attachment_id FROM share_attachments sa JOIN share_messages m ON m.id = sa.share_message_id
                         WHERE m.share_id = ?)
                     """), arguments: [id, shareID]).map(AttachmentContent.init(row:))
@@ -118,11 +119,12 @@ public struct SQLiteShareStore: ShareStore {
                     if message.role == .user { question = copyID }
                     try db.cachedStatement(sql: """
                         INSERT INTO attachments (user_id, conversation_id, message_id, position, content_type, file_name, byte_count,
-                                                 width, height, digest, data, created_at)
-                        SELECT ?, ?, ?, sa.position, a.content_type, a.file_name, a.byte_count, a.width, a.height, a.digest, a.data, ?
+                                                 width, height, digest, data_id, created_at)
+                        SELECT ?, ?, ?, sa.position, a.content_type, a.file_name, a.byte_count, a.width, a.height, a.digest, a.data_id, ?
                         FROM share_attachments sa JOIN attachments a ON a.id = sa.attachment_id WHERE sa.share_message_id = ?
                         """).execute(arguments: [userID, conversationID, copyID, now, message.id])
                 }
+                try StorageLedger.enforce(db, userID: userID)
                 guard let conversation = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM conversations WHERE id = ?"),
                                                           arguments: [conversationID]).map(Conversation.init(row:)) else {
                     throw StoreError.notFound

@@ -42,7 +42,7 @@ struct AccessMatrixTests {
         "GET /admin": .admin, "GET /admin/usage.csv": .admin, "GET /admin/models": .admin, "POST /admin/models": .admin,
         "GET /admin/users": .admin, "POST /admin/users": .admin, "GET /admin/users/{id}": .admin,
         "POST /admin/users/{id}/admin": .admin, "POST /admin/users/{id}/disabled": .admin,
-        "POST /admin/users/{id}/budget": .admin, "POST /admin/users/{id}/password": .admin, "POST /admin/budget": .admin,
+        "POST /admin/users/{id}/budget": .admin, "POST /admin/users/{id}/storage": .admin, "POST /admin/users/{id}/password": .admin, "POST /admin/budget": .admin,
     ]
 
     /// Form fields that every owner route accepts, so that a refusal is about who asks, not what they sent.

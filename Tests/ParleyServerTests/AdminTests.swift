@@ -13,7 +13,7 @@ struct AdminTests {
     static let routes: [(HTTPMethod, String)] = [
         (.GET, "/admin"), (.GET, "/admin/usage.csv"), (.GET, "/admin/users"), (.POST, "/admin/users"), (.POST, "/admin/budget"),
         (.GET, "/admin/users/1"), (.POST, "/admin/users/1/disabled"), (.POST, "/admin/users/1/admin"),
-        (.POST, "/admin/users/1/password"), (.POST, "/admin/users/1/budget"), (.GET, "/admin/models"), (.POST, "/admin/models"),
+        (.POST, "/admin/users/1/password"), (.POST, "/admin/users/1/budget"), (.POST, "/admin/users/1/storage"), (.GET, "/admin/models"), (.POST, "/admin/models"),
     ]
 
     @Test("every admin route is 403 for a signed-in user who is not an admin, sends an anonymous visitor to sign in, and needs CSRF")

@@ -75,7 +75,7 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
             let tables = try await store.database.pool.read { db in
                 try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
             }
-            #expect(tables == ["attachments", "conversations", "conversations_fts", "conversations_fts_config", "conversations_fts_data",
+            #expect(tables == ["attachment_data", "attachments", "conversations", "conversations_fts", "conversations_fts_config", "conversations_fts_data",
                                "conversations_fts_docsize", "conversations_fts_idx", "messages", "messages_fts", "messages_fts_config",
                                "messages_fts_data", "messages_fts_docsize", "messages_fts_idx", "model_prices", "sessions", "settings",
                                "share_attachments", "share_messages", "shares", "usage_daily", "users"])

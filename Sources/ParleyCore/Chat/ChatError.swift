@@ -30,6 +30,8 @@ public enum ChatError: Error, Equatable, Sendable {
     case atCapacity
     /// The disk holding the database is full; nothing was saved.
     case diskFull
+    /// What was to be stored would put the user over their storage quota; nothing was stored.
+    case storageFull(StorageStatus)
     /// Storage failed; details are in the logs.
     case storage
 }

@@ -233,6 +233,7 @@ public struct ChatService: Sendable {
         case StoreError.notFound: return .notFound
         case StoreError.budgetExceeded(let status): return .budgetExceeded(status)
         case StoreError.budgetReplyRunning: return .budgetReplyRunning
+        case StoreError.storageFull(let status): return .storageFull(status)
         case StoreError.diskFull:
             logger.critical("the disk holding the database is full")
             return .diskFull

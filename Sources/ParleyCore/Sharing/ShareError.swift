@@ -4,6 +4,8 @@ public enum ShareError: Error, Equatable, Sendable {
     case notFound
     /// The disk holding the database is full; nothing was saved.
     case diskFull
+    /// A fork would put the user over their storage quota; nothing was saved.
+    case storageFull(StorageStatus)
     /// Storage failed; details are in the logs.
     case storage
 }

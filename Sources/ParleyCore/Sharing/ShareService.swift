@@ -128,6 +128,7 @@ public struct ShareService: Sendable {
         } catch {
             if error as? StoreError == .notFound { throw .notFound }
             if error as? StoreError == .diskFull { throw .diskFull }
+            if case StoreError.storageFull(let status)? = error as? StoreError { throw .storageFull(status) }
             logger.error("share storage failed", metadata: ["error": "\(error)"])
             throw .storage
         }

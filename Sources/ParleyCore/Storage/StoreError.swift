@@ -10,6 +10,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case budgetExceeded(BudgetStatus)
     /// The user has a monthly budget and another reply streaming.
     case budgetReplyRunning
+    /// What was to be stored would put the user over their storage quota; nothing was stored.
+    case storageFull(StorageStatus)
     /// The disk holding the database is full: the change was not saved (what was saved before is intact).
     case diskFull
     /// The database failed; the text is for logs, never for users.

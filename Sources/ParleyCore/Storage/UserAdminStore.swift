@@ -16,4 +16,10 @@ public protocol UserAdminStore: Sendable {
     func defaultMonthlyBudget() async throws(StoreError) -> Int64?
     /// Sets the monthly budget of users without their own (nil: no limit).
     func setDefaultMonthlyBudget(_ micros: Int64?) async throws(StoreError)
+    /// Sets a user's own storage quota in bytes (nil: the default applies).
+    func setStorageQuota(_ bytes: Int64?, userID: UserID) async throws(StoreError)
+    /// Sets the default storage quota in bytes (from `PARLEY_USER_STORAGE_MB`, at every start).
+    func setDefaultStorageQuota(_ bytes: Int64) async throws(StoreError)
+    /// A user's stored bytes against their quota.
+    func storage(userID: UserID) async throws(StoreError) -> StorageStatus
 }

@@ -6,6 +6,7 @@ extension AppError {
         switch error {
         case .notFound: self = .notFound
         case .diskFull: self = .diskFull
+        case .storageFull(let status): self = .storageFull(status)
         case .storage: self = .internalError
         }
     }

@@ -32,6 +32,13 @@ public struct AppError: Error, Sendable {
                  headers: [.retryAfter: String(wait)])
     }
 
+    /// A 413 for what would put the user over their storage quota (nothing was stored).
+    static func storageFull(_ status: StorageStatus) -> AppError {
+        AppError(.contentTooLarge, code: "storage_full",
+                 message: "This would take your storage past its quota (\(status.summary) used). Nothing was saved. "
+                     + "Delete conversations or images to make room, or ask an admin for more.")
+    }
+
     /// A 400 for a request that could not be read.
     static func malformed(_ message: String) -> AppError {
         AppError(.badRequest, code: "malformed_request", message: message)
@@ -78,6 +85,7 @@ public struct AppError: Error, Sendable {
                       message: "The server is writing as many replies as it can hold right now. Try again in a few seconds.",
                       headers: [.retryAfter: "5"])
         case .diskFull: self = .diskFull
+        case .storageFull(let status): self = .storageFull(status)
         case .storage: self = .internalError
         }
     }

@@ -131,6 +131,7 @@ private func openDatabase(_ settings: ServerSettings, logger: Logger) async thro
         }
         let interrupted = try await SQLiteChatStore(database: database).interruptUnfinishedReplies()
         if interrupted > 0 { logger.notice("marked replies interrupted by a previous stop", metadata: ["count": "\(interrupted)"]) }
+        try await SQLiteAccountStore(database: database).setDefaultStorageQuota(settings.userStorageBytes)
         var secret = settings.jwtSecret ?? ""
         if secret.isEmpty { secret = try await SQLiteAccountStore(database: database).setting("jwt_secret") { RandomToken.make(bytes: 32) } }
         return (database, secret)

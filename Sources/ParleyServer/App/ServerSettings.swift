@@ -60,6 +60,10 @@ public struct ServerSettings: Sendable {
     public var modelRefreshInterval: Duration? = .seconds(600)
     /// The largest image one upload may carry, in bytes (`PARLEY_MAX_UPLOAD_MB`).
     public var maxUploadBytes = 20 * 1024 * 1024
+    /// The bytes of images and message text one user may store, unless an admin sets their own (`PARLEY_USER_STORAGE_MB`).
+    public var userStorageBytes: Int64 = 1024 * 1_048_576
+    /// The largest storage quota accepted, in megabytes (16 TiB).
+    public static let maxStorageMegabytes: Int64 = 16 << 20
     /// The most conversation event streams one user may hold open at once (`PARLEY_MAX_STREAMS_PER_USER`).
     public var maxEventStreamsPerUser = 32
     /// How long a connection may take to send a request's head, counted from its opening or its previous response,
@@ -132,6 +136,9 @@ public struct ServerSettings: Sendable {
             Int($0).filter { (1...10_000).contains($0) }
         } ?? maxEventStreamsPerUser
         idleTimeout = try read.seconds("PARLEY_IDLE_TIMEOUT", positive: true) ?? idleTimeout
+        userStorageBytes = try read.value("PARLEY_USER_STORAGE_MB", expected: "a whole number of megabytes from 1 to \(Self.maxStorageMegabytes)") {
+            Int64($0).filter { (1...Self.maxStorageMegabytes).contains($0) }.map { $0 * 1_048_576 }
+        } ?? userStorageBytes
         sendRateLimit = try read.value("PARLEY_SEND_RATE", expected: "a whole number of sends per minute (0: unlimited)") { text -> Int?? in
             Int(text).filter { $0 >= 0 }.map { $0 == 0 ? nil : $0 }
         } ?? sendRateLimit

@@ -29,6 +29,7 @@ struct AdminUsersController {
         }
         admin.post("users/{id}/password") { request, context in try await resetPassword(request, context) }
         admin.post("users/{id}/budget") { request, context in try await setBudget(request, context) }
+        admin.post("users/{id}/storage") { request, context in try await setStorageQuota(request, context) }
     }
 
     private func list(_ context: AppRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
@@ -88,6 +89,7 @@ struct AdminUsersController {
         guard let account = try await users.account(id: id) else { throw AppError.notFound }
         async let report = usage.userReport(userID: id, period: query.period, conversationLimit: Self.conversationRows)
         async let budget = services.chat.budgetStatus(userID: id)
+        async let storage = users.storage(userID: id)
         let data = try await report
         let path = "/admin/users/\(id)"
         var values: [String: Any] = [
@@ -95,6 +97,7 @@ struct AdminUsersController {
             "account": Self.accountValues(account),
             "created_at": account.user.createdAt.formatted(.iso8601),
             "budget": BudgetNotice.values(try await budget),
+            "storage": Self.storageValues(try await storage, own: account.storageQuotaBytes),
             "period": UsageViews.period(query, path: path),
             "totals": UsageViews.figures(data.totals),
             "chart": UsageChart.values(data.daily, period: query.period, caption: "Spend per day by model"),
@@ -134,6 +137,19 @@ struct AdminUsersController {
         }
     }
 
+    private func setStorageQuota(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        var request = request
+        let form = try await FormFields(request: &request)
+        switch Self.megabytes(form["quota"]) {
+        case .success(let bytes):
+            return try await change(request, context, refusingSelf: nil) { _, id throws(StoreError) in
+                try await users.setStorageQuota(bytes, userID: id)
+            }
+        case .failure(let problem):
+            return try await show(request, context, error: problem.message, status: .unprocessableContent)
+        }
+    }
+
     /// Applies a form's change to the user of the path, then goes back to their page: 404 for no such user, and the
     /// page again with a 422 for a bad value or, when `refusingSelf` is set, for the admin's own account.
     private func change(_ request: Request, _ context: AppRequestContext, refusingSelf: String?,
@@ -162,6 +178,22 @@ struct AdminUsersController {
                                      message: "Enter a budget in dollars, like 25 or 12.50, or leave it empty."))
         }
         return .success(micros)
+    }
+
+    /// A storage quota typed in whole megabytes: nil when left empty, a 422 message when it is not one.
+    static func megabytes(_ text: String?) -> Result<Int64?, AppError> {
+        let text = (text ?? "").trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else { return .success(nil) }
+        guard let megabytes = Int64(text), (0...ServerSettings.maxStorageMegabytes).contains(megabytes) else {
+            return .failure(AppError(.unprocessableContent, code: "invalid_quota",
+                                     message: "Enter a quota in whole megabytes, from 0 to \(ServerSettings.maxStorageMegabytes), or leave it empty."))
+        }
+        return .success(megabytes * 1_048_576)
+    }
+
+    /// The template values of a user's storage: what they store, their quota, and the quota form's value.
+    private static func storageValues(_ status: StorageStatus, own: Int64?) -> [String: Any] {
+        ["summary": status.summary, "is_over": status.isOver, "quota_value": own.map { String($0 / 1_048_576) } ?? ""]
     }
 
     /// The template values of an account.

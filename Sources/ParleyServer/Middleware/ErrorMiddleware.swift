@@ -30,6 +30,8 @@ struct ErrorMiddleware: RouterMiddleware {
         switch error {
         case let error as AppError:
             return error
+        case StoreError.storageFull(let status):
+            return .storageFull(status)
         case StoreError.diskFull:
             context.logger.critical("the disk holding the database is full", metadata: ["route": "\(context.endpointPath ?? "unmatched")"])
             return .diskFull

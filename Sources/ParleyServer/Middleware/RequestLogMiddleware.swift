@@ -2,8 +2,9 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// Writes one log line per request (method, route, status, milliseconds, and the request id the logger carries) and
-/// returns the id as `X-Request-ID`; never the query string or the body, which may hold message text or tokens.
+/// Writes one log line per request (client address, method, route, status, milliseconds, and the request id the
+/// logger carries) and returns the id as `X-Request-ID`; never the query string or the body, which may hold message
+/// text or tokens.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     static let requestIDHeader = HTTPField.Name("X-Request-ID")!
@@ -14,6 +15,7 @@ struct RequestLogMiddleware: RouterMiddleware {
         response.headers[Self.requestIDHeader] = context.id
         let elapsed = started.duration(to: .now)
         context.logger.info("request", metadata: [
+            "client": .string(context.clientAddress),
             "method": .string(request.method.rawValue),
             "route": .string(context.endpointPath ?? "unmatched"),
             "status": .stringConvertible(response.status.code),
