@@ -1,6 +1,11 @@
 """What a person does on Parley's pages, as steps the browser tests share. Every wait is bounded."""
 import time
 
+try:
+    from axe_selenium_python import Axe
+except ImportError as error:  # run by a Python without the suite's PyPI packages
+    raise ImportError("axe-selenium-python is missing: run ./scripts/install-deps.sh --test, then the suite with "
+                      ".venv-test/bin/python") from error
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
@@ -72,3 +77,34 @@ def console_problems(browser):
     """JavaScript errors and Content-Security-Policy reports in the console since the last call."""
     return [entry["message"] for entry in browser.get_log("browser")
             if entry["level"] == "SEVERE" or "Content Security Policy" in entry["message"]]
+
+
+# axe-core violations of these impacts fail a test; minor and moderate ones are printed.
+FAILING_IMPACTS = ("serious", "critical")
+# With script turned off, a page's timers never fire but promises still settle: axe-core's queue waits on timers.
+TIMERS_AS_MICROTASKS = """
+window.setTimeout = (callback, delay, ...values) => { Promise.resolve().then(() => callback(...values)); return 0; };
+window.clearTimeout = () => {};
+"""
+
+
+def describe_violations(violations):
+    """One line per element axe-core flags: rule, impact, CSS target and the start of its HTML."""
+    return [f"{violation['id']} ({node.get('impact') or violation['impact']}) {' '.join(node['target'])}: "
+            f"{node['html'][:200]}" for violation in violations for node in violation["nodes"]]
+
+
+def assert_accessible(browser, label, javascript=True):
+    """Runs axe-core (its default rules) on the page shown: fails on any serious or critical violation, listing each
+    element, and prints the minor and moderate ones. `label` names the page in the messages; `javascript=False` is for
+    a browser with script turned off."""
+    browser.set_script_timeout(30)
+    if not javascript:
+        browser.execute_script(TIMERS_AS_MICROTASKS)
+    axe = Axe(browser)
+    axe.inject()
+    violations = axe.run()["violations"]
+    failing = [violation for violation in violations if violation["impact"] in FAILING_IMPACTS]
+    for line in describe_violations([violation for violation in violations if violation not in failing]):
+        print(f"axe on {label}: {line}")
+    assert not failing, f"axe-core on {label} ({browser.current_url}):\n" + "\n".join(describe_violations(failing))

@@ -2,7 +2,8 @@
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from parley_pages import EMAIL, fill_account_form, sign_in, sign_out, sign_up, start_conversation, wait_for_reply
+from parley_pages import (EMAIL, assert_accessible, fill_account_form, sign_in, sign_out, sign_up, start_conversation,
+                          wait_for_reply)
 
 SAVED_CACHES = "const done = arguments[arguments.length - 1]; caches.keys().then(done, () => done(null));"
 KEPT_PAGES = """const done = arguments[arguments.length - 1];
@@ -27,5 +28,7 @@ def test_sign_up_sign_out_and_sign_in_again(browser, server):
     fill_account_form(browser, EMAIL, "not the password")
     error = WebDriverWait(browser, 10).until(lambda b: b.find_element(By.CSS_SELECTOR, ".error[role=alert]"))
     assert error.is_displayed() and "/login" in browser.current_url
+    assert_accessible(browser, "sign-in with a wrong password")
     sign_in(browser, server)
     assert "remember me" in browser.find_element(By.CSS_SELECTOR, ".conversations").text
+    assert_accessible(browser, "the conversation list after signing in again")

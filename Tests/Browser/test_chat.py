@@ -3,7 +3,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from parley_pages import replies, sign_up, start_conversation, streaming_states, wait_for_reply
+from parley_pages import assert_accessible, replies, sign_up, start_conversation, streaming_states, wait_for_reply
 
 FIRST_SENTENCE = "This is Parley's demo model"
 
@@ -29,6 +29,7 @@ def test_reply_streams_as_formatted_html_and_completes(browser, server):
     # Times are shown in the reader's zone: no longer the server's ISO text, which stays in `datetime`.
     time = reply.find_element(By.CSS_SELECTOR, ".meta time")
     assert "T" in time.get_attribute("datetime") and "T" not in time.text
+    assert_accessible(browser, "a conversation with a streamed reply")
 
 
 def test_keyboard_enter_sends_shift_enter_adds_a_line_escape_stops(browser, server):
@@ -54,6 +55,7 @@ def test_keyboard_enter_sends_shift_enter_adds_a_line_escape_stops(browser, serv
     assert not browser.find_element(By.ID, "stop-form").is_displayed()
     browser.refresh()  # the server kept it as stopped
     assert wait_for_reply(browser, "stopped", seconds=5).find_element(By.CSS_SELECTOR, ".status").text.lower() == "stopped"
+    assert_accessible(browser, "a conversation with a stopped reply")
 
 
 def test_reload_mid_stream_resumes_the_reply_without_repeating_it(browser, server):
@@ -74,6 +76,7 @@ def test_reload_mid_stream_resumes_the_reply_without_repeating_it(browser, serve
         overlap = min(len(first_line), len(first_paragraph))
         assert first_line[:overlap] == first_paragraph[:overlap], states  # nor garbled
     assert reply.count("Set one of the keys above") == 1
+    assert_accessible(browser, "a conversation reloaded mid-stream")
 
 
 def test_two_tabs_on_one_conversation_both_stream(browser, server):
@@ -93,6 +96,7 @@ def test_two_tabs_on_one_conversation_both_stream(browser, server):
     browser.switch_to.window(first)
     assert wait_for_reply(browser).text == other
     assert len(replies(browser)) == 1
+    assert_accessible(browser, "the tab that sent")
 
 
 def test_scrolling_up_stops_following_and_jump_to_latest_returns(browser, server):
@@ -108,3 +112,4 @@ def test_scrolling_up_stops_following_and_jump_to_latest_returns(browser, server
     WebDriverWait(browser, 5).until(lambda b: b.execute_script(
         "return window.innerHeight + window.scrollY >= document.body.scrollHeight - 80"))
     assert not jump.is_displayed()
+    assert_accessible(browser, "a short window after jumping to the latest")

@@ -2,7 +2,7 @@
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from parley_pages import sign_up, start_conversation, wait_for_reply
+from parley_pages import assert_accessible, sign_up, start_conversation, wait_for_reply
 
 # Stands in for the system's notifications (headless Chromium shows none) and makes the tab look hidden.
 RECORD_NOTIFICATIONS = """
@@ -34,6 +34,7 @@ def test_extras_are_off_until_turned_on_in_settings(browser, server):
         if supported:
             box.click()
             WebDriverWait(browser, 5).until(lambda b: b.execute_script(f"return localStorage['parley.{feature}']") == "on")
+    assert_accessible(browser, "settings with the extras turned on")
 
     browser.get(conversation)
     speak = browser.find_elements(By.CSS_SELECTOR, "article.message.assistant button.speak")
@@ -42,6 +43,7 @@ def test_extras_are_off_until_turned_on_in_settings(browser, server):
     assert len(dictate) == browser.execute_script("return window.webkitSpeechRecognition || window.SpeechRecognition ? 1 : 0")
     for button in speak + dictate:
         assert button.get_attribute("type") == "button" and button.text
+    assert_accessible(browser, "a conversation with the extras")
 
     browser.execute_script(RECORD_NOTIFICATIONS)
     browser.find_element(By.ID, "content").send_keys("notify me\n")

@@ -4,7 +4,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import Server
-from parley_pages import sign_up, start_conversation, streaming_states, wait_for_reply
+from parley_pages import assert_accessible, sign_up, start_conversation, streaming_states, wait_for_reply
 
 TABS = 8  # over HTTP/1.1 a browser opens at most 6 connections to a server, and each open tab's event stream holds one
 
@@ -45,3 +45,4 @@ def test_eight_tabs_with_open_streams_and_a_reply_streams_in_the_last(browsers, 
     WebDriverWait(browser, 20).until(
         lambda b: [a.get_attribute("data-status") for a in b.find_elements(By.CSS_SELECTOR, "article.message.assistant")]
         == ["complete", "complete"])
+    assert_accessible(browser, "a conversation over HTTPS")

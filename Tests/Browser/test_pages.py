@@ -1,12 +1,12 @@
-"""Every page in a real browser: no script errors or CSP reports, every control labelled; and the page without
-JavaScript, offline, and on a phone-sized screen."""
+"""Every page in a real browser: no script errors or CSP reports, every control labelled, nothing axe-core calls
+serious; and the page without JavaScript, offline, and on a phone-sized screen."""
 import time
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from parley_pages import console_problems, replies, sign_up, start_conversation, wait_for_reply
+from parley_pages import assert_accessible, console_problems, replies, sign_up, start_conversation, wait_for_reply
 
 UNLABELLED_CONTROLS = """
 const named = (element) => {
@@ -23,13 +23,15 @@ return [...document.querySelectorAll("button, input:not([type=hidden]), select, 
 
 
 def check_page(browser, path=None, server=None):
-    """Opens `path` (or checks the page shown) and asserts a clean console and labelled controls."""
+    """Opens `path` (or checks the page shown) and asserts a clean console, labelled controls and axe-core's
+    approval."""
     if path is not None:
         browser.get(server + path)
     WebDriverWait(browser, 10).until(lambda b: b.execute_script("return document.readyState") == "complete")
     assert browser.find_element(By.TAG_NAME, "main")
     assert console_problems(browser) == [], browser.current_url
     assert browser.execute_script(UNLABELLED_CONTROLS) == [], browser.current_url
+    assert_accessible(browser, path or browser.current_url)
 
 
 def test_no_script_errors_no_csp_reports_and_labelled_controls_on_every_page(browser, server):
@@ -41,6 +43,7 @@ def test_no_script_errors_no_csp_reports_and_labelled_controls_on_every_page(bro
     WebDriverWait(browser, 10).until(lambda b: replies(b) and b.find_element(By.ID, "stop-form").is_displayed())
     check_page(browser)  # while the reply streams
     wait_for_reply(browser)
+    assert_accessible(browser, "a conversation with a complete reply")
     conversation = browser.current_url
     assert console_problems(browser) == []
     browser.find_element(By.CSS_SELECTOR, "details.share summary").click()
@@ -58,6 +61,8 @@ def test_no_script_errors_no_csp_reports_and_labelled_controls_on_every_page(bro
 
 def test_without_javascript_sign_up_send_and_read(browsers, server):
     browser = browsers.new(javascript=False)
+    browser.get(server + "/signup")
+    assert_accessible(browser, "sign-up without JavaScript", javascript=False)
     sign_up(browser, server)
     start_conversation(browser, "no script here")
     assert not browser.find_elements(By.CSS_SELECTOR, "button.jump-latest")  # the script really is off
@@ -68,6 +73,7 @@ def test_without_javascript_sign_up_send_and_read(browsers, server):
     WebDriverWait(browser, 10).until(lambda b: len(b.find_elements(By.CSS_SELECTOR, "article.message.user")) == 2)
     reply = reload_until_complete(browser)
     assert len(replies(browser)) == 2 and "You wrote 4 words" in reply.text
+    assert_accessible(browser, "a conversation without JavaScript", javascript=False)
 
 
 def reload_until_complete(browser, seconds=15):
@@ -107,6 +113,7 @@ def assert_offline_copy(browser, reply):
     assert replies(browser)[-1].find_element(By.CSS_SELECTOR, ".content").text == reply
     assert "offline" in browser.find_element(By.ID, "offline-notice").text
     assert not browser.find_element(By.ID, "send").is_enabled()
+    assert_accessible(browser, "the offline copy of a conversation")
 
 
 def test_a_phone_sized_screen_folds_the_list_and_widens_the_composer(browsers, server):
@@ -125,6 +132,7 @@ def test_a_phone_sized_screen_folds_the_list_and_widens_the_composer(browsers, s
     listing.find_element(By.TAG_NAME, "summary").click()
     assert listing.find_element(By.CSS_SELECTOR, "li a").is_displayed()
     assert browser.execute_script("return document.documentElement.scrollWidth") <= width  # nothing sticks out
+    assert_accessible(browser, "a conversation on a phone, its list open")
 
 
 def test_keyboard_alone_reaches_every_control_of_the_chat_page(browser, server):
@@ -146,3 +154,4 @@ def test_keyboard_alone_reaches_every_control_of_the_chat_page(browser, server):
     settings = browser.find_element(By.CSS_SELECTOR, "details.actions:not(.share)")
     settings.find_element(By.TAG_NAME, "summary").send_keys(Keys.ENTER)
     assert settings.get_attribute("open") is not None  # a summary opens from the keyboard
+    assert_accessible(browser, "a conversation with its settings open")

@@ -3,7 +3,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import Server, parley
-from parley_pages import PASSWORD, sign_in, sign_up, start_conversation, wait_for_reply
+from parley_pages import PASSWORD, assert_accessible, sign_in, sign_up, start_conversation, wait_for_reply
 
 
 def test_a_shared_link_opens_in_a_fresh_browser_profile(browsers, server):
@@ -15,6 +15,7 @@ def test_a_shared_link_opens_in_a_fresh_browser_profile(browsers, server):
     owner.find_element(By.CSS_SELECTOR, 'details.share button.primary[type=submit]').click()
     link = WebDriverWait(owner, 10).until(lambda b: b.find_element(By.CSS_SELECTOR, "a.share-url")).get_attribute("href")
     assert "/s/" in link
+    assert_accessible(owner, "the share dialog with its link")
 
     visitor = browsers.new()  # another profile: no cookies, no session
     visitor.get(link)
@@ -24,6 +25,7 @@ def test_a_shared_link_opens_in_a_fresh_browser_profile(browsers, server):
     assert shared.find_element(By.CSS_SELECTOR, "form.fork button").is_displayed()
     assert not visitor.find_elements(By.CSS_SELECTOR, 'form[action="/logout"]')
     assert visitor.find_element(By.CSS_SELECTOR, 'meta[name=robots]').get_attribute("content") == "noindex"
+    assert_accessible(visitor, "a shared conversation")
 
 
 def test_an_admin_sees_the_dashboard_chart(browser, data_dir):
@@ -40,5 +42,6 @@ def test_an_admin_sees_the_dashboard_chart(browser, data_dir):
         assert any(bar.size["height"] > 0 for bar in bars)
         assert browser.find_elements(By.CSS_SELECTOR, ".legend li")
         assert "$" in browser.find_element(By.CSS_SELECTOR, ".figures").text
+        assert_accessible(browser, "the admin dashboard with its chart")
     finally:
         running.stop()

@@ -8,7 +8,7 @@ import zlib
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from parley_pages import replies, sign_up, start_conversation, wait_for_reply
+from parley_pages import assert_accessible, replies, sign_up, start_conversation, wait_for_reply
 
 SIDE = 1200
 
@@ -41,6 +41,7 @@ def test_an_image_shows_a_thumbnail_and_upload_progress_and_appears_in_the_conve
         lambda b: b.find_element(By.CSS_SELECTOR, ".attachment-tray img"))
     assert thumbnail.get_attribute("alt") == "noise.png"
     assert browser.find_element(By.CSS_SELECTOR, ".attachment-tray .remove").get_attribute("aria-label") == "Remove noise.png"
+    assert_accessible(browser, "the composer with an image attached")
 
     # Record whether the progress bar is ever shown while the upload runs.
     browser.execute_script("""
@@ -66,3 +67,4 @@ def test_an_image_shows_a_thumbnail_and_upload_progress_and_appears_in_the_conve
         lambda b: b.find_element(By.CSS_SELECTOR, "article.message.user ul.attachments img"))
     assert image.get_attribute("src").startswith(server + "/attachments/")
     WebDriverWait(browser, 10).until(lambda b: b.execute_script("return arguments[0].naturalWidth", image) == SIDE)
+    assert_accessible(browser, "a conversation with an image")
