@@ -14,9 +14,6 @@ struct TaskItemLabel {
     private var characters = 0
     private var spacePending = false
 
-    /// Creates an empty label.
-    init() {}
-
     /// Whether more text would be cut off anyway.
     var isFull: Bool { characters > Self.maxCharacters }
 
