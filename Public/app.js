@@ -237,10 +237,28 @@
     if (navigator.onLine) setOffline(false);
   });
 
+  /** The reply's footer names its model, as the server's page does. */
+  function showModel(article, model) {
+    const meta = article.querySelector(".meta");
+    if (!model || meta.querySelector(".tag")) return;
+    const tag = document.createElement("span");
+    tag.className = "tag";
+    tag.textContent = model;
+    meta.prepend(tag);
+  }
+
+  /** A finished reply's token counts, worded as the server's page words them. */
+  function usageText(usage) {
+    if (!usage.prompt_tokens && !usage.completion_tokens) return "nothing billed";
+    return usage.prompt_tokens + " in · " + usage.completion_tokens + " out" + (usage.estimated ? " (estimated)" : "");
+  }
+
   source.addEventListener("start", (event) => {
     const data = JSON.parse(event.data);
     const wasAtBottom = nearBottom();
-    startReply(messageArticle(data.message_id, "assistant"));
+    const article = messageArticle(data.message_id, "assistant");
+    startReply(article);
+    showModel(article, data.model);
     setStreaming(true);
     showNotice("");
     followIfAtBottom(wasAtBottom);
@@ -293,7 +311,14 @@
       const status = document.createElement("span");
       status.className = "status";
       status.textContent = data.status;
-      meta.prepend(status);
+      meta.querySelector(".tag") ? meta.querySelector(".tag").after(status) : meta.prepend(status);
+    }
+    meta.querySelector(".usage")?.remove();
+    if (data.usage) {
+      const usage = document.createElement("span");
+      usage.className = "usage";
+      usage.textContent = usageText(data.usage);
+      meta.querySelector("time") ? meta.insertBefore(usage, meta.querySelector("time")) : meta.append(usage);
     }
     decorateMessage(article);
     setStreaming(false);

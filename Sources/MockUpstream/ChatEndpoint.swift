@@ -23,9 +23,14 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
         await stats.received(body: body == nil ? nil : text)
         do throws(MockError) {
             guard let body else { throw .badRequest("body is not a JSON object") }
-            let chat = try wire.chatRequest(body: body, request: request, context: context)
+            var chat = try wire.chatRequest(body: body, request: request, context: context)
             if chat.apiKey == "bad-key" { throw .badKey }
             let fault = MockFault(model: chat.model)
+            if fault == .noUsage { chat.includeUsage = false }
+            if fault == .empty, chat.stream {
+                await stats.answered()
+                return Response(status: .ok, headers: [.contentType: "text/event-stream"])
+            }
             let rejectTurn = fault == .rateLimited ? await stats.takeRateLimitTurn() : false
             if let error = fault.error(model: chat.model, rejectTurn: rejectTurn) { throw error }
             let script = fault.script(model: chat.model, configuration: configuration)

@@ -11,6 +11,11 @@ enum MockFault: String, CaseIterable, Sendable {
     case missing = "mock-missing"
     /// Sends the whole reply, then drops the connection before the response's end, as a proxy may (not listed).
     case cut = "mock-cut"
+    /// Answers a streaming request with 200 and an empty body, as llama.cpp's server answers a prompt too long for its
+    /// context.
+    case empty = "mock-empty"
+    /// Streams the reply without a usage object even when asked for one, as llama.cpp's server does.
+    case noUsage = "mock-nousage"
 
     /// The fault selected by `model`.
     init(model: String) {

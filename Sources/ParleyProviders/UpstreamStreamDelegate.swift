@@ -23,6 +23,8 @@ final class UpstreamStreamDelegate<Decoder: StreamDecoder>: HTTPClientResponseDe
         var timer: Scheduled<Void>?
         /// A pause just ended: the client is handing over the parts it read before it, which are not paused again.
         var isResuming = false
+        /// Whether any server-sent event came (a 2xx body without one is an empty reply, not a cut one).
+        var hasEvents = false
         var isFinished = false
         /// The request this delegate reads, and how the reply ends (both set by `watch`).
         var task: HTTPClient.Task<Void>?
@@ -66,6 +68,7 @@ final class UpstreamStreamDelegate<Decoder: StreamDecoder>: HTTPClientResponseDe
                 }
                 var pause = Duration.zero
                 for message in state.parser.feed(buffer.readableBytesView) {
+                    state.hasEvents = true
                     try state.decoder.decode(message, into: &state.chunks)
                     guard !state.chunks.isEmpty else { continue }
                     state.lastProgress = .now()
@@ -99,10 +102,12 @@ final class UpstreamStreamDelegate<Decoder: StreamDecoder>: HTTPClientResponseDe
 
     /// Throws the error response, or what the decoder finds wrong with the reply read (incomplete, refused).
     private func checkReply() throws {
-        let (failure, decoder) = state.withLock { ($0.failure, $0.decoder) }
+        let (failure, decoder, hasEvents) = state.withLock { ($0.failure, $0.decoder, $0.hasEvents) }
         if let failure {
             throw UpstreamFailure(status: failure.status, body: String(buffer: failure.body), headers: failure.headers)
         }
+        // A server that cannot take the prompt (llama.cpp's, for one too long) may answer 200 and nothing else.
+        guard hasEvents else { throw ProviderError.emptyReply }
         try decoder.finish()
     }
 

@@ -33,7 +33,8 @@ import Testing
             let provider = OpenAICompatibleProvider(connection: ProviderConnection(
                 name: "local", baseURL: Harness.baseURL(.openai, port: mock.port), apiKey: nil, client: mock.client))
             let ids = try await provider.listModels()
-            #expect(ids == ["mock-fast", "mock-slow", "mock-429", "mock-500", "mock-reset", "mock-stall", "mock-garbage", "mock-long"])
+            #expect(ids == ["mock-fast", "mock-slow", "mock-429", "mock-500", "mock-reset", "mock-stall", "mock-garbage", "mock-long",
+                            "mock-empty", "mock-nousage"])
         }
     }
 

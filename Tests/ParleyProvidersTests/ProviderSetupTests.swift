@@ -158,7 +158,8 @@ import Testing
             let catalog = setup.makeCatalog(client: client, logger: Self.logger)
             await setup.discoverModels(into: catalog, client: client, logger: Self.logger)
             let discovered = catalog.models.filter { $0.providerID == "mock" }
-            #expect(discovered == ["mock-slow", "mock-429", "mock-500", "mock-reset", "mock-stall", "mock-garbage", "mock-long"]
+            #expect(discovered == ["mock-slow", "mock-429", "mock-500", "mock-reset", "mock-stall", "mock-garbage", "mock-long", "mock-empty",
+                                 "mock-nousage"]
                 .map { ModelInfo(id: $0, providerID: "mock") })
             #expect(catalog.model("mock-fast")?.providerID == "down")
             #expect(catalog.model("mock-fast")?.price.input == 1)

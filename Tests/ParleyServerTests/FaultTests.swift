@@ -36,6 +36,32 @@ struct FaultTests {
         }
     }
 
+    @Test("a 200 with an empty body (a real server's answer to a prompt too long) is upstream_empty, asked once, not retried, and billed nothing")
+    func emptyReply() async throws {
+        try await withTestServer { server in
+            let (events, stored) = try await Self.reply(server, model: "mock-empty")
+            #expect(events.first { $0.name == "error" }?.json["code"] as? String == "upstream_empty")
+            #expect(events.done?.json["status"] as? String == "error")
+            #expect(try await server.mockStats().requests == 1)
+            let usage = try #require(stored["usage"] as? [String: Any])
+            #expect(usage["prompt_tokens"] as? Int == 0 && usage["completion_tokens"] as? Int == 0)
+            #expect(usage["cost_usd"] as? Double == 0)
+        }
+    }
+
+    @Test("a reply whose server reports no usage is billed an estimate marked estimated; one that failed before any text is billed nothing")
+    func billingWithoutAReport() async throws {
+        try await withTestServer(mockTokens: 5) { server in
+            let (events, stored) = try await Self.reply(server, model: "mock-nousage")
+            #expect(events.done?.json["status"] as? String == "complete")
+            let estimated = try #require(stored["usage"] as? [String: Any])
+            #expect(estimated["estimated"] as? Bool == true && (estimated["prompt_tokens"] as? Int ?? 0) > 0)
+            let (_, failed) = try await Self.reply(server, model: "mock-500")
+            let nothing = try #require(failed["usage"] as? [String: Any])
+            #expect(nothing["prompt_tokens"] as? Int == 0 && nothing["completion_tokens"] as? Int == 0)
+        }
+    }
+
     @Test("a 500 is retried before the first token; a 429 with Retry-After succeeds on the retry")
     func retries() async throws {
         try await withTestServer(mockTokens: 5) { server in

@@ -295,8 +295,12 @@ extension GenerationManager {
         if status == .complete { await improveTitle(of: job, model: model, answer: text) }
     }
 
-    /// The provider's token counts when it sent them, else an estimate flagged as such (the store prices them).
+    /// The provider's token counts when it sent them (the store prices them); else, for a reply with text, an estimate
+    /// flagged as such, and for one without (failed or stopped before any output) nothing: what a provider did not
+    /// report and did not produce is not billed.
     private func usage(text: String, reported: Usage?, estimatedPrompt: Int) -> Usage {
-        reported ?? Usage(promptTokens: estimatedPrompt, completionTokens: ContextWindow.estimatedTokens(text), estimated: true)
+        if let reported { return reported }
+        guard !text.isEmpty else { return Usage() }
+        return Usage(promptTokens: estimatedPrompt, completionTokens: ContextWindow.estimatedTokens(text), estimated: true)
     }
 }

@@ -10,6 +10,8 @@ public enum ProviderError: Error, Equatable, Sendable {
     case contextTooLong
     case refused(detail: String)
     case malformedResponse(detail: String)
+    /// The provider accepted the request (2xx) and sent no event at all: not a dropped connection, so not retried.
+    case emptyReply
     case rejected(status: Int, detail: String)
     /// The provider answered with a redirect, which Parley never follows (it would carry the key to another origin).
     case redirected(status: Int, location: String)
@@ -46,6 +48,9 @@ public enum ProviderError: Error, Equatable, Sendable {
             FailureReason(code: "content_refused", message: "The provider refused to answer: \(detail)")
         case .malformedResponse:
             FailureReason(code: "upstream_malformed", message: "The model's server sent a reply Parley could not understand.")
+        case .emptyReply:
+            FailureReason(code: "upstream_empty", message: "The model's server accepted the request but sent an empty reply. "
+                              + "Some servers do this when the conversation is too long for the model: try a new conversation or another model.")
         case .rejected(let status, let detail):
             FailureReason(code: "provider_error", message: "The provider rejected the request (HTTP \(status)): \(detail)")
         case .redirected(let status, let location):

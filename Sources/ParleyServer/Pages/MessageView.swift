@@ -35,11 +35,16 @@ enum MessageView {
         if message.role == .assistant { html += "    <span class=\"tag\">\(HTMLText.escaped(message.model))</span>\n" }
         if [.stopped, .interrupted, .error].contains(message.status) { html += "    <span class=\"status\">\(status)</span>\n" }
         if showsUsage, message.role == .assistant, message.status != .streaming {
-            html += "    <span class=\"usage\">\(message.usage.promptTokens) in · \(message.usage.completionTokens) out"
-                + (message.usage.estimated ? " (estimated)" : "") + "</span>\n"
+            html += "    <span class=\"usage\">" + usageText(message.usage) + "</span>\n"
         }
         let created = message.createdAt.formatted(.iso8601)
         html += "    <time datetime=\"\(created)\">\(created)</time>\n  </footer>\n</article>\n"
         return html
+    }
+
+    /// A reply's token counts, marked when estimated; "nothing billed" when there are none.
+    static func usageText(_ usage: Usage) -> String {
+        guard usage.promptTokens > 0 || usage.completionTokens > 0 else { return "nothing billed" }
+        return "\(usage.promptTokens) in · \(usage.completionTokens) out" + (usage.estimated ? " (estimated)" : "")
     }
 }
