@@ -1,5 +1,7 @@
 import AsyncHTTPClient
+import Foundation
 import NIOCore
+import NIOPosix
 import ParleyCore
 
 /// How Parley reaches one provider: the name shown to users, the base URL, the API key, the HTTP client and the timeouts.
@@ -42,9 +44,19 @@ public struct ProviderConnection: Sendable {
             switch error {
             case .readTimeout, .deadlineExceeded: return .timedOut
             case .cancelled: return .cancelled
+            case .connectTimeout: return .connectFailed(detail: "\(error)")
             default: return .unreachable(detail: "\(error)")
             }
         }
+        if Self.isConnectFailure(error) { return .connectFailed(detail: "\(error)") }
         return .unreachable(detail: "\(error)")
+    }
+
+    /// Whether `error` says no connection could be opened at all (refused, no route, no such host), which the HTTP
+    /// client has already tried again until the connect timeout.
+    static func isConnectFailure(_ error: any Error) -> Bool {
+        if error is NIOConnectionError { return true }
+        guard let error = error as? IOError else { return false }
+        return [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(error.errnoCode)
     }
 }

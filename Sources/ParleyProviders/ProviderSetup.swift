@@ -128,8 +128,10 @@ public struct ProviderSetup: Sendable {
     }
 
     /// Adds the models every OpenAI-compatible provider lists (asked side by side, added in provider order);
-    /// a discovered model without a price costs 0, and an id already offered keeps its first provider.
-    public func discoverModels(into catalog: ModelCatalog, client: HTTPClient, logger: Logger) async {
+    /// a discovered model without a price costs 0, and an id already offered keeps its first provider. A provider
+    /// that does not answer keeps the models it listed last. Returns whether every provider answered.
+    @discardableResult
+    public func discoverModels(into catalog: ModelCatalog, client: HTTPClient, logger: Logger) async -> Bool {
         let listed = await withTaskGroup(of: (String, Result<[String], ProviderError>).self) { group in
             for provider in providers where provider.kind == .openai {
                 let server = OpenAICompatibleProvider(connection: connection(to: provider, client: client))
@@ -154,6 +156,7 @@ public struct ProviderSetup: Sendable {
                 break
             }
         }
+        return !listed.values.contains { if case .failure = $0 { true } else { false } }
     }
 
     /// How `provider` is reached through `client`.

@@ -130,6 +130,35 @@ struct FaultTests {
         }
     }
 
+    @Test("a provider whose port refuses connections fails a reply within the connect timeout, not once per retry, and its model's fallback answers at once")
+    func refusedProvider() async throws {
+        let configPath = try makeTempDirectory() + "/parley.json"
+        let closed = try UpstreamConnectProbe.closedPort()
+        try await withTestServer(mockTokens: 5, configure: { settings in
+            let base = settings.environment["OPENAI_BASE_URL"] ?? ""
+            try? Data("""
+                {"providers": [{"id": "mock", "kind": "openai", "base_url": "\(base)"},
+                               {"id": "down", "kind": "openai", "base_url": "http://127.0.0.1:\(closed)/v1"}],
+                 "models": [
+                   {"id": "alone", "provider": "down", "upstream_id": "m"},
+                   {"id": "primary", "provider": "down", "upstream_id": "m", "fallback": "backup"},
+                   {"id": "backup", "provider": "mock", "upstream_id": "mock-fast"}
+                 ]}
+                """.utf8).write(to: URL(fileURLWithPath: configPath))
+            settings.providerConfigPath = configPath
+            settings.upstreamConnectTimeout = .seconds(1)
+        }) { server in
+            let started = ContinuousClock.now
+            let (failed, _) = try await Self.reply(server, model: "alone")
+            // Four tries (the first and three retries) would take four connect timeouts.
+            #expect(started.duration(to: .now) < .seconds(3))
+            #expect(failed.first { $0.name == "error" }?.json["code"] as? String == "upstream_unreachable")
+            let (events, _) = try await Self.reply(server, model: "primary")
+            #expect(events.done?.json["status"] as? String == "complete")
+            #expect(events.text == MockReply.text(model: "mock-fast", tokens: 5))
+        }
+    }
+
     @Test("a reset, stalled or garbled stream ends with a clear error and keeps the partial text",
           arguments: [("mock-reset", "upstream_unreachable"), ("mock-stall", "upstream_timeout"),
                       ("mock-garbage", "upstream_malformed")])

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 import MockUpstream
 import ParleyServer
 import ParleyStore
@@ -138,6 +139,11 @@ struct OperationsTests {
             // At most the two sends behind the first: the write inside the waiting transaction is not counted.
             #expect((1...2).contains(waiting))
             #expect(try await sends.value == [202, 202, 202])
+            // The replies' own writes may queue for a moment as they end: the count comes back to 0.
+            let settled = ContinuousClock.now + .seconds(10)
+            while try await server.gauge("parley_store_writes_waiting") != 0, ContinuousClock.now < settled {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             #expect(try await server.gauge("parley_store_writes_waiting") == 0)
             for id in conversations { #expect(try await api.messages(id).first?["content"] as? String == "wait for me") }
         }
@@ -170,6 +176,46 @@ struct OperationsTests {
             #expect(first >= 1)  // the start-up discovery
             let later = try await server.waitForMock(timeout: .seconds(10)) { $0.modelListRequests >= first + 3 }
             #expect(later.modelListRequests >= first + 3)
+        }
+    }
+
+    @Test("a provider that is down at start-up does not hold the start past the discovery wait; its models appear once it is up, without a restart")
+    func discoveryInTheBackground() async throws {
+        let port = try UpstreamConnectProbe.closedPort()
+        let directory = try makeTempDirectory()
+        var settings = testSettings(dataDirectory: directory, mockPort: port)
+        settings.modelDiscoveryWait = .milliseconds(200)
+        settings.modelRetryDelay = .milliseconds(200)
+        settings.modelRefreshInterval = nil
+        settings.upstreamConnectTimeout = .seconds(5)
+        let started = ContinuousClock.now
+        let (ports, ready) = AsyncStream.makeStream(of: Int.self)
+        let app = try await buildApplication(settings: settings) { ready.yield($0) }
+        // The connect timeout alone would hold the start for 5 s.
+        #expect(started.duration(to: .now) < .seconds(3))
+        try await withRunningService(app, logger: Logger(label: "test")) {
+            var iterator = ports.makeAsyncIterator()
+            let serverPort = try #require(await iterator.next())
+            try await withTestClient { client in
+                let server = TestServer(port: serverPort, mockPort: port, dataDirectory: directory, client: client)
+                let api = try await GenerationTests.signedIn(server)
+                let ids = { () async throws -> [String] in
+                    let list = try await api.request(.GET, "/api/models").json()["data"] as? [[String: Any]]
+                    return (list ?? []).compactMap { $0["id"] as? String }
+                }
+                #expect(try await !ids().contains("mock-fast"))
+                do {
+                    try await MockUpstream(configuration: .init(port: port, tokens: 5)).serving { _ in
+                        let deadline = ContinuousClock.now + .seconds(20)
+                        while try await !ids().contains("mock-fast"), ContinuousClock.now < deadline {
+                            try await Task.sleep(for: .milliseconds(100))
+                        }
+                        #expect(try await ids().contains("mock-fast"))
+                    }
+                } catch {
+                    Issue.record("serving the mock: \(String(reflecting: error))")
+                }
+            }
         }
     }
 

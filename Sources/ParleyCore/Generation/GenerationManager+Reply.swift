@@ -114,8 +114,8 @@ extension GenerationManager {
     private func nextAttempt(after error: ProviderError, of attempt: inout UpstreamAttempt, for generation: Generation) -> NextAttempt {
         GenerationMetrics.upstreamError(model: attempt.modelID, code: error.reason.code)
         let hasText = generation.state.withLock { $0.hasText }
-        guard error.isRetryable, !hasText else { return fail(error, generation) }
-        if attempt.retries < settings.retry.maxRetries {
+        guard error.allowsFallback, !hasText else { return fail(error, generation) }
+        if error.isRetryable, attempt.retries < settings.retry.maxRetries {
             var retryAfter: Double?
             if case .rateLimited(let seconds) = error { retryAfter = seconds }
             return .retry(after: settings.retry.delay(attempt: attempt.retries, retryAfterSeconds: retryAfter))

@@ -6,6 +6,9 @@ public enum ProviderError: Error, Equatable, Sendable {
     case rateLimited(retryAfterSeconds: Double?)
     case overloaded(status: Int)
     case unreachable(detail: String)
+    /// No connection could be opened (refused, no route, no such host) within the connect timeout, during which the
+    /// HTTP client kept trying: trying again would only add another timeout, so it is not retried.
+    case connectFailed(detail: String)
     case timedOut
     case contextTooLong
     case refused(detail: String)
@@ -25,6 +28,12 @@ public enum ProviderError: Error, Equatable, Sendable {
         }
     }
 
+    /// Whether the model's fallback (another provider, usually) may answer instead: the provider is down or busy.
+    public var allowsFallback: Bool {
+        if case .connectFailed = self { return true }
+        return isRetryable
+    }
+
     /// The user-facing reason shown in the conversation.
     public var reason: FailureReason {
         switch self {
@@ -40,6 +49,8 @@ public enum ProviderError: Error, Equatable, Sendable {
             FailureReason(code: "provider_overloaded", message: "The provider is overloaded or failing (HTTP \(status)). Please try again later.")
         case .unreachable:
             FailureReason(code: "upstream_unreachable", message: "The model's server could not be reached or dropped the connection.")
+        case .connectFailed:
+            FailureReason(code: "upstream_unreachable", message: "The model's server could not be reached: no connection to it could be opened.")
         case .timedOut:
             FailureReason(code: "upstream_timeout", message: "The model's server stopped sending the reply.")
         case .contextTooLong:

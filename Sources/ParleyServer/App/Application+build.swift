@@ -31,7 +31,8 @@ public func buildApplication(settings: ServerSettings,
     let client = HTTPClient(eventLoopGroupProvider: .singleton,
                             configuration: try upstreamClientConfiguration(settings, timeouts: timeouts, replies: replyLimit))
     let catalog = providers.makeCatalog(client: client, logger: logger)
-    await providers.discoverModels(into: catalog, client: client, logger: logger)
+    let answered = await ModelDiscoveryService.discoverAtStart(providers, into: catalog, client: client, logger: logger,
+                                                               within: settings.modelDiscoveryWait)
 
     let pages: PageRenderer
     do {
@@ -60,10 +61,11 @@ public func buildApplication(settings: ServerSettings,
 
     let router = buildRouter(services)
     // The upstream client's users come after it: a service group stops its services in reverse order.
-    var httpServices: [any Service] = [HTTPClientService(client: client)]
-    if let interval = settings.modelRefreshInterval {
-        httpServices.append(ModelDiscoveryService(providers: providers, catalog: catalog, client: client, interval: interval, logger: logger))
-    }
+    let httpServices: [any Service] = [
+        HTTPClientService(client: client),
+        ModelDiscoveryService(providers: providers, catalog: catalog, client: client, interval: settings.modelRefreshInterval,
+                              retryDelay: settings.modelRetryDelay, answeredAtStart: answered, logger: logger),
+    ]
     let http = Application(
         responder: ChildTaskResponder(inner: router.buildResponder()),
         server: connections.server(tls: tls, handshakeTimeout: settings.tlsHandshakeTimeout, http2IdleTimeout: settings.http2IdleTimeout,

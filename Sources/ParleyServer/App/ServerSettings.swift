@@ -29,8 +29,9 @@ public struct ServerSettings: Sendable {
     public var demoTokenDelay: Duration = .milliseconds(25)
     /// How long an upstream may stay silent mid-reply before the reply fails.
     public var upstreamIdleTimeout: Duration = .seconds(60)
-    /// How long a connection to an upstream may take to open.
-    public var upstreamConnectTimeout: Duration = .seconds(10)
+    /// How long a connection to an upstream may take to open (the HTTP client tries again within it; a reply whose
+    /// connection could not be opened in that time fails without more tries).
+    public var upstreamConnectTimeout: Duration = .seconds(5)
     /// How long an upstream may take to send a reply's first token.
     public var upstreamFirstTokenTimeout: Duration = .seconds(120)
     /// A PEM file of certificate authorities trusted for HTTPS upstreams besides the system's (`PARLEY_UPSTREAM_CA_FILE`):
@@ -58,6 +59,10 @@ public struct ServerSettings: Sendable {
     public var sendRateLimit: Int? = 30
     /// How often OpenAI-compatible providers are asked for their models again; nil never (`PARLEY_MODEL_REFRESH`).
     public var modelRefreshInterval: Duration? = .seconds(600)
+    /// How long start-up waits for the providers' model lists; slower ones are added in the background.
+    public var modelDiscoveryWait: Duration = .seconds(1)
+    /// How long after a model list that did not come it is asked for again (doubling each time, up to the refresh).
+    public var modelRetryDelay: Duration = .seconds(5)
     /// The largest image one upload may carry, in bytes (`PARLEY_MAX_UPLOAD_MB`).
     public var maxUploadBytes = 20 * 1024 * 1024
     /// The bytes of images and message text one user may store, unless an admin sets their own (`PARLEY_USER_STORAGE_MB`).

@@ -73,3 +73,14 @@ final class RawConnection: Sendable {
         try? await channel.close()
     }
 }
+
+/// Loopback ports for tests of a provider that is down.
+enum UpstreamConnectProbe {
+    /// A loopback port nothing listens on (bound, then closed).
+    static func closedPort() throws -> Int {
+        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        let port = channel.localAddress?.port ?? 0
+        try channel.close().wait()
+        return port
+    }
+}

@@ -98,6 +98,8 @@ func testSettings(dataDirectory: String, mockPort: Int) -> ServerSettings {
     // Long enough that a loaded CI machine never trips it; tests of a stalling upstream set `stallTimeout`.
     settings.upstreamIdleTimeout = .seconds(15)
     settings.demoTokenDelay = .milliseconds(1)
+    // The mock's models must be known when a test starts, however loaded the machine.
+    settings.modelDiscoveryWait = .seconds(30)
     settings.generation = GenerationSettings(flushInterval: .milliseconds(200), heartbeatInterval: .milliseconds(500),
                                              retry: RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50)),
                                              shutdownGrace: .milliseconds(200), modelTitles: false)
