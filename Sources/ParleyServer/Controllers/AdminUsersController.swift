@@ -125,26 +125,27 @@ struct AdminUsersController {
     }
 
     private func setBudget(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        var request = request
-        let form = try await FormFields(request: &request)
-        switch Self.budget(form["budget"]) {
-        case .success(let micros):
-            return try await change(request, context, refusingSelf: nil) { _, id throws(StoreError) in
-                try await users.setMonthlyBudget(micros, userID: id)
-            }
-        case .failure(let problem):
-            return try await show(request, context, error: problem.message, status: .unprocessableContent)
+        try await setAmount(request, context, field: "budget", parse: Self.budget) { micros, id throws(StoreError) in
+            try await users.setMonthlyBudget(micros, userID: id)
         }
     }
 
     private func setStorageQuota(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        try await setAmount(request, context, field: "quota", parse: Self.megabytes) { bytes, id throws(StoreError) in
+            try await users.setStorageQuota(bytes, userID: id)
+        }
+    }
+
+    /// Reads an amount from the form's `field` with `parse` (nil: the default applies) and applies it to the user of
+    /// the path; a bad amount shows their page again with a 422.
+    private func setAmount(_ request: Request, _ context: AppRequestContext, field: String,
+                           parse: (String?) -> Result<Int64?, AppError>,
+                           _ apply: (Int64?, UserID) async throws(StoreError) -> Void) async throws -> Response {
         var request = request
         let form = try await FormFields(request: &request)
-        switch Self.megabytes(form["quota"]) {
-        case .success(let bytes):
-            return try await change(request, context, refusingSelf: nil) { _, id throws(StoreError) in
-                try await users.setStorageQuota(bytes, userID: id)
-            }
+        switch parse(form[field]) {
+        case .success(let amount):
+            return try await change(request, context, refusingSelf: nil) { _, id throws(StoreError) in try await apply(amount, id) }
         case .failure(let problem):
             return try await show(request, context, error: problem.message, status: .unprocessableContent)
         }
