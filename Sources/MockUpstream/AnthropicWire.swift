@@ -46,6 +46,7 @@ struct AnthropicWire: WireFormat {
             case .modelNotFound: (.notFound, "not_found_error")
             case .rateLimited: (.tooManyRequests, "rate_limit_error")
             case .serverError: (.internalServerError, "api_error")
+            case .contextTooLong: (.badRequest, "invalid_request_error")
             }
         return (status, #"{"type":"error","error":{"type":"\#(type)","message":\#(JSONText.quoted(error.message))}}"#)
     }

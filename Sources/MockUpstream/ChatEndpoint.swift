@@ -32,7 +32,7 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
                 return Response(status: .ok, headers: [.contentType: "text/event-stream"])
             }
             let rejectTurn = fault == .rateLimited ? await stats.takeRateLimitTurn() : false
-            if let error = fault.error(model: chat.model, rejectTurn: rejectTurn) { throw error }
+            if let error = fault.error(model: chat.model, rejectTurn: rejectTurn, promptTokens: chat.promptTokens) { throw error }
             let script = fault.script(model: chat.model, configuration: configuration)
             guard chat.stream else { return await completeResponse(chat, script: script) }
             let stream = MockStream(script: script, wire: wire, chat: chat, stats: stats, pacer: pacer)

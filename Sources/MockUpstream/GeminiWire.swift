@@ -41,6 +41,7 @@ struct GeminiWire: WireFormat {
             case .modelNotFound: (.notFound, "NOT_FOUND")
             case .rateLimited: (.tooManyRequests, "RESOURCE_EXHAUSTED")
             case .serverError: (.internalServerError, "INTERNAL")
+            case .contextTooLong: (.badRequest, "INVALID_ARGUMENT")
             }
         return (status, #"{"error":{"code":\#(status.code),"message":\#(JSONText.quoted(error.message)),"status":"\#(name)"}}"#)
     }

@@ -16,6 +16,8 @@ enum MockFault: String, CaseIterable, Sendable {
     case empty = "mock-empty"
     /// Streams the reply without a usage object even when asked for one, as llama.cpp's server does.
     case noUsage = "mock-nousage"
+    /// Refuses a prompt over `windowTokens` as too long for its context window, as every vendor does.
+    case window = "mock-window"
 
     /// The fault selected by `model`.
     init(model: String) {
@@ -27,9 +29,13 @@ enum MockFault: String, CaseIterable, Sendable {
         allCases.filter { $0 != .missing && $0 != .cut }.map(\.rawValue)
     }
 
+    /// The context window of `mock-window`, in the mock's prompt tokens (four characters each).
+    static let windowTokens = 200
+
     /// The error to answer with, if any; `rejectTurn` says whether this `mock-429` request is one to refuse.
-    func error(model: String, rejectTurn: Bool) -> MockError? {
+    func error(model: String, rejectTurn: Bool, promptTokens: Int) -> MockError? {
         switch self {
+        case .window where promptTokens > Self.windowTokens: .contextTooLong(promptTokens: promptTokens, window: Self.windowTokens)
         case .missing: .modelNotFound(model)
         case .serverError: .serverError
         case .rateLimited where rejectTurn: .rateLimited

@@ -48,6 +48,7 @@ struct OpenAIWire: WireFormat {
             case .modelNotFound: (.notFound, "invalid_request_error", "model_not_found")
             case .rateLimited: (.tooManyRequests, "requests", "rate_limit_exceeded")
             case .serverError: (.internalServerError, "server_error", "server_error")
+            case .contextTooLong: (.badRequest, "invalid_request_error", "context_length_exceeded")
             }
         return (status, #"{"error":{"message":\#(JSONText.quoted(error.message)),"type":"\#(type)","code":"\#(code)"}}"#)
     }

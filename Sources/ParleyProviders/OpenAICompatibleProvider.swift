@@ -46,14 +46,15 @@ public struct OpenAICompatibleProvider: ChatProvider {
         })
     }
 
-    /// The model ids the server lists at `GET {baseURL}/models`; the whole exchange must end within `timeout`.
-    public func listModels(timeout: Duration = .seconds(10)) async throws(ProviderError) -> [String] {
+    /// The models the server lists at `GET {baseURL}/models`, each with its context window where the server gives it;
+    /// the whole exchange must end within `timeout`.
+    public func listModels(timeout: Duration = .seconds(10)) async throws(ProviderError) -> [ListedModel] {
         do {
             return try await UpstreamDeadline(limit: timeout).run { [connection, authorization] in
                 var request = HTTPClientRequest(url: connection.baseURL + "/models")
                 for (header, value) in authorization { request.headers.add(name: header, value: value) }
                 let body = try await connection.answer(to: request, upTo: 4 * 1024 * 1024)
-                return try JSONDecoder().decode(ModelList.self, from: Data(body.readableBytesView)).data.map(\.id)
+                return try JSONDecoder().decode(ModelList.self, from: Data(body.readableBytesView)).data.map(\.listed)
             }
         } catch {
             throw connection.providerError(from: error, model: "")
@@ -99,8 +100,30 @@ struct OpenAIStreamDecoder: StreamDecoder {
     }
 }
 
-/// The answer of `GET /models`.
+/// A model an OpenAI-compatible server lists, and its context window when the server says it.
+public struct ListedModel: Sendable, Equatable {
+    public var id: String
+    public var contextWindow: Int?
+}
+
+/// The answer of `GET /models`: ids, and the context window as vLLM (`max_model_len`) and OpenRouter
+/// (`context_length`) give it.
 private struct ModelList: Decodable {
-    struct Entry: Decodable { var id: String }
+    struct Entry: Decodable {
+        var id: String
+        var maxModelLen: Int?
+        var contextLength: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case id
+            case maxModelLen = "max_model_len"
+            case contextLength = "context_length"
+        }
+
+        /// The entry as Parley keeps it (a window under 1,024 tokens is taken for a mistake).
+        var listed: ListedModel {
+            ListedModel(id: id, contextWindow: (maxModelLen ?? contextLength).flatMap { $0 >= 1_024 ? $0 : nil })
+        }
+    }
     var data: [Entry]
 }

@@ -132,7 +132,7 @@ public struct ProviderSetup: Sendable {
     /// that does not answer keeps the models it listed last. Returns whether every provider answered.
     @discardableResult
     public func discoverModels(into catalog: ModelCatalog, client: HTTPClient, logger: Logger) async -> Bool {
-        let listed = await withTaskGroup(of: (String, Result<[String], ProviderError>).self) { group in
+        let listed = await withTaskGroup(of: (String, Result<[ListedModel], ProviderError>).self) { group in
             for provider in providers where provider.kind == .openai {
                 let server = OpenAICompatibleProvider(connection: connection(to: provider, client: client))
                 group.addTask {
@@ -143,13 +143,15 @@ public struct ProviderSetup: Sendable {
                     }
                 }
             }
-            return await group.reduce(into: [String: Result<[String], ProviderError>]()) { $0[$1.0] = $1.1 }
+            return await group.reduce(into: [String: Result<[ListedModel], ProviderError>]()) { $0[$1.0] = $1.1 }
         }
         for provider in providers {
             switch listed[provider.id] {
-            case .success(let ids):
-                catalog.setDiscoveredModels(ids.map { ModelInfo(id: $0, providerID: provider.id) }, providerID: provider.id)
-                logger.info("discovered models", metadata: ["provider": "\(provider.id)", "count": "\(ids.count)"])
+            case .success(let models):
+                catalog.setDiscoveredModels(models.map { model in
+                    ModelInfo(id: model.id, providerID: provider.id, contextWindow: model.contextWindow ?? ModelInfo.discoveredContextWindow)
+                }, providerID: provider.id)
+                logger.info("discovered models", metadata: ["provider": "\(provider.id)", "count": "\(models.count)"])
             case .failure(let error):
                 logger.warning("model discovery failed", metadata: ["provider": "\(provider.id)", "error": "\(error)"])
             case nil:

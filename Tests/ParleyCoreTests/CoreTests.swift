@@ -5,9 +5,9 @@ import Testing
 
 /// Fitting a conversation into a model's context window.
 @Suite struct ContextWindowTests {
-    /// A turn of exactly 40 UTF-8 bytes: 10 estimated tokens, 14 with the per-turn overhead.
+    /// A turn of exactly 40 letters and spaces: 10 estimated tokens, 14 with the per-turn overhead.
     static func turn(_ role: MessageRole, _ index: Int) -> ChatTurn {
-        let label = "\(role.rawValue) \(index) "
+        let label = "\(role.rawValue) \(Character(UnicodeScalar(UInt8(ascii: "a") + UInt8(index)))) "
         return ChatTurn(role: role, content: label + String(repeating: "x", count: 40 - label.utf8.count))
     }
 
@@ -19,6 +19,28 @@ import Testing
         #expect(ContextWindow.estimatedTokens("abcd") == 1)
         #expect(ContextWindow.estimatedTokens("abcde") == 2)
         #expect(ContextWindow.estimatedTokens("é") == 1)
+    }
+
+    @Test("the estimate errs high where tokenizers split finely: a token a digit or CJK character, two symbols a token, prose about four letters a token")
+    func estimatesDenseTextHigh() {
+        // 3,521 digits were 3,519 tokens for a real tokenizer; four characters a token made 881.
+        #expect(ContextWindow.estimatedTokens(String(repeating: "7", count: 3_521)) == 3_521)
+        #expect(ContextWindow.estimatedTokens(String(repeating: "漢", count: 100)) == 100)
+        #expect(ContextWindow.estimatedTokens(String(repeating: "한", count: 100)) == 100)
+        #expect(ContextWindow.estimatedTokens("{}();") == 3)
+        #expect(ContextWindow.estimatedTokens(String(repeating: "😀", count: 10)) == 20)
+        let prose = "The quick brown fox jumps over the lazy dog and keeps running along the river bank"
+        #expect(ContextWindow.estimatedTokens(prose) == (prose.utf8.count + 3) / 4)
+    }
+
+    @Test("halving keeps the system prompt and the latest turns in about half the estimate; one turn alone cannot be halved")
+    func halving() throws {
+        let turns = [ChatTurn(role: .system, content: "sys")] + Self.history
+        let halved = try #require(ContextWindow.halved(turns))
+        #expect(halved.first == turns.first)
+        #expect(halved.last == Self.history.last)
+        #expect(halved.reduce(0) { $0 + ContextWindow.estimatedTokens($1) } <= turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1) } / 2)
+        #expect(ContextWindow.halved([ChatTurn(role: .system, content: "sys"), Self.history[0]]) == nil)
     }
 
     @Test func keepsTheSystemPromptAndDropsTheOldestTurns() throws {

@@ -1,4 +1,6 @@
 import Foundation
+import Hummingbird
+import Logging
 import MockUpstream
 import ParleyCore
 @testable import ParleyProviders
@@ -28,13 +30,40 @@ import Testing
         }
     }
 
+    @Test("a listed model's context window is read from vLLM's max_model_len or OpenRouter's context_length; none or a silly one is nil")
+    func listedContextWindows() async throws {
+        let router = Router()
+        router.get("/v1/models") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: """
+                {"object": "list", "data": [
+                  {"id": "vllm-model", "object": "model", "max_model_len": 32768},
+                  {"id": "routed", "context_length": 200000},
+                  {"id": "plain"}, {"id": "tiny", "max_model_len": 12}]}
+                """)))
+        }
+        let (ports, ready) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                              onServerRunning: { ready.yield($0.localAddress?.port ?? 0) }, logger: Logger(label: "models"))
+        try await withRunningService(app, logger: app.logger) {
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            try await Harness.withClient(UpstreamTimeouts()) { client in
+                let provider = OpenAICompatibleProvider(connection: ProviderConnection(
+                    name: "local", baseURL: "http://127.0.0.1:\(port)/v1", apiKey: nil, client: client))
+                let listed = try await provider.listModels()
+                #expect(listed == [ListedModel(id: "vllm-model", contextWindow: 32_768), ListedModel(id: "routed", contextWindow: 200_000),
+                                   ListedModel(id: "plain", contextWindow: nil), ListedModel(id: "tiny", contextWindow: nil)])
+            }
+        }
+    }
+
     @Test func listModelsReadsTheServersList() async throws {
         try await withMock { mock in
             let provider = OpenAICompatibleProvider(connection: ProviderConnection(
                 name: "local", baseURL: Harness.baseURL(.openai, port: mock.port), apiKey: nil, client: mock.client))
-            let ids = try await provider.listModels()
+            let ids = try await provider.listModels().map(\.id)
             #expect(ids == ["mock-fast", "mock-slow", "mock-429", "mock-500", "mock-reset", "mock-stall", "mock-garbage", "mock-long",
-                            "mock-empty", "mock-nousage"])
+                            "mock-empty", "mock-nousage", "mock-window"])
         }
     }
 

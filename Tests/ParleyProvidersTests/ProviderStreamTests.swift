@@ -166,7 +166,7 @@ import Testing
         }
     }
 
-    @Test("a server that cannot be reached is unreachable once the connect timeout passes", arguments: ProviderKind.allCases)
+    @Test("a server that refuses connections is connectFailed once the connect timeout passes: unreachable to the user, not retried by the reply (the client already tried until then), its fallback asked", arguments: ProviderKind.allCases)
     func closedPortIsUnreachable(kind: ProviderKind) async throws {
         // A refused connection ends as unreachable, not as a hang; the time bound is loose because the whole suite
         // runs in parallel on two cores.
@@ -177,7 +177,8 @@ import Testing
             let started = ContinuousClock.now
             let (_, error) = await Harness.collect(provider, Harness.request(model: "mock-fast"))
             #expect(error?.reason.code == "upstream_unreachable")
-            #expect(error?.isRetryable == true)
+            #expect(error.map { if case .connectFailed = $0 { true } else { false } } == true, "\(String(describing: error))")
+            #expect(error?.isRetryable == false && error?.allowsFallback == true)
             #expect(ContinuousClock.now - started < .seconds(30))
         }
     }

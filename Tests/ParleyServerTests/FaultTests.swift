@@ -146,16 +146,41 @@ struct FaultTests {
                  ]}
                 """.utf8).write(to: URL(fileURLWithPath: configPath))
             settings.providerConfigPath = configPath
-            settings.upstreamConnectTimeout = .seconds(1)
+            settings.upstreamConnectTimeout = .seconds(3)
+            // The models are configured: the start need not wait for the down provider's list.
+            settings.modelDiscoveryWait = .milliseconds(100)
         }) { server in
             let started = ContinuousClock.now
             let (failed, _) = try await Self.reply(server, model: "alone")
-            // Four tries (the first and three retries) would take four connect timeouts.
-            #expect(started.duration(to: .now) < .seconds(3))
+            // Three tries (the first and two retries) would take three connect timeouts, 9 s.
+            #expect(started.duration(to: .now) < .seconds(8))
             #expect(failed.first { $0.name == "error" }?.json["code"] as? String == "upstream_unreachable")
             let (events, _) = try await Self.reply(server, model: "primary")
             #expect(events.done?.json["status"] as? String == "complete")
             #expect(events.text == MockReply.text(model: "mock-fast", tokens: 5))
+        }
+    }
+
+    @Test("a prompt the provider refuses as too long is asked again once with about half the conversation; a single message too long is refused with context_too_long")
+    func contextRefusedAsTooLong() async throws {
+        try await withTestServer(mockTokens: 5) { server in
+            let api = try await GenerationTests.signedIn(server)
+            let id = try await api.createConversation(model: "mock-window")
+            let question = String(repeating: "many words here ", count: 20)  // 320 characters, 80 mock tokens
+            for index in 0..<3 {
+                let before = try await server.mockStats().requests
+                let stream = try await api.events(id)
+                #expect(try await api.send(id, question + "\(index)").status == 202)
+                let events = try await stream.untilDone(timeout: .seconds(20))
+                #expect(events.done?.json["status"] as? String == "complete", "send \(index)")
+                // The third send's whole conversation is over the mock's 200 tokens: refused, then asked with less.
+                #expect(try await server.mockStats().requests - before == (index == 2 ? 2 : 1), "send \(index)")
+            }
+            let alone = try await api.createConversation(model: "mock-window")
+            let stream = try await api.events(alone)
+            #expect(try await api.send(alone, String(repeating: "word ", count: 200)).status == 202)
+            let events = try await stream.untilDone(timeout: .seconds(20))
+            #expect(events.first { $0.name == "error" }?.json["code"] as? String == "context_too_long")
         }
     }
 

@@ -29,7 +29,10 @@ struct SignInAbuseTests {
 
     @Test("one address gets 429 with Retry-After after ten sign-ups within five minutes; the accounts it made stay, nothing more is created")
     func signupThrottle() async throws {
-        try await withTestServer(configure: { $0.signup = .open }) { server in
+        try await withTestServer(configure: {
+            $0.signup = .open
+            $0.signupRateLimit = 10
+        }) { server in
             var visitor = server.browser()
             for index in 0..<10 {
                 _ = try await visitor.get("/signup")
@@ -43,6 +46,14 @@ struct SignInAbuseTests {
             #expect(try await visitor.signIn("one-more@example.com", password: "a long password").status == 401)
             #expect(try await visitor.signIn("user9@example.com", password: "a long password").status == 303)
         }
+    }
+
+    @Test("PARLEY_SIGNUP_RATE: 10 by default, 0 for no limit, anything else refused")
+    func signupRateSetting() throws {
+        #expect(try ServerSettings(environment: [:]).signupRateLimit == 10)
+        #expect(try ServerSettings(environment: ["PARLEY_SIGNUP_RATE": "0"]).signupRateLimit == nil)
+        #expect(try ServerSettings(environment: ["PARLEY_SIGNUP_RATE": "3"]).signupRateLimit == 3)
+        #expect(throws: SettingsError.self) { try ServerSettings(environment: ["PARLEY_SIGNUP_RATE": "-1"]) }
     }
 
     @Test("an unknown email takes as long to refuse as a known email's wrong password: the medians differ by less than a third")

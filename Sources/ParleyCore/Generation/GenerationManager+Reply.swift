@@ -30,6 +30,8 @@ private struct UpstreamAttempt {
     var retries = 0
     /// Whether this asks the fallback of the reply's model (which is not itself fallen back from).
     var isFallback = false
+    /// Whether the context was already cut to about half after the provider refused it as too long.
+    var isHalved = false
 }
 
 extension GenerationManager {
@@ -114,6 +116,15 @@ extension GenerationManager {
     private func nextAttempt(after error: ProviderError, of attempt: inout UpstreamAttempt, for generation: Generation) -> NextAttempt {
         GenerationMetrics.upstreamError(model: attempt.modelID, code: error.reason.code)
         let hasText = generation.state.withLock { $0.hasText }
+        // A prompt the provider found too long (an empty reply is how llama.cpp's server says so) is cut harder, once.
+        if error == .contextTooLong || error == .emptyReply, !hasText, !attempt.isHalved,
+           let halved = ContextWindow.halved(attempt.request.turns) {
+            logger.notice("the provider refused the context as too long: asking again with about half",
+                          metadata: ["model": "\(attempt.modelID)", "turns": "\(attempt.request.turns.count) -> \(halved.count)"])
+            attempt.request.turns = halved
+            attempt.isHalved = true
+            return .retry(after: .zero)
+        }
         guard error.allowsFallback, !hasText else { return fail(error, generation) }
         if error.isRetryable, attempt.retries < settings.retry.maxRetries {
             var retryAfter: Double?

@@ -21,6 +21,9 @@ public struct ModelPrice: Sendable, Equatable, Codable {
 public struct ModelInfo: Sendable, Equatable {
     /// The provider id of the built-in demo model.
     public static let demoProviderID = "demo"
+    /// The context window assumed for a model a server lists without one: small, so that trimming errs safe (a
+    /// self-hosted server often runs a model with a window of a few thousand tokens).
+    public static let discoveredContextWindow = 8_192
 
     /// The name users pick.
     public var id: String

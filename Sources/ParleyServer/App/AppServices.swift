@@ -13,8 +13,8 @@ struct AppServices: Sendable {
     let csrf: CSRFTokens
     let hasher: PasswordHasher
     let throttle: LoginThrottle
-    /// Sign-ups one address may try (each one hashes a password): 10 within 5 minutes.
-    let signupThrottle = SlidingWindowLimiter(limit: 10, window: 300)
+    /// Sign-ups one address may make (each one hashes a password) within 5 minutes; nil: unlimited.
+    let signupThrottle: SlidingWindowLimiter?
     let pages: PageRenderer
     /// The event streams each user holds open (`PARLEY_MAX_STREAMS_PER_USER`).
     let eventStreams: EventStreamLimit

@@ -56,7 +56,8 @@ public func buildApplication(settings: ServerSettings,
                              tokens: DigestShareTokens(), logger: logger),
         sessions: await SessionAuthority(secret: secret, accounts: accounts, lifetime: settings.sessionLifetime),
         csrf: CSRFTokens(secret: secret),
-        hasher: PasswordHasher(cost: settings.bcryptCost), throttle: LoginThrottle(), pages: pages,
+        hasher: PasswordHasher(cost: settings.bcryptCost), throttle: LoginThrottle(),
+        signupThrottle: settings.signupRateLimit.map { SlidingWindowLimiter(limit: $0, window: 300) }, pages: pages,
         eventStreams: EventStreamLimit(maximum: settings.maxEventStreamsPerUser))
 
     let router = buildRouter(services)

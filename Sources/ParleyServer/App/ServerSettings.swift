@@ -57,6 +57,8 @@ public struct ServerSettings: Sendable {
     public var metricsToken: String?
     /// Replies one user may start per minute (sends, regenerations, new conversations); nil means unlimited.
     public var sendRateLimit: Int? = 30
+    /// Sign-ups one address may make in 5 minutes (each hashes a password); nil means unlimited (`PARLEY_SIGNUP_RATE`).
+    public var signupRateLimit: Int? = 10
     /// How often OpenAI-compatible providers are asked for their models again; nil never (`PARLEY_MODEL_REFRESH`).
     public var modelRefreshInterval: Duration? = .seconds(600)
     /// How long start-up waits for the providers' model lists; slower ones are added in the background.
@@ -144,6 +146,9 @@ public struct ServerSettings: Sendable {
         userStorageBytes = try read.value("PARLEY_USER_STORAGE_MB", expected: "a whole number of megabytes from 1 to \(Self.maxStorageMegabytes)") {
             Int64($0).filter { (1...Self.maxStorageMegabytes).contains($0) }.map { $0 * 1_048_576 }
         } ?? userStorageBytes
+        signupRateLimit = try read.value("PARLEY_SIGNUP_RATE", expected: "a whole number of sign-ups per 5 minutes (0: unlimited)") { text -> Int?? in
+            Int(text).filter { $0 >= 0 }.map { $0 == 0 ? nil : $0 }
+        } ?? signupRateLimit
         sendRateLimit = try read.value("PARLEY_SEND_RATE", expected: "a whole number of sends per minute (0: unlimited)") { text -> Int?? in
             Int(text).filter { $0 >= 0 }.map { $0 == 0 ? nil : $0 }
         } ?? sendRateLimit

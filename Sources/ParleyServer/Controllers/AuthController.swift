@@ -77,7 +77,7 @@ struct AuthController {
         if let problem = Self.emailProblem(email) ?? PasswordHasher.problem(with: password) {
             return signupPage(context, email: email, error: problem, status: .unprocessableContent)
         }
-        if let wait = services.signupThrottle.admit(key: context.clientAddress) {
+        if let wait = services.signupThrottle?.admit(key: context.clientAddress) {
             throw AppError.tooManyRequests(code: "too_many_attempts", message: "Too many sign-ups from your address.", wait: wait)
         }
         let hash = try await services.hasher.hash(password)

@@ -98,6 +98,8 @@ func testSettings(dataDirectory: String, mockPort: Int) -> ServerSettings {
     // Long enough that a loaded CI machine never trips it; tests of a stalling upstream set `stallTimeout`.
     settings.upstreamIdleTimeout = .seconds(15)
     settings.demoTokenDelay = .milliseconds(1)
+    // Tests sign many people up from one address.
+    settings.signupRateLimit = nil
     // The mock's models must be known when a test starts, however loaded the machine.
     settings.modelDiscoveryWait = .seconds(30)
     settings.generation = GenerationSettings(flushInterval: .milliseconds(200), heartbeatInterval: .milliseconds(500),
