@@ -26,7 +26,8 @@ public struct AnthropicProvider: ChatProvider {
         let system = request.turns.filter { $0.role == .system }.map(\.content).joined(separator: "\n\n")
         let body = JSONText { body in
             body.field("model", request.model)
-            body.field("max_tokens", Self.maxTokens)
+            body.field("max_tokens", request.maxTokens ?? Self.maxTokens)
+            if !request.stop.isEmpty { body.field("stop_sequences", strings: request.stop) }
             if !system.isEmpty { body.field("system", system) }
             body.field("messages", objectsFrom: request.turns.lazy.filter { $0.role != .system }, Self.writeMessage)
             body.field("stream", true)

@@ -23,6 +23,12 @@ public struct GeminiProvider: ChatProvider {
         let body = JSONText { body in
             body.field("contents", objectsFrom: request.turns.lazy.filter { $0.role != .system }, Self.writeContent)
             if !system.isEmpty { body.field("systemInstruction", object: JSONText { $0.field("parts", objects: system) }) }
+            if request.maxTokens != nil || !request.stop.isEmpty {
+                body.field("generationConfig", object: JSONText { config in
+                    if let maxTokens = request.maxTokens { config.field("maxOutputTokens", maxTokens) }
+                    if !request.stop.isEmpty { config.field("stopSequences", strings: request.stop) }
+                })
+            }
         }
         let model = request.model.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? request.model
         return UpstreamRequest(connection: connection,

@@ -25,6 +25,8 @@ public struct OpenAICompatibleProvider: ChatProvider {
         let body = JSONText { body in
             body.field("model", request.model)
             body.field("messages", objectsFrom: request.turns, Self.writeMessage)
+            if let maxTokens = request.maxTokens { body.field("max_tokens", maxTokens) }
+            if !request.stop.isEmpty { body.field("stop", strings: request.stop) }
             body.field("stream", true)
             body.field("stream_options", object: JSONText { $0.field("include_usage", true) })
         }

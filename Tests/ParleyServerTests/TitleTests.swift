@@ -49,6 +49,45 @@ struct TitleTests {
         }
     }
 
+    @Test("the title request asks for at most 20 tokens up to a newline, and closes its stream once a line is read")
+    func titleReadsOneLine() async throws {
+        // 100 tokens 30 ms apart, a paragraph break at the 20th: read whole, the title's answer would take 3 s.
+        try await withTestServer(mockTokens: 100, mockDelayMilliseconds: 30, configure: { $0.generation.modelTitles = true }) { server in
+            let api = try await GenerationTests.signedIn(server)
+            let id = try await api.createConversation()
+            let reader = try await api.events(id)
+            #expect(try await api.send(id, "What is the capital of France?").status == 202)
+            _ = try await reader.untilDone(timeout: .seconds(20))
+            let stats = try await server.waitForMock(timeout: .seconds(10)) { $0.aborted >= 1 }
+            #expect(stats.aborted == 1 && stats.completed == 1)
+            let request = try #require(try await server.mockLastRequest())
+            #expect(request.contains(#""max_tokens":20"#) && request.contains(#""stop":["\n"]"#))
+            let title = try await Self.titleChange(api, id, from: "What is the capital of France?")
+            #expect(title != nil && title == ConversationTitle.fromModel(MockReply.text(model: "mock-fast", tokens: 100)))
+        }
+    }
+
+    @Test("a send while the title is being asked for ends the title request at once; the reply is not held back, the first words stay")
+    func sendInterruptsTheTitle() async throws {
+        // 19 tokens 100 ms apart, no line break: the title's answer would take 1.9 s.
+        try await withTestServer(mockTokens: 19, mockDelayMilliseconds: 100, configure: { $0.generation.modelTitles = true }) { server in
+            let api = try await GenerationTests.signedIn(server)
+            let id = try await api.createConversation()
+            let reader = try await api.events(id)
+            #expect(try await api.send(id, "What is the capital of France?").status == 202)
+            _ = try await reader.untilDone(timeout: .seconds(20))
+            _ = try await server.waitForMock { $0.open == 1 }  // the title request
+            let sent = ContinuousClock.now
+            #expect(try await api.send(id, "And of Spain?").status == 202)
+            let stats = try await server.waitForMock(timeout: .seconds(5)) { $0.aborted >= 1 }
+            #expect(stats.aborted == 1)
+            #expect(sent.duration(to: .now) < .seconds(1.9))
+            let second = try await reader.untilDone(timeout: .seconds(20))
+            #expect(second.done?.json["status"] as? String == "complete")
+            #expect(try await Self.title(api, id) == "What is the capital of France?")
+        }
+    }
+
     @Test("a rename during the first reply is kept; a failed title request keeps the first words")
     func renameAndFailureWin() async throws {
         try await withTestServer(mockTokens: 8, configure: { $0.generation.modelTitles = true }) { server in

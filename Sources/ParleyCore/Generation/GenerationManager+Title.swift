@@ -7,35 +7,73 @@ extension GenerationManager {
         no punctuation at the end, no markdown.
         """
 
+    /// The most tokens a title's answer may take: six words, and room for a model that adds a few.
+    static let titleMaxTokens = 20
+
     /// Asks the reply's model for a short title of a conversation's first exchange and puts it in place of the
     /// provisional one, unless the user renamed the conversation meanwhile; any failure keeps the provisional title.
+    /// The answer is capped at `titleMaxTokens` and read only to its first line; it is not asked for once the user has
+    /// sent again, and is given up when they send while it runs.
     func improveTitle(of job: GenerationJob, model: ModelInfo, answer: String) async {
         guard settings.modelTitles, !model.generatesImages, let provisional = job.provisionalTitle,
               model.providerID != ModelInfo.demoProviderID,
               let provider = catalog.provider(for: model),
               let question = try? await store.messages(conversationID: job.conversationID, userID: job.userID,
                                                        afterID: nil, limit: 1).items.first?.content else { return }
+        let (interruption, interrupt) = AsyncStream.makeStream(of: Never.self)
+        let asked = state.withLock { state in
+            let channel = state.channels[job.conversationID]
+            guard !state.isShuttingDown, channel?.running == nil, channel?.isReserved != true else { return false }
+            state.titleRequests[job.conversationID] = interrupt
+            return true
+        }
+        guard asked else { return }
+        defer { state.withLock { _ = $0.titleRequests.removeValue(forKey: job.conversationID) } }
         let request = CompletionRequest(model: model.upstreamID, turns: [
             ChatTurn(role: .system, content: Self.titleInstruction),
             ChatTurn(role: .user, content: String(question.prefix(2000))),
             ChatTurn(role: .assistant, content: String(answer.prefix(2000))),
             ChatTurn(role: .user, content: "Title?"),
-        ])
-        let collected = CollectedText()
-        do {
-            try await provider.streamCompletion(request) { chunk in
-                if case .text(let text) = chunk { collected.append(text) }
-                return .zero
-            }
-        } catch {
-            logger.info("asking for a title failed", metadata: ["conversation": "\(job.conversationID)", "error": "\(error)"])
-            return
-        }
-        guard let title = ConversationTitle.fromModel(collected.text), title != provisional else { return }
+        ], maxTokens: Self.titleMaxTokens, stop: ["\n"])
+        guard let line = await firstLine(of: request, from: provider, interruptedBy: interruption, conversation: job.conversationID),
+              let title = ConversationTitle.fromModel(line), title != provisional else { return }
         do {
             _ = try await store.retitleConversation(id: job.conversationID, userID: job.userID, from: provisional, to: title)
         } catch {
             logger.warning("saving a title failed", metadata: ["conversation": "\(job.conversationID)", "error": "\(error)"])
+        }
+    }
+
+    /// The text of `provider`'s answer up to its first line: the request is closed as soon as a line is read, or when
+    /// `interruption` ends; nil when the request failed or was interrupted before a line.
+    private func firstLine(of request: CompletionRequest, from provider: any ChatProvider, interruptedBy interruption: AsyncStream<Never>,
+                           conversation: ConversationID) async -> String? {
+        let collected = CollectedText()
+        let (lineEnds, lineEnded) = AsyncStream.makeStream(of: Never.self)
+        return await withTaskGroup(of: String?.self) { group in
+            group.addTask {
+                do {
+                    try await provider.streamCompletion(request) { chunk in
+                        if case .text(let text) = chunk, collected.append(text) { lineEnded.finish() }
+                        return .zero
+                    }
+                    return collected.text
+                } catch {
+                    self.logger.info("asking for a title failed", metadata: ["conversation": "\(conversation)", "error": "\(error)"])
+                    return nil
+                }
+            }
+            group.addTask {
+                for await _ in lineEnds {}
+                return Task.isCancelled ? nil : collected.text
+            }
+            group.addTask {
+                for await _ in interruption {}
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
     }
 }
@@ -47,8 +85,11 @@ private final class CollectedText: Sendable {
     /// The text so far.
     var text: String { gathered.withLock { $0 } }
 
-    /// Adds a chunk's text.
-    func append(_ more: String) {
-        gathered.withLock { $0 += more }
+    /// Adds a chunk's text; returns whether the text now holds a whole line.
+    func append(_ more: String) -> Bool {
+        gathered.withLock { text in
+            text += more
+            return text.contains("\n")
+        }
     }
 }

@@ -17,6 +17,8 @@ public final class GenerationManager: Sendable {
         /// The task of every reply that has not ended, by its assistant message (`run()` awaits them at shutdown); nil
         /// while the task is starting, before its handle is known.
         var replyTasks: [MessageID: Task<Void, Never>?] = [:]
+        /// The title requests running, by conversation: finishing one ends its request (a new reply there starts).
+        var titleRequests: [ConversationID: AsyncStream<Never>.Continuation] = [:]
     }
 
     let state = Mutex(State())
@@ -142,7 +144,7 @@ public final class GenerationManager: Sendable {
     /// may (before `prepare`, so nothing is written), or whatever `prepare` throws.
     public func start(conversationID: ConversationID, receivedAt: ContinuousClock.Instant,
                       prepare: () async throws -> GenerationJob) async throws -> GenerationJob {
-        try state.withLock { state throws(GenerationError) in
+        let titleRequest = try state.withLock { state throws(GenerationError) in
             guard !state.isShuttingDown else { throw .shuttingDown }
             var channel = state.channels[conversationID] ?? EventChannel()
             guard channel.running == nil, !channel.isReserved else { throw .busy }
@@ -150,7 +152,11 @@ public final class GenerationManager: Sendable {
             channel.isReserved = true
             state.reservations += 1
             state.channels[conversationID] = channel
+            return state.titleRequests.removeValue(forKey: conversationID)
         }
+        // The user's new message goes first: a title still being asked for gives way (a one-slot server would make
+        // the reply wait for it).
+        titleRequest?.finish()
         let job: GenerationJob
         do {
             job = try await prepare()

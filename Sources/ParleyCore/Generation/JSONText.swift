@@ -48,6 +48,17 @@ public struct JSONText: Sendable {
         append(object)
     }
 
+    /// Adds a field holding an array of strings.
+    public mutating func field(_ name: String, strings: [String]) {
+        key(name)
+        bytes.append(UInt8(ascii: "["))
+        for (index, string) in strings.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONText.appendQuoted(string, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     /// Adds a field holding an array of objects.
     public mutating func field(_ name: String, objects: [JSONText]) {
         key(name)

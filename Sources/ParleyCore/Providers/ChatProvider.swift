@@ -30,11 +30,17 @@ public struct CompletionRequest: Sendable, Equatable {
     /// The model name the provider knows.
     public var model: String
     public var turns: [ChatTurn]
+    /// The most tokens the answer may have (nil: the provider's own limit).
+    public var maxTokens: Int?
+    /// Texts at which the provider stops the answer (none: it stops where the model ends).
+    public var stop: [String]
 
     /// Creates a request.
-    public init(model: String, turns: [ChatTurn]) {
+    public init(model: String, turns: [ChatTurn], maxTokens: Int? = nil, stop: [String] = []) {
         self.model = model
         self.turns = turns
+        self.maxTokens = maxTokens
+        self.stop = stop
     }
 }
 
