@@ -285,6 +285,21 @@ enum Migrations {
                 END;
                 """)
         }
+        migrator.registerMigration("v8: the estimated part of usage") { db in
+            // Replies whose provider reported no usage are charged an estimate; the rollup keeps how much of each day's
+            // tokens and cost that is, counted from the replies still stored (their day is the day their reply ended).
+            try db.execute(sql: """
+                ALTER TABLE usage_daily ADD COLUMN estimated_tokens INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE usage_daily ADD COLUMN estimated_cost_micros INTEGER NOT NULL DEFAULT 0;
+                UPDATE usage_daily SET estimated_tokens = e.tokens, estimated_cost_micros = e.cost FROM (
+                    SELECT substr(m.updated_at, 1, 10) AS day, c.user_id, m.model,
+                           SUM(m.prompt_tokens + m.completion_tokens) AS tokens, SUM(m.cost_micros) AS cost
+                    FROM messages m JOIN conversations c ON c.id = m.conversation_id
+                    WHERE m.usage_estimated AND m.price_version_id IS NOT NULL
+                    GROUP BY 1, 2, 3) AS e
+                WHERE e.day = usage_daily.day AND e.user_id = usage_daily.user_id AND e.model = usage_daily.model;
+                """)
+        }
         return migrator
     }
 }

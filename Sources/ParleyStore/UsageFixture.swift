@@ -86,12 +86,14 @@ public struct UsageFixture: Sendable {
         try await perform {
             try await database.pool.write { db in
                 let statement = try db.makeStatement(sql: """
-                    INSERT INTO usage_daily (day, user_id, model, requests, input_tokens, cached_input_tokens, output_tokens, cost_micros)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO usage_daily (day, user_id, model, requests, input_tokens, cached_input_tokens, output_tokens, cost_micros,
+                                             estimated_tokens, estimated_cost_micros)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """)
                 for row in rollupRows {
                     try statement.execute(arguments: [row.day, row.userID, row.model, row.totals.requests, row.totals.inputTokens,
-                                                      row.totals.cachedInputTokens, row.totals.outputTokens, row.totals.costMicros])
+                                                      row.totals.cachedInputTokens, row.totals.outputTokens, row.totals.costMicros,
+                                                      row.totals.estimatedTokens, row.totals.estimatedCostMicros])
                 }
             }
         }
@@ -142,9 +144,7 @@ public struct UsageFixture: Sendable {
                                               usage.completionTokens, usage.costMicros, usage.estimated, price.id,
                                               planned.askedAt, planned.endedAt])
                 charged.append(ChargedReply(day: UsageDay(planned.endedAt).description, userID: plan.userID, model: model.id,
-                                            totals: UsageTotals(requests: 1, inputTokens: Int64(usage.promptTokens),
-                                                                cachedInputTokens: Int64(usage.cachedPromptTokens),
-                                                                outputTokens: Int64(usage.completionTokens), costMicros: usage.costMicros)))
+                                            totals: UsageTotals(reply: usage)))
             }
         }
         return charged

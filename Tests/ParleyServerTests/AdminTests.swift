@@ -98,10 +98,15 @@ struct AdminTests {
             let csv = try await admin.get("/admin/usage.csv?days=7")
             #expect(csv.headers.first(name: "content-type")?.hasPrefix("text/csv") == true)
             #expect(csv.headers.first(name: "content-disposition")?.contains("attachment") == true)
-            #expect(csv.body.hasPrefix("day,user_id,email,model,messages,input_tokens,cached_input_tokens,output_tokens,cost_usd\r\n"))
+            #expect(csv.body.hasPrefix("day,user_id,email,model,messages,input_tokens,cached_input_tokens,output_tokens,cost_usd,"
+                + "estimated_tokens,estimated_cost_usd\r\n"))
             #expect(csvTotal(csv.body) == messages)
+            // The stopped reply's usage was estimated (the mock reports usage only at a reply's end): the CSV and the
+            // dashboard say so.
+            #expect(csvTotal(csv.body, column: "estimated_cost_usd") == stopped.costMicros)
             let dashboard = try await admin.get("/admin?days=7")
             #expect(dashboard.body.contains(MicroDollars.display(messages)))
+            #expect(dashboard.body.contains("Estimated (no usage reported)</dt><dd>") && dashboard.body.contains(MicroDollars.display(stopped.costMicros)))
         }
     }
 

@@ -97,7 +97,7 @@ import Testing
         }
     }
 
-    @Test("migrating a database with images moves their bytes to attachment_data and counts every user's stored bytes")
+    @Test("migrating a database with images moves their bytes to attachment_data, counts every user's stored bytes, and finds the estimated part of usage")
     func migrationMovesBytesAndCounts() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-migration-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -109,9 +109,17 @@ import Testing
                 INSERT INTO users (id, email, password_hash, is_admin, created_at) VALUES (1, 'a@example.com', 'h', 1, '2026-01-01 00:00:00.000');
                 INSERT INTO conversations (id, user_id, title, model, system_prompt, created_at, updated_at)
                     VALUES (1, 1, 't', 'm', '', '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000');
+                INSERT INTO model_prices (id, model_id, input, cached_input, output, effective_from)
+                    VALUES (1, 'm', 1, 0, 1, '2026-01-01 00:00:00.000');
                 INSERT INTO messages (id, conversation_id, role, content, status, model, created_at, updated_at)
                     VALUES (1, 1, 'user', 'héllo', 'complete', 'm', '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000'),
                            (2, 1, 'assistant', 'half', 'streaming', 'm', '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000');
+                INSERT INTO messages (id, conversation_id, role, content, status, model, prompt_tokens, completion_tokens, cost_micros,
+                                      usage_estimated, price_version_id, created_at, updated_at)
+                    VALUES (3, 1, 'assistant', 'guessed', 'stopped', 'm', 10, 5, 15, 1, 1, '2026-01-02 00:00:00.000', '2026-01-02 09:00:00.000'),
+                           (4, 1, 'assistant', 'told', 'complete', 'm', 20, 7, 27, 0, 1, '2026-01-02 00:00:00.000', '2026-01-02 10:00:00.000');
+                INSERT INTO usage_daily (day, user_id, model, requests, input_tokens, cached_input_tokens, output_tokens, cost_micros)
+                    VALUES ('2026-01-02', 1, 'm', 2, 30, 0, 12, 42);
                 INSERT INTO attachments (user_id, conversation_id, message_id, position, content_type, file_name, byte_count, width,
                                          height, digest, data, created_at)
                     VALUES (1, 1, 1, 0, 'image/png', 'a.png', 3, 1, 1, 'd', x'010203', '2026-01-01 00:00:00.000');
@@ -120,7 +128,12 @@ import Testing
         try queue.close()
         let database = try ParleyDatabase(directory: directory)
         let accounts = SQLiteAccountStore(database: database)
-        #expect(try await accounts.storage(userID: 1).storedBytes == Int64("héllo".utf8.count) + 3)
+        #expect(try await accounts.storage(userID: 1).storedBytes == Int64("héllo guessed told".utf8.count) - 2 + 3)
+        let day = try #require(UsageDay("2026-01-02"))
+        let period = try #require(UsagePeriod(from: day, to: day))
+        let report = try await SQLiteUsageStore(database: database).records(period: period)
+        #expect(report.map(\.totals) == [UsageTotals(requests: 2, inputTokens: 30, outputTokens: 12, costMicros: 42, estimatedTokens: 15,
+                                                      estimatedCostMicros: 15)])
         #expect(try await SQLiteChatStore(database: database).attachment(id: 1, userID: 1)?.bytes == [1, 2, 3])
         try database.close()
     }

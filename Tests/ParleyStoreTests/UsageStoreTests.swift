@@ -221,7 +221,9 @@ import Testing
                     WITH replies AS (
                         SELECT substr(m.updated_at, 1, 10) AS day, c.user_id, p.model_id AS model, COUNT(*) AS requests,
                                SUM(m.prompt_tokens) AS input_tokens, SUM(m.cached_prompt_tokens) AS cached_input_tokens,
-                               SUM(m.completion_tokens) AS output_tokens, SUM(m.cost_micros) AS cost_micros
+                               SUM(m.completion_tokens) AS output_tokens, SUM(m.cost_micros) AS cost_micros,
+                               SUM(CASE WHEN m.usage_estimated THEN m.prompt_tokens + m.completion_tokens ELSE 0 END) AS estimated_tokens,
+                               SUM(CASE WHEN m.usage_estimated THEN m.cost_micros ELSE 0 END) AS estimated_cost_micros
                         FROM messages m JOIN conversations c ON c.id = m.conversation_id JOIN model_prices p ON p.id = m.price_version_id
                         GROUP BY 1, 2, 3)
                     SELECT COUNT(*) FROM (SELECT * FROM replies EXCEPT SELECT * FROM usage_daily
@@ -229,6 +231,7 @@ import Testing
                     """)
             }
             #expect(mismatches == 0)
+            #expect(try await store.count("SELECT COUNT(*) FROM usage_daily WHERE estimated_tokens > 0") > 0)
             #expect(try await store.count("SELECT COUNT(*) FROM messages") == 3_000)
             #expect(try await store.count("SELECT COUNT(*) FROM usage_daily") == summary.rollupRows)
             let total = try await store.database.pool.read { db in try Int64.fetchOne(db, sql: "SELECT SUM(cost_micros) FROM usage_daily") }

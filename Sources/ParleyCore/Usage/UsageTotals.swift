@@ -1,19 +1,32 @@
-/// Requests, tokens and money summed over some rollup rows.
+/// Requests, tokens and money summed over some rollup rows; `estimatedTokens` and `estimatedCostMicros` are the part of
+/// the tokens and cost that Parley estimated because the provider reported no usage.
 public struct UsageTotals: Sendable, Equatable {
     public var requests: Int64
     public var inputTokens: Int64
     public var cachedInputTokens: Int64
     public var outputTokens: Int64
     public var costMicros: Int64
+    public var estimatedTokens: Int64
+    public var estimatedCostMicros: Int64
 
     /// Creates totals.
     public init(requests: Int64 = 0, inputTokens: Int64 = 0, cachedInputTokens: Int64 = 0, outputTokens: Int64 = 0,
-                costMicros: Int64 = 0) {
+                costMicros: Int64 = 0, estimatedTokens: Int64 = 0, estimatedCostMicros: Int64 = 0) {
         self.requests = requests
         self.inputTokens = inputTokens
         self.cachedInputTokens = cachedInputTokens
         self.outputTokens = outputTokens
         self.costMicros = costMicros
+        self.estimatedTokens = estimatedTokens
+        self.estimatedCostMicros = estimatedCostMicros
+    }
+
+    /// The totals of one charged reply.
+    public init(reply usage: Usage) {
+        let tokens = Int64(usage.promptTokens + usage.completionTokens)
+        self.init(requests: 1, inputTokens: Int64(usage.promptTokens), cachedInputTokens: Int64(usage.cachedPromptTokens),
+                  outputTokens: Int64(usage.completionTokens), costMicros: usage.costMicros,
+                  estimatedTokens: usage.estimated ? tokens : 0, estimatedCostMicros: usage.estimated ? usage.costMicros : 0)
     }
 
     /// Adds other totals to these.
@@ -23,5 +36,7 @@ public struct UsageTotals: Sendable, Equatable {
         lhs.cachedInputTokens += rhs.cachedInputTokens
         lhs.outputTokens += rhs.outputTokens
         lhs.costMicros += rhs.costMicros
+        lhs.estimatedTokens += rhs.estimatedTokens
+        lhs.estimatedCostMicros += rhs.estimatedCostMicros
     }
 }

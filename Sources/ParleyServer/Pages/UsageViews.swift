@@ -16,7 +16,8 @@ enum UsageViews {
     static func figures(_ totals: UsageTotals) -> [String: Any] {
         ["requests": MicroDollars.grouped(totals.requests), "input": MicroDollars.grouped(totals.inputTokens),
          "cached_input": MicroDollars.grouped(totals.cachedInputTokens), "output": MicroDollars.grouped(totals.outputTokens),
-         "cost": MicroDollars.display(totals.costMicros)]
+         "cost": MicroDollars.display(totals.costMicros),
+         "estimated_tokens": MicroDollars.grouped(totals.estimatedTokens), "estimated_cost": MicroDollars.display(totals.estimatedCostMicros)]
     }
 
     /// The header cells of a usage table on the page at `path`: each sortable column a link to the page sorted by it

@@ -49,9 +49,12 @@ extension ReceivedEvent {
     }
 }
 
-/// The total of a usage CSV's `cost_usd` column (the last, never quoted), in micro-dollars.
-func csvTotal(_ csv: String) -> Int64 {
-    csv.split(separator: "\r\n").dropFirst().reduce(0) { total, line in
-        total + (MicroDollars.parse(String(line.split(separator: ",").last ?? "")) ?? -1_000_000_000)
+/// The total of a usage CSV's money column (`cost_usd` unless named; money is never quoted), in micro-dollars.
+func csvTotal(_ csv: String, column: String = "cost_usd") -> Int64 {
+    let lines = csv.split(separator: "\r\n")
+    guard let index = lines.first?.split(separator: ",").firstIndex(of: Substring(column)) else { return -1 }
+    return lines.dropFirst().reduce(0) { total, line in
+        let cells = line.split(separator: ",", omittingEmptySubsequences: false)
+        return total + (cells.indices.contains(index) ? MicroDollars.parse(String(cells[index])) ?? -1_000_000_000 : -1_000_000_000)
     }
 }
