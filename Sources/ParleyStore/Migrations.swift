@@ -285,12 +285,16 @@ enum Migrations {
                 END;
                 """)
         }
-        migrator.registerMigration("v8: the estimated part of usage") { db in
+        migrator.registerMigration("v8: the estimated part of usage, and titles' usage") { db in
             // Replies whose provider reported no usage are charged an estimate; the rollup keeps how much of each day's
             // tokens and cost that is, counted from the replies still stored (their day is the day their reply ended).
+            // A title request's usage counts in the rollup (marked as titles') and in its conversation's cost.
             try db.execute(sql: """
                 ALTER TABLE usage_daily ADD COLUMN estimated_tokens INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE usage_daily ADD COLUMN estimated_cost_micros INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE usage_daily ADD COLUMN title_tokens INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE usage_daily ADD COLUMN title_cost_micros INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE conversations ADD COLUMN title_cost_micros INTEGER NOT NULL DEFAULT 0;
                 UPDATE usage_daily SET estimated_tokens = e.tokens, estimated_cost_micros = e.cost FROM (
                     SELECT substr(m.updated_at, 1, 10) AS day, c.user_id, m.model,
                            SUM(m.prompt_tokens + m.completion_tokens) AS tokens, SUM(m.cost_micros) AS cost

@@ -229,6 +229,23 @@ public struct SQLiteChatStore: ChatStore {
         }
     }
 
+    @discardableResult
+    public func chargeTitle(conversationID: ConversationID, usage: Usage, pricing: ReplyPricing) async throws(StoreError) -> Usage {
+        try await perform {
+            try await writer.write { db in
+                let now = StoredDate.now
+                let price = try PriceVersions.current(db, modelID: pricing.modelID, at: now.date)
+                    ?? PriceVersions.insert(db, modelID: pricing.modelID, rates: pricing.listRates, at: now.date)
+                var usage = usage
+                usage.costMicros = price.rates.cost(of: usage)
+                try db.cachedStatement(sql: "UPDATE conversations SET title_cost_micros = title_cost_micros + ? WHERE id = ?")
+                    .execute(arguments: [usage.costMicros, conversationID])
+                try UsageRollup.addTitle(db, conversationID: conversationID, model: pricing.modelID, usage: usage, day: UsageDay(now.date))
+                return usage
+            }
+        }
+    }
+
     public func interruptUnfinishedReplies() async throws(StoreError) -> Int {
         try await perform {
             try await writer.write { db in

@@ -9,7 +9,7 @@ public struct SQLiteUsageStore: UsageStore {
 
     /// The sums of a rollup query's rows, in the order `UsageTotals(row:at:)` reads them.
     static let sums = "SUM(requests), SUM(input_tokens), SUM(cached_input_tokens), SUM(output_tokens), SUM(cost_micros), "
-        + "SUM(estimated_tokens), SUM(estimated_cost_micros)"
+        + "SUM(estimated_tokens), SUM(estimated_cost_micros), SUM(title_tokens), SUM(title_cost_micros)"
 
     /// Creates the store over an open database.
     public init(database: ParleyDatabase) {
@@ -26,7 +26,7 @@ public struct SQLiteUsageStore: UsageStore {
                 let users = try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT g.*, u.email FROM (SELECT user_id, \(Self.sums) FROM usage_daily WHERE day BETWEEN ? AND ? GROUP BY user_id) g
                     LEFT JOIN users u ON u.id = g.user_id
-                    """), arguments: range).map { UserUsage(userID: $0[0], email: $0[8], totals: UsageTotals(row: $0, at: 1)) }
+                    """), arguments: range).map { UserUsage(userID: $0[0], email: $0[10], totals: UsageTotals(row: $0, at: 1)) }
                 var byModel: [String: UsageTotals] = [:]
                 var totals = UsageTotals()
                 for row in daily {
@@ -47,7 +47,7 @@ public struct SQLiteUsageStore: UsageStore {
             try await pool.scan { db in
                 try Row.fetchAll(db.cachedStatement(sql: """
                     SELECT d.day, d.user_id, u.email, d.model, d.requests, d.input_tokens, d.cached_input_tokens, d.output_tokens,
-                           d.cost_micros, d.estimated_tokens, d.estimated_cost_micros
+                           d.cost_micros, d.estimated_tokens, d.estimated_cost_micros, d.title_tokens, d.title_cost_micros
                     FROM usage_daily d LEFT JOIN users u ON u.id = d.user_id
                     WHERE d.day BETWEEN ? AND ? ORDER BY d.day, d.user_id, d.model
                     """), arguments: [period.from.description, period.to.description]).map { row in
@@ -66,7 +66,7 @@ public struct SQLiteUsageStore: UsageStore {
                 var totals = UsageTotals()
                 for row in daily { totals += row.totals }
                 let conversations = try Row.fetchAll(db.cachedStatement(sql: """
-                    SELECT c.id, c.title, COUNT(*) AS replies, SUM(m.cost_micros) AS cost_micros
+                    SELECT c.id, c.title, COUNT(*) AS replies, SUM(m.cost_micros) + c.title_cost_micros AS cost_micros
                     FROM conversations c JOIN messages m ON m.conversation_id = c.id
                     WHERE c.user_id = ? AND m.role = 'assistant' AND m.price_version_id IS NOT NULL
                       AND m.updated_at >= ? AND m.updated_at < ?
@@ -102,11 +102,11 @@ public struct SQLiteUsageStore: UsageStore {
 }
 
 extension UsageTotals {
-    /// The totals in seven columns of a row from `index` on: requests, input, cached input and output tokens, cost,
-    /// estimated tokens and estimated cost.
+    /// The totals in nine columns of a row from `index` on: requests, input, cached input and output tokens, cost,
+    /// estimated tokens and cost, titles' tokens and cost.
     init(row: Row, at index: Int) {
         self.init(requests: row[index] ?? 0, inputTokens: row[index + 1] ?? 0, cachedInputTokens: row[index + 2] ?? 0,
                   outputTokens: row[index + 3] ?? 0, costMicros: row[index + 4] ?? 0, estimatedTokens: row[index + 5] ?? 0,
-                  estimatedCostMicros: row[index + 6] ?? 0)
+                  estimatedCostMicros: row[index + 6] ?? 0, titleTokens: row[index + 7] ?? 0, titleCostMicros: row[index + 8] ?? 0)
     }
 }

@@ -1,8 +1,31 @@
 import GRDB
 import ParleyCore
 
-/// The `usage_daily` rollup: one row per day, user and model, added to in the transaction that charges a reply.
+/// The `usage_daily` rollup: one row per day, user and model, added to in the transaction that charges a reply or a
+/// title.
 enum UsageRollup {
+    /// Adds a charged title request to its conversation owner's row for `day` and `model`: its tokens and cost count
+    /// (a budget includes them), and `title_tokens`/`title_cost_micros` say which part was titles; no message answered.
+    static func addTitle(_ db: Database, conversationID: ConversationID, model: String, usage: Usage, day: UsageDay) throws {
+        let reply = UsageTotals(reply: usage)
+        try db.cachedStatement(sql: """
+            INSERT INTO usage_daily (day, user_id, model, requests, input_tokens, cached_input_tokens, output_tokens, cost_micros,
+                                     estimated_tokens, estimated_cost_micros, title_tokens, title_cost_micros)
+            SELECT ?, user_id, ?, 0, ?, ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ?
+            ON CONFLICT (day, user_id, model) DO UPDATE SET
+                input_tokens = input_tokens + excluded.input_tokens,
+                cached_input_tokens = cached_input_tokens + excluded.cached_input_tokens,
+                output_tokens = output_tokens + excluded.output_tokens,
+                cost_micros = cost_micros + excluded.cost_micros,
+                estimated_tokens = estimated_tokens + excluded.estimated_tokens,
+                estimated_cost_micros = estimated_cost_micros + excluded.estimated_cost_micros,
+                title_tokens = title_tokens + excluded.title_tokens,
+                title_cost_micros = title_cost_micros + excluded.title_cost_micros
+            """).execute(arguments: [day.description, model, reply.inputTokens, reply.cachedInputTokens, reply.outputTokens,
+                             reply.costMicros, reply.estimatedTokens, reply.estimatedCostMicros,
+                             reply.inputTokens + reply.outputTokens, reply.costMicros, conversationID])
+    }
+
     /// Adds a charged reply to its owner's row for `day` and `model`.
     static func add(_ db: Database, replyID: MessageID, model: String, usage: Usage, day: UsageDay) throws {
         let totals = UsageTotals(reply: usage)

@@ -49,7 +49,7 @@ struct TitleTests {
         }
     }
 
-    @Test("the title request asks for at most 20 tokens up to a newline, and closes its stream once a line is read")
+    @Test("the title request asks for at most 20 tokens up to a newline, closes its stream once a line is read, and is charged as a title's")
     func titleReadsOneLine() async throws {
         // 100 tokens 30 ms apart, a paragraph break at the 20th: read whole, the title's answer would take 3 s.
         try await withTestServer(mockTokens: 100, mockDelayMilliseconds: 30, configure: { $0.generation.modelTitles = true }) { server in
@@ -64,6 +64,11 @@ struct TitleTests {
             #expect(request.contains(#""max_tokens":20"#) && request.contains(#""stop":["\n"]"#))
             let title = try await Self.titleChange(api, id, from: "What is the capital of France?")
             #expect(title != nil && title == ConversationTitle.fromModel(MockReply.text(model: "mock-fast", tokens: 100)))
+            // Cut before its usage came, the title is charged an estimate, as a title's and not as a message answered.
+            let database = try server.database()
+            #expect(try await database.integer("SELECT SUM(title_tokens) FROM usage_daily") > 0)
+            #expect(try await database.integer("SELECT SUM(estimated_tokens) FROM usage_daily") > 0)
+            #expect(try await database.integer("SELECT SUM(requests) FROM usage_daily") == 1)
         }
     }
 

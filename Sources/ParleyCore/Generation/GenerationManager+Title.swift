@@ -13,7 +13,7 @@ extension GenerationManager {
     /// Asks the reply's model for a short title of a conversation's first exchange and puts it in place of the
     /// provisional one, unless the user renamed the conversation meanwhile; any failure keeps the provisional title.
     /// The answer is capped at `titleMaxTokens` and read only to its first line; it is not asked for once the user has
-    /// sent again, and is given up when they send while it runs.
+    /// sent again, and is given up when they send while it runs. Its usage is charged to the conversation, as a title's.
     func improveTitle(of job: GenerationJob, model: ModelInfo, answer: String) async {
         guard settings.modelTitles, !model.generatesImages, let provisional = job.provisionalTitle,
               model.providerID != ModelInfo.demoProviderID,
@@ -35,8 +35,10 @@ extension GenerationManager {
             ChatTurn(role: .assistant, content: String(answer.prefix(2000))),
             ChatTurn(role: .user, content: "Title?"),
         ], maxTokens: Self.titleMaxTokens, stop: ["\n"])
-        guard let line = await firstLine(of: request, from: provider, interruptedBy: interruption, conversation: job.conversationID),
-              let title = ConversationTitle.fromModel(line), title != provisional else { return }
+        let collected = CollectedText()
+        let line = await firstLine(of: request, from: provider, into: collected, interruptedBy: interruption, conversation: job.conversationID)
+        await charge(collected, of: request, to: job.conversationID, model: model)
+        guard let line, let title = ConversationTitle.fromModel(line), title != provisional else { return }
         do {
             _ = try await store.retitleConversation(id: job.conversationID, userID: job.userID, from: provisional, to: title)
         } catch {
@@ -46,15 +48,18 @@ extension GenerationManager {
 
     /// The text of `provider`'s answer up to its first line: the request is closed as soon as a line is read, or when
     /// `interruption` ends; nil when the request failed or was interrupted before a line.
-    private func firstLine(of request: CompletionRequest, from provider: any ChatProvider, interruptedBy interruption: AsyncStream<Never>,
-                           conversation: ConversationID) async -> String? {
-        let collected = CollectedText()
+    private func firstLine(of request: CompletionRequest, from provider: any ChatProvider, into collected: CollectedText,
+                           interruptedBy interruption: AsyncStream<Never>, conversation: ConversationID) async -> String? {
         let (lineEnds, lineEnded) = AsyncStream.makeStream(of: Never.self)
         return await withTaskGroup(of: String?.self) { group in
             group.addTask {
                 do {
                     try await provider.streamCompletion(request) { chunk in
-                        if case .text(let text) = chunk, collected.append(text) { lineEnded.finish() }
+                        switch chunk {
+                        case .text(let text): if collected.append(text) { lineEnded.finish() }
+                        case .usage(let prompt, let completion, let cached):
+                            collected.report(Usage(promptTokens: prompt, cachedPromptTokens: cached, completionTokens: completion))
+                        }
                         return .zero
                     }
                     return collected.text
@@ -76,14 +81,38 @@ extension GenerationManager {
             return first
         }
     }
+
+    /// Charges what a title request used: the provider's report, else (for a request that produced text) an estimate;
+    /// nothing for one that produced nothing unreported.
+    private func charge(_ collected: CollectedText, of request: CompletionRequest, to conversation: ConversationID,
+                        model: ModelInfo) async {
+        let text = collected.text
+        let usage = collected.reported ?? Usage(promptTokens: request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1) },
+                                                completionTokens: ContextWindow.estimatedTokens(text), estimated: true)
+        guard collected.reported != nil || !text.isEmpty else { return }
+        do {
+            try await store.chargeTitle(conversationID: conversation, usage: usage, pricing: ReplyPricing(model))
+        } catch {
+            logger.warning("charging a title failed", metadata: ["conversation": "\(conversation)", "error": "\(error)"])
+        }
+    }
 }
 
-/// Text gathered from a provider's chunks.
+/// Text and usage gathered from a provider's chunks.
 private final class CollectedText: Sendable {
     private let gathered = Mutex("")
+    private let usage = Mutex<Usage?>(nil)
 
     /// The text so far.
     var text: String { gathered.withLock { $0 } }
+
+    /// The usage the provider reported, if it did.
+    var reported: Usage? { usage.withLock { $0 } }
+
+    /// Keeps the usage the provider reported.
+    func report(_ reported: Usage) {
+        usage.withLock { $0 = reported }
+    }
 
     /// Adds a chunk's text; returns whether the text now holds a whole line.
     func append(_ more: String) -> Bool {

@@ -83,6 +83,10 @@ public protocol ChatStore: AttachmentStore {
     /// Returns the usage as stored, cost included.
     @discardableResult
     func finishReply(id: MessageID, outcome: ReplyOutcome) async throws(StoreError) -> Usage
+    /// Charges a title request's usage to its conversation and its owner's rollup, marked as a title's; returns the
+    /// usage with its cost.
+    @discardableResult
+    func chargeTitle(conversationID: ConversationID, usage: Usage, pricing: ReplyPricing) async throws(StoreError) -> Usage
     /// The user's spend this month (UTC) and their monthly budget (their own, else the default), from the rollup.
     func budgetStatus(userID: UserID) async throws(StoreError) -> BudgetStatus
     /// Marks every reply left `streaming` (by a crash) as `interrupted`; returns how many.

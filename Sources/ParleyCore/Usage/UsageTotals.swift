@@ -1,5 +1,6 @@
 /// Requests, tokens and money summed over some rollup rows; `estimatedTokens` and `estimatedCostMicros` are the part of
-/// the tokens and cost that Parley estimated because the provider reported no usage.
+/// the tokens and cost that Parley estimated because the provider reported no usage, `titleTokens` and `titleCostMicros`
+/// the part spent asking for conversations' titles.
 public struct UsageTotals: Sendable, Equatable {
     public var requests: Int64
     public var inputTokens: Int64
@@ -8,10 +9,13 @@ public struct UsageTotals: Sendable, Equatable {
     public var costMicros: Int64
     public var estimatedTokens: Int64
     public var estimatedCostMicros: Int64
+    public var titleTokens: Int64
+    public var titleCostMicros: Int64
 
     /// Creates totals.
     public init(requests: Int64 = 0, inputTokens: Int64 = 0, cachedInputTokens: Int64 = 0, outputTokens: Int64 = 0,
-                costMicros: Int64 = 0, estimatedTokens: Int64 = 0, estimatedCostMicros: Int64 = 0) {
+                costMicros: Int64 = 0, estimatedTokens: Int64 = 0, estimatedCostMicros: Int64 = 0, titleTokens: Int64 = 0,
+                titleCostMicros: Int64 = 0) {
         self.requests = requests
         self.inputTokens = inputTokens
         self.cachedInputTokens = cachedInputTokens
@@ -19,6 +23,8 @@ public struct UsageTotals: Sendable, Equatable {
         self.costMicros = costMicros
         self.estimatedTokens = estimatedTokens
         self.estimatedCostMicros = estimatedCostMicros
+        self.titleTokens = titleTokens
+        self.titleCostMicros = titleCostMicros
     }
 
     /// The totals of one charged reply.
@@ -38,5 +44,7 @@ public struct UsageTotals: Sendable, Equatable {
         lhs.costMicros += rhs.costMicros
         lhs.estimatedTokens += rhs.estimatedTokens
         lhs.estimatedCostMicros += rhs.estimatedCostMicros
+        lhs.titleTokens += rhs.titleTokens
+        lhs.titleCostMicros += rhs.titleCostMicros
     }
 }

@@ -17,7 +17,8 @@ enum UsageViews {
         ["requests": MicroDollars.grouped(totals.requests), "input": MicroDollars.grouped(totals.inputTokens),
          "cached_input": MicroDollars.grouped(totals.cachedInputTokens), "output": MicroDollars.grouped(totals.outputTokens),
          "cost": MicroDollars.display(totals.costMicros),
-         "estimated_tokens": MicroDollars.grouped(totals.estimatedTokens), "estimated_cost": MicroDollars.display(totals.estimatedCostMicros)]
+         "estimated_tokens": MicroDollars.grouped(totals.estimatedTokens), "estimated_cost": MicroDollars.display(totals.estimatedCostMicros),
+         "title_tokens": MicroDollars.grouped(totals.titleTokens), "title_cost": MicroDollars.display(totals.titleCostMicros)]
     }
 
     /// The header cells of a usage table on the page at `path`: each sortable column a link to the page sorted by it

@@ -7,7 +7,7 @@ import ParleyCore
 enum UsageCSV {
     /// The column names.
     static let header = ["day", "user_id", "email", "model", "messages", "input_tokens", "cached_input_tokens", "output_tokens",
-                         "cost_usd", "estimated_tokens", "estimated_cost_usd"]
+                         "cost_usd", "estimated_tokens", "estimated_cost_usd", "title_tokens", "title_cost_usd"]
 
     /// The document for `records`.
     static func document(_ records: [UsageRecord]) -> String {
@@ -16,7 +16,8 @@ enum UsageCSV {
             text += line([record.day.description, String(record.userID), record.email ?? "", record.model,
                           String(record.totals.requests), String(record.totals.inputTokens), String(record.totals.cachedInputTokens),
                           String(record.totals.outputTokens), MicroDollars.decimal(record.totals.costMicros),
-                          String(record.totals.estimatedTokens), MicroDollars.decimal(record.totals.estimatedCostMicros)])
+                          String(record.totals.estimatedTokens), MicroDollars.decimal(record.totals.estimatedCostMicros),
+                          String(record.totals.titleTokens), MicroDollars.decimal(record.totals.titleCostMicros)])
         }
         return text
     }
