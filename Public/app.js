@@ -244,6 +244,7 @@
     const tag = document.createElement("span");
     tag.className = "tag";
     tag.textContent = model;
+    tag.title = model;
     meta.prepend(tag);
   }
 

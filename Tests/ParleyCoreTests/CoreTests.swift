@@ -337,3 +337,17 @@ import Testing
         #expect(GenerationManager.escapedMarkdown("a fox, in snow") == #"a fox\, in snow"#)
     }
 }
+
+/// How a model is named in lists.
+@Suite struct ModelDisplayNameTests {
+    @Test("an id is its own name; a model file's path shows the file's name without .gguf; a long one is cut to 60 characters")
+    func displayNames() {
+        #expect(ModelInfo(id: "gpt-4o", providerID: "openai").displayName == "gpt-4o")
+        #expect(ModelInfo(id: "/models/SmolLM2-135M-Instruct.Q8_0.gguf", providerID: "local").displayName == "SmolLM2-135M-Instruct.Q8_0")
+        #expect(ModelInfo(id: "meta-llama/Llama-3.1-8B", providerID: "vllm").displayName == "meta-llama/Llama-3.1-8B")
+        #expect(ModelInfo(id: "models/tiny.gguf", providerID: "local").displayName == "tiny")
+        #expect(ModelInfo(id: "/", providerID: "odd").displayName == "/")
+        let long = ModelInfo(id: String(repeating: "a", count: 100), providerID: "local").displayName
+        #expect(long.count == 60 && long.hasSuffix("…"))
+    }
+}

@@ -27,6 +27,18 @@ public struct ModelInfo: Sendable, Equatable {
 
     /// The name users pick.
     public var id: String
+
+    /// How the model is named in lists: its id, or for an id that is a model file's path (as llama.cpp's servers list
+    /// one) the file's name without its `.gguf` extension; at most 60 characters.
+    public var displayName: String {
+        var name = id
+        let isFile = id.hasPrefix("/") || id.hasPrefix("./") || id.hasPrefix("~") || id.lowercased().hasSuffix(".gguf")
+        if isFile, let file = id.split(separator: "/").last {
+            name = String(file)
+            if name.lowercased().hasSuffix(".gguf"), name.count > 5 { name.removeLast(5) }
+        }
+        return name.count > 60 ? String(name.prefix(59)) + "…" : name
+    }
     /// The name sent to the provider.
     public var upstreamID: String
     public var providerID: String

@@ -112,7 +112,7 @@ struct ConversationController {
     }
 
     private func modelOptions(selected: String?) -> [[String: Any]] {
-        services.chat.catalog.models.map { ["id": $0.id, "selected": $0.id == selected, "vision": $0.vision] }
+        services.chat.catalog.models.map { ["id": $0.id, "name": $0.displayName, "selected": $0.id == selected, "vision": $0.vision] }
     }
 
     private static func listValues(_ conversation: Conversation) -> [String: Any] {

@@ -32,7 +32,10 @@ enum MessageView {
         if message.status == .streaming { html += "  <p class=\"typing\" aria-label=\"The reply is being written\">…</p>\n" }
         if let failure = message.failure { html += "  <p class=\"error\" role=\"alert\">\(HTMLText.escaped(failure.message))</p>\n" }
         html += "  <footer class=\"meta\">\n"
-        if message.role == .assistant { html += "    <span class=\"tag\">\(HTMLText.escaped(message.model))</span>\n" }
+        if message.role == .assistant {
+            let model = HTMLText.escaped(message.model)
+            html += "    <span class=\"tag\" title=\"\(model)\">\(model)</span>\n"
+        }
         if [.stopped, .interrupted, .error].contains(message.status) { html += "    <span class=\"status\">\(status)</span>\n" }
         if showsUsage, message.role == .assistant, message.status != .streaming {
             html += "    <span class=\"usage\">" + usageText(message.usage) + "</span>\n"
