@@ -144,6 +144,7 @@
     refreshSendButtons();
     const regenerate = document.getElementById("regenerate-form");
     if (regenerate) regenerate.hidden = on;
+    if (on) document.getElementById("continue-form").hidden = true;
   }
 
   function showNotice(text) {
@@ -323,6 +324,8 @@
     }
     decorateMessage(article);
     setStreaming(false);
+    // A reply cut at the model's output limit can be continued.
+    document.getElementById("continue-form").hidden = data.status !== "truncated";
     followIfAtBottom(wasAtBottom);
     document.dispatchEvent(new CustomEvent("parley:reply-done", { detail: { article, status: data.status, title } }));
   });

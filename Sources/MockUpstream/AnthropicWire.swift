@@ -28,7 +28,8 @@ struct AnthropicWire: WireFormat {
 
     func finale(_ chat: ChatRequest, completionTokens: Int) -> String {
         event("content_block_stop", #"{"type":"content_block_stop","index":0}"#)
-            + event("message_delta", #"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":\#(completionTokens)}}"#)
+            + event("message_delta", #"{"type":"message_delta","delta":{"stop_reason":"\#(chat.endsAtLimit ? "max_tokens" : "end_turn")","#
+                    + #""stop_sequence":null},"usage":{"output_tokens":\#(completionTokens)}}"#)
             + event("message_stop", #"{"type":"message_stop"}"#)
     }
 

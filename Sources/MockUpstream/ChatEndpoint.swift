@@ -27,6 +27,7 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
             if chat.apiKey == "bad-key" { throw .badKey }
             let fault = MockFault(model: chat.model)
             if fault == .noUsage { chat.includeUsage = false }
+            chat.endsAtLimit = fault == .length
             if fault == .empty, chat.stream {
                 await stats.answered()
                 return Response(status: .ok, headers: [.contentType: "text/event-stream"])

@@ -10,6 +10,8 @@ struct ChatRequest: Sendable {
     var promptTokens: Int
     /// When the request arrived, in seconds since 1970 (OpenAI's `created`).
     var created: Int
+    /// Whether the reply ends as cut at the output limit (`mock-length`) rather than finished.
+    var endsAtLimit = false
 
     /// Describes a request arriving now.
     init(model: String, stream: Bool, includeUsage: Bool, apiKey: String?, promptTokens: Int) {

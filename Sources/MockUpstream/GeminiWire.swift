@@ -26,7 +26,8 @@ struct GeminiWire: WireFormat {
     }
 
     func finale(_ chat: ChatRequest, completionTokens: Int) -> String {
-        "data: " + response(chat, text: "", finishReason: #""finishReason":"STOP","#, usage: usage(chat, completionTokens)) + "\n\n"
+        let reason = chat.endsAtLimit ? "MAX_TOKENS" : "STOP"
+        return "data: " + response(chat, text: "", finishReason: #""finishReason":"\#(reason)","#, usage: usage(chat, completionTokens)) + "\n\n"
     }
 
     func completeBody(_ text: String, chat: ChatRequest, completionTokens: Int) -> String {

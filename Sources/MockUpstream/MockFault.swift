@@ -18,6 +18,8 @@ enum MockFault: String, CaseIterable, Sendable {
     case noUsage = "mock-nousage"
     /// Refuses a prompt over `windowTokens` as too long for its context window, as every vendor does.
     case window = "mock-window"
+    /// Ends the reply as cut at its output limit (`finish_reason: "length"`, `max_tokens`, `MAX_TOKENS`).
+    case length = "mock-length"
 
     /// The fault selected by `model`.
     init(model: String) {

@@ -29,7 +29,7 @@ struct OpenAIWire: WireFormat {
     }
 
     func finale(_ chat: ChatRequest, completionTokens: Int) -> String {
-        let stop = chunk(chat, choices: #"[{"index":0,"delta":{},"finish_reason":"stop"}]"#)
+        let stop = chunk(chat, choices: #"[{"index":0,"delta":{},"finish_reason":"\#(chat.endsAtLimit ? "length" : "stop")"}]"#)
         let usage = chat.includeUsage ? chunk(chat, choices: "[]", extra: #","usage":\#(usage(chat, completionTokens))"#) : ""
         return stop + usage + "data: [DONE]\n\n"
     }

@@ -78,6 +78,7 @@ struct AnthropicStreamDecoder: StreamDecoder {
             cachedPromptTokens = event.message?.usage?.cacheReadInputTokens ?? 0
         case "message_delta":
             stopReason = event.delta?.stopReason ?? stopReason
+            if event.delta?.stopReason == "max_tokens" { chunks.append(.cutAtLimit) }
             if let usage = event.usage {
                 chunks.append(.usage(promptTokens: usage.promptTokens ?? promptTokens, completionTokens: usage.outputTokens ?? 0,
                                      cachedPromptTokens: usage.cacheReadInputTokens ?? cachedPromptTokens))

@@ -72,6 +72,7 @@ struct GeminiStreamDecoder: StreamDecoder {
         for part in candidate?.content?.parts ?? [] where part.thought != true {
             if let text = part.text, !text.isEmpty { chunks.append(.text(text)) }
         }
+        if candidate?.finishReason == "MAX_TOKENS", finishReason != "MAX_TOKENS" { chunks.append(.cutAtLimit) }
         finishReason = candidate?.finishReason ?? finishReason
         // Early chunks may carry only the prompt's count; the reply's comes with (or after) the finish reason.
         if let usage = response.usageMetadata, usage.candidatesTokenCount != nil || finishReason != nil {

@@ -88,6 +88,9 @@ struct OpenAIStreamDecoder: StreamDecoder {
         if let text = chunk.choices?.first?.content { chunks.append(.text(text)) }
         switch chunk.choices?.first?.finishReason {
         case "content_filter": throw ProviderError.refused(detail: "the content filter stopped the reply")
+        case "length":
+            chunks.append(.cutAtLimit)
+            hasEnded = true
         case .some: hasEnded = true
         case nil: break
         }

@@ -231,7 +231,7 @@ import Testing
             let models = try #require(json(reply.text)["data"] as? [[String: Any]])
             let ids = models.compactMap { $0["id"] as? String }
             #expect(ids == ["mock-fast", "mock-slow", "mock-429", "mock-500", "mock-reset", "mock-stall", "mock-garbage", "mock-long",
-                            "mock-empty", "mock-nousage", "mock-window"])
+                            "mock-empty", "mock-nousage", "mock-window", "mock-length"])
         }
     }
 

@@ -63,7 +63,7 @@ import Testing
                 name: "local", baseURL: Harness.baseURL(.openai, port: mock.port), apiKey: nil, client: mock.client))
             let ids = try await provider.listModels().map(\.id)
             #expect(ids == ["mock-fast", "mock-slow", "mock-429", "mock-500", "mock-reset", "mock-stall", "mock-garbage", "mock-long",
-                            "mock-empty", "mock-nousage", "mock-window"])
+                            "mock-empty", "mock-nousage", "mock-window", "mock-length"])
         }
     }
 

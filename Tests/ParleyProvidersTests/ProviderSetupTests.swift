@@ -159,7 +159,7 @@ import Testing
             await setup.discoverModels(into: catalog, client: client, logger: Self.logger)
             let discovered = catalog.models.filter { $0.providerID == "mock" }
             #expect(discovered == ["mock-slow", "mock-429", "mock-500", "mock-reset", "mock-stall", "mock-garbage", "mock-long", "mock-empty",
-                                 "mock-nousage", "mock-window"]
+                                 "mock-nousage", "mock-window", "mock-length"]
                 .map { ModelInfo(id: $0, providerID: "mock", contextWindow: ModelInfo.discoveredContextWindow) })
             #expect(catalog.model("mock-fast")?.providerID == "down")
             #expect(catalog.model("mock-fast")?.price.input == 1)

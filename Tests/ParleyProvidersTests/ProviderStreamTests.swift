@@ -17,6 +17,16 @@ import Testing
         }
     }
 
+    @Test("a reply cut at its output limit (finish_reason length, stop_reason max_tokens, finishReason MAX_TOKENS) says so", arguments: ProviderKind.allCases)
+    func replyCutAtLimit(kind: ProviderKind) async throws {
+        try await withMock { mock in
+            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-length"))
+            #expect(error == nil)
+            #expect(chunks.filter { $0 == .cutAtLimit }.count == 1)
+            #expect(chunks.filter { if case .text = $0 { true } else { false } } == Harness.texts("mock-length"))
+        }
+    }
+
     @Test("a long reply arrives whole", arguments: ProviderKind.allCases)
     func longReplyArrivesWhole(kind: ProviderKind) async throws {
         try await withMock { mock in

@@ -184,6 +184,28 @@ struct FaultTests {
         }
     }
 
+    @Test("a reply cut at the model's output limit is saved truncated, shown so, and the page offers Continue, which asks the model to go on")
+    func truncatedReply() async throws {
+        try await withTestServer(mockTokens: 5) { server in
+            let api = try await GenerationTests.signedIn(server)
+            let id = try await api.createConversation(model: "mock-length")
+            let stream = try await api.events(id)
+            #expect(try await api.send(id, "hello").status == 202)
+            let events = try await stream.untilDone(timeout: .seconds(20))
+            let stored = try await api.messages(id).last ?? [:]
+            #expect(events.done?.json["status"] as? String == "truncated")
+            #expect(stored["status"] as? String == "truncated")
+            #expect(stored["content"] as? String == MockReply.text(model: "mock-length", tokens: 5))
+            var browser = server.browser()
+            _ = try await browser.signIn("user@example.com")
+            let page = try await browser.get("/c/\(id)").body
+            #expect(page.contains(#"<span class="status">truncated</span>"#))
+            #expect(page.contains(#"id="continue-form">"#))
+            let continued = try await browser.post("/c/\(id)/messages", form: ["content": "Continue exactly where you stopped."])
+            #expect(continued.status == 303)
+        }
+    }
+
     @Test("a reset, stalled or garbled stream ends with a clear error and keeps the partial text",
           arguments: [("mock-reset", "upstream_unreachable"), ("mock-stall", "upstream_timeout"),
                       ("mock-garbage", "upstream_malformed")])

@@ -20,6 +20,8 @@ final class Generation: Sendable {
         var lastTokenEvent: ContinuousClock.Instant?
         var savedLength = 0
         var providerUsage: Usage?
+        /// The provider ended the reply at its output limit.
+        var isCutAtLimit = false
         var stopCause: StopCause?
         var estimatedPromptTokens = 0
         /// The reply's task until its stream has ended (Stop cancels it).

@@ -221,6 +221,9 @@ extension GenerationManager {
                 $0.providerUsage = Usage(promptTokens: prompt, cachedPromptTokens: cached, completionTokens: completion)
             }
             return .zero
+        case .cutAtLimit:
+            generation.state.withLock { $0.isCutAtLimit = true }
+            return .zero
         }
     }
 
@@ -254,13 +257,13 @@ extension GenerationManager {
     func finish(_ generation: Generation, end: StreamEnd) async {
         let job = generation.job
         emitTokens(of: generation, force: true)
-        let (text, providerUsage, estimatedPrompt, cause, model) = generation.state.withLock {
-            ($0.text, $0.providerUsage, $0.estimatedPromptTokens, $0.stopCause, $0.model ?? job.model)
+        let (text, providerUsage, estimatedPrompt, cause, model, isCut) = generation.state.withLock {
+            ($0.text, $0.providerUsage, $0.estimatedPromptTokens, $0.stopCause, $0.model ?? job.model, $0.isCutAtLimit)
         }
         var status: MessageStatus
         var failure: FailureReason?
         switch end {
-        case .completed: status = .complete
+        case .completed: status = isCut ? .truncated : .complete
         case .failed(let reason): status = .error; failure = reason
         case .cancelled: status = cause == .user ? .stopped : .interrupted
         }
@@ -303,7 +306,7 @@ extension GenerationManager {
             }
         }
         for waiter in waiters { waiter.resume(returning: wake) }
-        if status == .complete { await improveTitle(of: job, model: model, answer: text) }
+        if status == .complete || status == .truncated { await improveTitle(of: job, model: model, answer: text) }
     }
 
     /// The provider's token counts when it sent them (the store prices them); else, for a reply with text, an estimate

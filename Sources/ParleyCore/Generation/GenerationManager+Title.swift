@@ -59,6 +59,7 @@ extension GenerationManager {
                         case .text(let text): if collected.append(text) { lineEnded.finish() }
                         case .usage(let prompt, let completion, let cached):
                             collected.report(Usage(promptTokens: prompt, cachedPromptTokens: cached, completionTokens: completion))
+                        case .cutAtLimit: break
                         }
                         return .zero
                     }

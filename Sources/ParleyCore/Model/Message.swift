@@ -7,7 +7,8 @@ public enum MessageRole: String, Sendable, Codable {
 
 /// Where a message is in its life.
 public enum MessageStatus: String, Sendable, Codable {
-    case complete, streaming, stopped, error, interrupted
+    /// `truncated`: complete as far as it goes, but cut at the model's output limit (it can be continued).
+    case complete, streaming, stopped, error, interrupted, truncated
 }
 
 /// Tokens and money spent on one reply; money in integer micro-dollars.

@@ -50,6 +50,8 @@ public enum CompletionChunk: Sendable, Equatable {
     case text(String)
     /// The provider's own token counts; `cachedPromptTokens` is the part of the prompt read from its prompt cache.
     case usage(promptTokens: Int, completionTokens: Int, cachedPromptTokens: Int = 0)
+    /// The reply stopped at its output limit, not where the model ended it.
+    case cutAtLimit
 }
 
 /// An upstream that streams completions (OpenAI-compatible, Anthropic, Gemini, the demo).

@@ -56,6 +56,9 @@ struct ConversationController {
         return .seeOther("/c/\(conversation.id)")
     }
 
+    /// What the Continue button sends after a reply cut at the model's output limit.
+    static let continuePrompt = "Continue exactly where you stopped."
+
     private func show(_ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
@@ -73,6 +76,8 @@ struct ConversationController {
             "is_streaming": streaming != nil,
             "resume_event_id": streaming.map { String(EventID(messageID: $0.id, sequence: 0).value) } ?? "",
             "has_messages": !messages.isEmpty,
+            "can_continue": messages.last?.status == .truncated,
+            "continue_prompt": Self.continuePrompt,
             "models": modelOptions(selected: conversation.model),
             "upload": services.settings.uploadLimits.templateValues,
             "conversations": sidebar.map { Self.listValues($0, current: id) },

@@ -36,7 +36,7 @@ enum MessageView {
             let model = HTMLText.escaped(message.model)
             html += "    <span class=\"tag\" title=\"\(model)\">\(model)</span>\n"
         }
-        if [.stopped, .interrupted, .error].contains(message.status) { html += "    <span class=\"status\">\(status)</span>\n" }
+        if [.stopped, .interrupted, .error, .truncated].contains(message.status) { html += "    <span class=\"status\">\(status)</span>\n" }
         if showsUsage, message.role == .assistant, message.status != .streaming {
             html += "    <span class=\"usage\">" + usageText(message.usage) + "</span>\n"
         }
