@@ -7,18 +7,23 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "serve", abstract: "Serve Parley over HTTP or HTTPS.", discussion: """
         Every setting comes from the environment (flags override the first three); the README describes each.
           PARLEY_HOST, PARLEY_PORT, PARLEY_DATA_DIR   where to listen, and the folder of parley.sqlite
-          PARLEY_JWT_SECRET            session signing key (default: generated once, kept in the database)
+          PARLEY_JWT_SECRET            session signing key, at least 32 bytes (default: generated once, kept in the database)
           PARLEY_SIGNUP                open, first-user (default) or closed
           PARLEY_COOKIE_SECURE         auto (default), true or false
           PARLEY_BCRYPT_COST           4 to 31 (default 12)
           PARLEY_LOG_LEVEL             trace, debug, info (default), notice, warning, error, critical
           PARLEY_SHUTDOWN_GRACE        seconds running replies may finish after SIGTERM (default 10)
           PARLEY_MODEL_TITLES          on (default): ask the model for a title after the first reply; off
-          PARLEY_UPSTREAM_CONNECT_TIMEOUT, PARLEY_UPSTREAM_FIRST_TOKEN_TIMEOUT   seconds (defaults 10, 120)
+          PARLEY_UPSTREAM_CONNECT_TIMEOUT, PARLEY_UPSTREAM_FIRST_TOKEN_TIMEOUT   seconds (defaults 5, 120)
           PARLEY_UPSTREAM_IDLE_TIMEOUT seconds an upstream may stay silent mid-reply (default 60)
           PARLEY_TLS_CERTIFICATE, PARLEY_TLS_KEY   PEM files: serve HTTPS (HTTP/2 or HTTP/1.1)
           PARLEY_UPSTREAM_CA_FILE      PEM certificate authorities trusted for HTTPS providers
-          PARLEY_METRICS_TOKEN         when set, /metrics needs this bearer token
+          PARLEY_METRICS_TOKEN         when set, /metrics needs this bearer token; unset, only direct loopback requests get it
+          PARLEY_TRUSTED_PROXIES       reverse proxies' addresses and CIDR ranges whose X-Forwarded-For/-Proto are believed
+          PARLEY_IDLE_TIMEOUT          seconds a connection may take to send a request's head (default 30)
+          PARLEY_MAX_STREAMS_PER_USER  conversation event streams one user may hold open (default 32)
+          PARLEY_USER_STORAGE_MB       megabytes of images and text one user may store (default 1024)
+          PARLEY_SIGNUP_RATE           sign-ups one address may make in 5 minutes (default 10; 0: unlimited)
           PARLEY_SEND_RATE             replies one user may start per minute (default 30; 0: unlimited)
           PARLEY_MAX_UPLOAD_MB         the largest image accepted (default 20; 4 per message)
           PARLEY_MODEL_REFRESH         seconds between model-list refreshes (default 600; 0: start-up only)
