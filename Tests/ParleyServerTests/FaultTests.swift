@@ -62,6 +62,25 @@ struct FaultTests {
         }
     }
 
+    @Test("a stream that joins after a failed reply ended gets its error, with the code, before its done")
+    func lateStreamGetsTheError() async throws {
+        try await withTestServer { server in
+            let api = try await GenerationTests.signedIn(server)
+            let id = try await api.createConversation(model: "mock-500")
+            let sent = try await api.send(id, "hello")
+            let replyID = try #require(try sent.json()["assistant_message_id"] as? Int)
+            let deadline = ContinuousClock.now + .seconds(20)
+            while try await api.messages(id).last?["status"] as? String != "error", ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            // Resuming from the reply's first event, once the reply and its channel are gone.
+            let events = try await api.events(id, lastEventID: "\(replyID)0000000").untilDone(timeout: .seconds(10))
+            #expect(events.map(\.name) == ["error", "done"])
+            #expect(events.first?.json["code"] as? String == "provider_overloaded")
+            #expect(events.done?.json["status"] as? String == "error")
+        }
+    }
+
     @Test("a 500 is retried before the first token; a 429 with Retry-After succeeds on the retry")
     func retries() async throws {
         try await withTestServer(mockTokens: 5) { server in

@@ -127,8 +127,7 @@ extension GenerationManager {
         } else if !last.isDone,
                   let message = try? await store.message(id: last.messageID, userID: userID),
                   message.conversationID == conversationID, message.status != .streaming {
-            subscription.prefix = StreamEvent.done(for: message)
-                .frame(id: EventID(messageID: message.id, sequence: EventID.doneSequence))
+            subscription.prefix = StreamEvent.ending(of: message)
             subscription.prefixFinishes = message.id
             subscription.index = 0
         } else {

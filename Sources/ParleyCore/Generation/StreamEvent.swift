@@ -94,6 +94,15 @@ public enum StreamEvent: Sendable {
     public static func done(for message: Message) -> StreamEvent {
         .done(messageID: message.id, status: message.status, html: MarkdownRenderer.html(message.content), usage: message.usage)
     }
+
+    /// The frames that end a finished message, as a stream that joins after its end sends them: its `error` (with the
+    /// stored reason) when it failed, then its `done`.
+    public static func ending(of message: Message) -> String {
+        let error = message.failure.map {
+            StreamEvent.error(messageID: message.id, reason: $0).frame(id: EventID(messageID: message.id, sequence: EventID.doneSequence - 1))
+        }
+        return (error ?? "") + done(for: message).frame(id: EventID(messageID: message.id, sequence: EventID.doneSequence))
+    }
 }
 
 extension Usage {
