@@ -119,26 +119,29 @@ struct OperationsTests {
                 }
             }
             while !lock.isHeld.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(1)) }
-            // The first send's transaction waits for the lock inside SQLite; the two behind it wait in the store.
-            let sends = Task {
-                try await withThrowingTaskGroup(of: Int.self) { group in
-                    for id in conversations { group.addTask { try await api.send(id, "wait for me").status } }
-                    return try await group.reduce(into: []) { $0.append($1) }
-                }
-            }
-            // Released as soon as a write is seen waiting: the first send's transaction gives up on the lock after
-            // SQLite's busy timeout (10 s), and on a loaded machine the other sends can take seconds to arrive.
+            // The first send's transaction waits for the lock inside SQLite; later ones wait in the store. They go one at
+            // a time, the next after the gauge has been read for up to half a second: sent together, all three could join
+            // one transaction, and none would wait. The lock is released as soon as a write is seen waiting: the first
+            // send's transaction gives up on it after SQLite's busy timeout (10 s), and on a loaded machine a send can
+            // take seconds to arrive.
+            var sends: [Task<Int, any Error>] = []
             var waiting = 0
             let deadline = ContinuousClock.now + .seconds(8)
-            while waiting < 1, ContinuousClock.now < deadline {
-                waiting = try await server.gauge("parley_store_writes_waiting") ?? -1
-                try await Task.sleep(for: .milliseconds(20))
+            for (index, id) in conversations.enumerated() {
+                sends.append(Task { try await api.send(id, "wait for me").status })
+                let next = index == conversations.count - 1 ? deadline : min(ContinuousClock.now + .milliseconds(500), deadline)
+                while waiting < 1, ContinuousClock.now < next {
+                    waiting = try await server.gauge("parley_store_writes_waiting") ?? -1
+                    try await Task.sleep(for: .milliseconds(20))
+                }
             }
             lock.release.store(true, ordering: .sequentiallyConsistent)
             try await holder.value
             // At most the two sends behind the first: the write inside the waiting transaction is not counted.
             #expect((1...2).contains(waiting))
-            #expect(try await sends.value == [202, 202, 202])
+            var statuses: [Int] = []
+            for send in sends { statuses.append(try await send.value) }
+            #expect(statuses == [202, 202, 202])
             // The replies' own writes may queue for a moment as they end: the count comes back to 0.
             let settled = ContinuousClock.now + .seconds(10)
             while try await server.gauge("parley_store_writes_waiting") != 0, ContinuousClock.now < settled {
