@@ -8,19 +8,20 @@ servers in front of the same Parley: `plain` forwards `X-Forwarded-Proto: $schem
 and reach Parley from 127.0.0.1. Visitors connect from 127.0.0.5, .6, .7 and .8 (Linux routes all of 127.0.0.0/8 to
 lo). The request log is not checked: it does not print the client's address.
 """
-import html
 import http.client
 import os
 import re
 import secrets
 import shutil
-import socket
 import subprocess
+import sys
 import tempfile
 import time
-from urllib.parse import urlencode
 
 import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "PythonSupport"))
+from parley_http import CookieClient, free_port, stop  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PARLEY = os.path.join(ROOT, ".build", "debug", "parley")
@@ -45,13 +46,6 @@ def parley_environment(trusted_proxies):
     return env
 
 
-def free_port():
-    """A loopback port nobody listens on now (nginx cannot pick one itself)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def wait_healthy(port, process, deadline=15):
     """Polls GET /healthz on `port` until it answers 200; fails when `process` exits or the deadline passes."""
     until = time.monotonic() + deadline
@@ -68,17 +62,6 @@ def wait_healthy(port, process, deadline=15):
             connection.close()
         time.sleep(0.05)
     raise AssertionError(f"nothing healthy on port {port} after {deadline} s")
-
-
-def stop(process):
-    """Terminates a process, killing it when it does not exit within 10 s."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 NGINX_LOCATION = """
@@ -183,61 +166,8 @@ def start_stack():
         shutil.rmtree(stack.folder, ignore_errors=True)
 
 
-class Reply:
-    """A response's status, headers and text."""
-
-    def __init__(self, status, headers, text):
-        self.status, self.headers, self.text = status, headers, text
-
-    def cookies(self):
-        """The Set-Cookie headers."""
-        return self.headers.get_all("Set-Cookie") or []
-
-
-class Visitor:
-    """A cookie-keeping HTTP client whose connections to `port` start from the loopback address `source`."""
-
-    def __init__(self, port, source):
-        self.port, self.source = port, source
-        self.cookies = {}
-        self.token = None
-
-    def request(self, method, path, form=None, headers=None):
-        headers = dict(headers or {})
-        if self.cookies:
-            headers["Cookie"] = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
-        body = None
-        if form is not None:
-            body = urlencode(form)
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10, source_address=(self.source, 0))
-        try:
-            connection.request(method, path, body=body, headers=headers)
-            response = connection.getresponse()
-            reply = Reply(response.status, response.headers, response.read().decode(errors="replace"))
-        finally:
-            connection.close()
-        for header in reply.cookies():
-            name, _, rest = header.partition("=")
-            value = rest.split(";", 1)[0]
-            if value:
-                self.cookies[name] = value
-            else:
-                self.cookies.pop(name, None)
-        return reply
-
-    def csrf_token(self):
-        """The form token of the sign-in page (fetched once; the cookie it matches is kept)."""
-        if self.token is None:
-            page = self.request("GET", "/login")
-            assert page.status == 200, page.status
-            match = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
-            assert match, "no csrf_token field on /login"
-            self.token = html.unescape(match.group(1))
-        return self.token
-
-    def post_form(self, path, fields, headers=None):
-        return self.request("POST", path, form=dict(fields, csrf_token=self.csrf_token()), headers=headers)
+class Visitor(CookieClient):
+    """A cookie-keeping client whose connections to `port` start from the loopback address `source`."""
 
     def sign_in(self, email, password, headers=None):
         return self.post_form("/login", {"email": email, "password": password}, headers)

@@ -10,21 +10,21 @@ server through OPENAI_BASE_URL) run for the whole module; the tests run in file 
 last to send, stops the model server. Everything is on 127.0.0.1, and every wait has a deadline. Each test prints what it measured as `REAL ...`
 lines (scripts/test-real.sh runs pytest with -s), and every Parley response's status is kept: none may be 5xx.
 """
-import html
 import http.client
 import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from urllib.parse import urlencode
 
 import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "PythonSupport"))
+from parley_http import CookieClient, free_port, stop  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PARLEY = os.path.join(ROOT, ".build", "debug", "parley")
@@ -45,24 +45,6 @@ if not os.access(PARLEY, os.X_OK):
 def report(name, **numbers):
     """Prints one measured line, `REAL name key=value ...`."""
     print(f"\nREAL {name} " + " ".join(f"{key}={value}" for key, value in numbers.items()), flush=True)
-
-
-def free_port():
-    """A loopback port nobody listens on now (llama_cpp.server cannot pick one itself)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def stop(process, grace=10):
-    """Terminates a process, killing it when it does not exit within `grace` seconds."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 def tail(path, lines=40):
@@ -147,64 +129,26 @@ class ParleyServer:
         threading.Thread(target=self.process.stdout.read, daemon=True).start()
 
 
-class Reply:
-    """A response's status, headers and text."""
-
-    def __init__(self, status, headers, text):
-        self.status, self.headers, self.text = status, headers, text
-
-    def json(self):
-        return json.loads(self.text)
-
-
-class Client:
-    """A cookie-keeping HTTP client of Parley that also sends its bearer token to /api; it keeps every response's
-    status (`statuses`) for the 5xx check."""
+class Client(CookieClient):
+    """A cookie-keeping client of Parley that also sends its bearer token to /api; it keeps every response's status
+    (`statuses`) for the 5xx check."""
 
     def __init__(self, port):
-        self.port = port
-        self.cookies = {}
+        super().__init__(port)
         self.token = None
         self.statuses = []
 
+    def extra_headers(self, path):
+        return {"Authorization": f"Bearer {self.token}"} if self.token and path.startswith("/api/") else {}
+
     def request(self, method, path, body=None, form=None, headers=None, timeout=30):
-        headers = dict(headers or {})
-        if self.cookies:
-            headers["Cookie"] = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
-        if self.token and path.startswith("/api/"):
-            headers["Authorization"] = f"Bearer {self.token}"
-        data = None
-        if form is not None:
-            data = urlencode(form)
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-        elif body is not None:
-            data = json.dumps(body)
-            headers["Content-Type"] = "application/json"
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        try:
-            connection.request(method, path, body=data, headers=headers)
-            response = connection.getresponse()
-            reply = Reply(response.status, response.headers, response.read().decode(errors="replace"))
-        finally:
-            connection.close()
+        reply = super().request(method, path, body=body, form=form, headers=headers, timeout=timeout)
         self.statuses.append((method, path, reply.status))
-        for header in reply.headers.get_all("Set-Cookie") or []:
-            name, _, rest = header.partition("=")
-            value = rest.split(";", 1)[0]
-            if value:
-                self.cookies[name] = value
-            else:
-                self.cookies.pop(name, None)
         return reply
 
     def sign_up_and_log_in(self):
         """Signs up with the form (csrf_token from /login, 303), then gets a bearer token from POST /api/login."""
-        page = self.request("GET", "/login")
-        assert page.status == 200, page.status
-        match = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
-        assert match, "no csrf_token field on /login"
-        signed_up = self.request("POST", "/signup", form={"email": EMAIL, "password": PASSWORD,
-                                                          "csrf_token": html.unescape(match.group(1))})
+        signed_up = self.post_form("/signup", {"email": EMAIL, "password": PASSWORD})
         assert signed_up.status == 303, f"sign-up: {signed_up.status} {signed_up.text[:300]}"
         login = self.request("POST", "/api/login", body={"email": EMAIL, "password": PASSWORD})
         assert login.status == 200, f"api login: {login.status} {login.text[:300]}"
