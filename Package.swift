@@ -31,6 +31,12 @@ let package = Package(
         .systemLibrary(name: "CCmarkGFM", pkgConfig: "libcmark-gfm",
                        providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .target(name: "ParleyMarkdown", dependencies: ["CCmarkGFM"]),
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .target(name: "CParleyVips", dependencies: ["CVips"]),
+        .target(name: "ParleyImaging", dependencies: [
+            "ParleyCore", "CParleyVips",
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
         .target(name: "ParleyCore", dependencies: [
             "ParleyMarkdown",
             .product(name: "Logging", package: "swift-log"),
@@ -44,7 +50,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "ParleyProviders", dependencies: [
-            "ParleyCore",
+            "ParleyCore", "ParleyImaging",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -90,6 +96,7 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client")]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyMarkdown"]),
+        .testTarget(name: "ParleyImagingTests", dependencies: ["ParleyImaging", "ParleyCore"]),
         .testTarget(name: "ParleyProvidersTests", dependencies: ["ParleyProviders", "MockUpstream",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyImaging
 
 /// Anthropic's Messages API, streaming (`POST {base}/v1/messages`).
 public struct AnthropicProvider: ChatProvider {
@@ -16,9 +17,15 @@ public struct AnthropicProvider: ChatProvider {
         self.connection = connection
     }
 
+    /// Anthropic's image input: JPEG, PNG, GIF and WebP of at most 5 MB in base64; images over 1,568 pixels a side are
+    /// scaled down by Anthropic at the cost of a slower first token, so Parley sends them at that size.
+    public static let imageLimits = ImageLimits(formats: [.jpeg, .png, .gif, .webp], maxEdge: 1568,
+                                                maxBytes: 5 * 1024 * 1024 * 3 / 4)
+
     public func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
                                  onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
-        try await upstreamRequest(for: request).stream(AnthropicStreamDecoder(), onSent: onSent, onChunk: onChunk)
+        let fitted = await connection.images.fitted(request, to: Self.imageLimits)
+        try await upstreamRequest(for: fitted).stream(AnthropicStreamDecoder(), onSent: onSent, onChunk: onChunk)
     }
 
     /// The HTTP request for a completion: system turns go in the top-level `system`, the others in `messages`.

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyImaging
 
 /// Google's Gemini API, streaming (`POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse`).
 public struct GeminiProvider: ChatProvider {
@@ -11,9 +12,14 @@ public struct GeminiProvider: ChatProvider {
         self.connection = connection
     }
 
+    /// Gemini's image input: PNG, JPEG and WebP (no GIF) within a request of 20 MB; the model sees at most 3,072 pixels
+    /// a side, and each image is kept to 5 MB so that several fit in one request.
+    public static let imageLimits = ImageLimits(formats: [.png, .jpeg, .webp], maxEdge: 3072, maxBytes: 5 * 1024 * 1024)
+
     public func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
                                  onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
-        try await upstreamRequest(for: request).stream(GeminiStreamDecoder(), onSent: onSent, onChunk: onChunk)
+        let fitted = await connection.images.fitted(request, to: Self.imageLimits)
+        try await upstreamRequest(for: fitted).stream(GeminiStreamDecoder(), onSent: onSent, onChunk: onChunk)
     }
 
     /// The HTTP request for a completion: the key in `x-goog-api-key`, system turns in `systemInstruction`,

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import ParleyCore
+import ParleyImaging
 
 /// Any server speaking OpenAI's streaming Chat Completions (OpenAI, Ollama, vLLM, llama.cpp, OpenRouter).
 public struct OpenAICompatibleProvider: ChatProvider {
@@ -13,9 +14,15 @@ public struct OpenAICompatibleProvider: ChatProvider {
         self.connection = connection
     }
 
+    /// OpenAI's image input: PNG, JPEG and WebP (GIFs go as their first frame), up to 20 MB in base64; the model sees
+    /// at most 2,048 pixels a side, so nothing larger is sent.
+    public static let imageLimits = ImageLimits(formats: [.png, .jpeg, .webp], maxEdge: 2048,
+                                                maxBytes: 15 * 1024 * 1024)
+
     public func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
                                  onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
-        try await upstreamRequest(for: request).stream(OpenAIStreamDecoder(), onSent: onSent, onChunk: onChunk)
+        let fitted = await connection.images.fitted(request, to: Self.imageLimits)
+        try await upstreamRequest(for: fitted).stream(OpenAIStreamDecoder(), onSent: onSent, onChunk: onChunk)
     }
 
     /// The HTTP request for a completion: `POST {base}/chat/completions` with a bearer key. Not inlined into

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import ParleyCore
+import ParleyImaging
 
 /// How Parley reaches one provider: the name shown to users, the base URL, the API key, the HTTP client and the timeouts.
 public struct ProviderConnection: Sendable {
@@ -14,14 +15,18 @@ public struct ProviderConnection: Sendable {
     let apiKey: String?
     let client: HTTPClient
     let timeouts: UpstreamTimeouts
+    /// Makes the images of a request fit the vendor's limits before it is sent.
+    let images: ImageFitter
 
     /// Creates a connection.
-    public init(name: String, baseURL: String, apiKey: String?, client: HTTPClient, timeouts: UpstreamTimeouts = UpstreamTimeouts()) {
+    public init(name: String, baseURL: String, apiKey: String?, client: HTTPClient,
+                timeouts: UpstreamTimeouts = UpstreamTimeouts(), images: ImageFitter = ImageFitter()) {
         self.name = name
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
         self.client = client
         self.timeouts = timeouts
+        self.images = images
     }
 
     /// Sends `request` and returns the body of its 200 answer, at most `limit` bytes; any other status throws

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Logging
 import ParleyCore
+import ParleyImaging
 
 /// Builds the model catalog from the environment and the optional `PARLEY_CONFIG` file: the vendors whose key or
 /// base URL is set, the file's providers and models, the built-in models of the vendors' standard providers, and
@@ -25,6 +26,8 @@ public struct ProviderSetup: Sendable {
     let warnings: [String]
     let timeouts: UpstreamTimeouts
     let demoTokenDelay: Duration
+    /// Fits images to each vendor's limits, with one cache for every provider.
+    let images = ImageFitter()
 
     /// Resolves the providers and models; throws when the file is unreadable, malformed, or names an unknown provider.
     public init(environment: [String: String], configPath: String? = nil, timeouts: UpstreamTimeouts = UpstreamTimeouts(),
@@ -163,6 +166,7 @@ public struct ProviderSetup: Sendable {
 
     /// How `provider` is reached through `client`.
     private func connection(to provider: Resolved, client: HTTPClient) -> ProviderConnection {
-        ProviderConnection(name: provider.name, baseURL: provider.baseURL, apiKey: provider.apiKey, client: client, timeouts: timeouts)
+        ProviderConnection(name: provider.name, baseURL: provider.baseURL, apiKey: provider.apiKey, client: client,
+                           timeouts: timeouts, images: images)
     }
 }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GRDB
 import NIOCore
+import ParleyCore
 import ParleyServer
 import Testing
 
@@ -78,6 +79,31 @@ struct AttachmentTests {
 
             let page = try await browser.get("/c/\(conversation)").body
             #expect(page.contains("<img src=\"/attachments/\(id)\" alt=\"a.png\" width=\"64\" height=\"48\""))
+        }
+    }
+
+    @Test("an image wider than the vendor takes reaches it scaled down to 2,048 pixels, and is served as uploaded")
+    func oversizedImageIsFitted() async throws {
+        try await Self.withVisionServer { server in
+            var (browser, api, conversation) = try await Self.start(server)
+            let wide = try Fixtures.image("wide.png")
+            let sent = try await browser.postMultipart("/c/\(conversation)/messages",
+                                                       fields: [("content", "How wide?"), ("model", "mock-vision")],
+                                                       files: [("wide.png", "image/png", wide)])
+            #expect(sent.status == 202, "\(sent.body)")
+            try await Self.waitForReply(api, conversation)
+            #expect(try await api.messages(conversation).last?["status"] as? String == "complete")
+
+            let upstream = try #require(try await server.mockLastRequest()).replacingOccurrences(of: "\\/", with: "/")
+            let prefix = "data:image/png;base64,"
+            let start = try #require(upstream.range(of: prefix)).upperBound
+            let encoded = upstream[start...].prefix { $0 != "\"" }
+            let fitted = try #require(Data(base64Encoded: String(encoded)))
+            #expect(try ImageInspector.inspect([UInt8](fitted)) == ImageFacts(format: .png, width: 2048, height: 33))
+
+            let question = try #require(try await api.messages(conversation).first)
+            let id = try #require((question["attachments"] as? [[String: Any]])?.first?["id"] as? Int)
+            #expect(try await browser.get("/attachments/\(id)").bytes == wide)
         }
     }
 

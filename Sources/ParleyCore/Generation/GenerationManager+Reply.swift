@@ -162,7 +162,10 @@ extension GenerationManager {
         var turns = turns
         let images = try await imagesToSend(of: messages.map(\.message), job: job)
         for (index, message) in messages {
-            turns[index].images = (images[message.id] ?? []).map { TurnImage(contentType: $0.attachment.format.contentType, bytes: $0.bytes) }
+            turns[index].images = (images[message.id] ?? []).map { content in
+                TurnImage(contentType: content.attachment.format.contentType, bytes: content.bytes,
+                          digest: content.attachment.digest)
+            }
         }
         return turns
     }

@@ -2,11 +2,14 @@
 public struct TurnImage: Sendable, Equatable {
     public var contentType: String
     public var bytes: [UInt8]
+    /// The SHA-256 of a stored attachment's bytes (hex), which names its fitted copies; nil for any other image.
+    public var digest: String?
 
     /// Creates an image.
-    public init(contentType: String, bytes: [UInt8]) {
+    public init(contentType: String, bytes: [UInt8], digest: String? = nil) {
         self.contentType = contentType
         self.bytes = bytes
+        self.digest = digest
     }
 }
 

@@ -27,7 +27,7 @@ struct MultipartBody {
     }
 }
 
-/// The test images in Tests/Fixtures/images, made by Pillow (real encoders, not hand-written headers).
+/// The test images in Tests/Fixtures/images, made by Pillow and libvips (real encoders, not hand-written headers).
 enum Fixtures {
     /// The bytes of a fixture image.
     static func image(_ name: String) throws -> [UInt8] {
