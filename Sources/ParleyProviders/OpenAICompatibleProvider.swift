@@ -55,19 +55,26 @@ public struct OpenAICompatibleProvider: ChatProvider {
         })
     }
 
-    /// The models the server lists at `GET {baseURL}/models`, each with its context window where the server gives it;
-    /// the whole exchange must end within `timeout`.
+    /// The models the server lists at `GET {baseURL}/models`, each with its context window where the server gives it
+    /// there or, for a model listed without one, at llama.cpp's `/props` or Ollama's `/api/show`; the whole exchange
+    /// must end within `timeout`.
     public func listModels(timeout: Duration = .seconds(10)) async throws(ProviderError) -> [ListedModel] {
         do {
-            return try await UpstreamDeadline(limit: timeout).run { [connection, authorization] in
-                var request = HTTPClientRequest(url: connection.baseURL + "/models")
-                for (header, value) in authorization { request.headers.add(name: header, value: value) }
-                let body = try await connection.answer(to: request, upTo: 4 * 1024 * 1024)
-                return try JSONDecoder().decode(ModelList.self, from: Data(body.readableBytesView)).data.map(\.listed)
+            return try await UpstreamDeadline(limit: timeout).run { [self] in
+                let body = try await connection.answer(to: get(connection.baseURL + "/models"), upTo: 4 * 1024 * 1024)
+                let entries = try JSONDecoder().decode(ModelList.self, from: Data(body.readableBytesView)).data
+                return await withServerWindows(entries)
             }
         } catch {
             throw connection.providerError(from: error, model: "")
         }
+    }
+
+    /// A `GET` of `url` with the provider's key.
+    func get(_ url: String) -> HTTPClientRequest {
+        var request = HTTPClientRequest(url: url)
+        for (header, value) in authorization { request.headers.add(name: header, value: value) }
+        return request
     }
 
     /// The `Authorization` header, when a key is configured.
@@ -116,26 +123,38 @@ struct OpenAIStreamDecoder: StreamDecoder {
 public struct ListedModel: Sendable, Equatable {
     public var id: String
     public var contextWindow: Int?
+
+    /// `window` when it is a believable context window: a window under 1,024 tokens is taken for a mistake.
+    static func plausible(_ window: Int?) -> Int? {
+        window.flatMap { $0 >= 1_024 ? $0 : nil }
+    }
 }
 
 /// The answer of `GET /models`: ids, and the context window as vLLM (`max_model_len`) and OpenRouter
-/// (`context_length`) give it.
-private struct ModelList: Decodable {
+/// (`context_length`) give it, and the window llama.cpp's server says the model was trained with (`meta.n_ctx_train`).
+struct ModelList: Decodable {
     struct Entry: Decodable {
+        struct Meta: Decodable {
+            var nCtxTrain: Int?
+
+            enum CodingKeys: String, CodingKey {
+                case nCtxTrain = "n_ctx_train"
+            }
+        }
+
         var id: String
         var maxModelLen: Int?
         var contextLength: Int?
+        var meta: Meta?
 
         enum CodingKeys: String, CodingKey {
-            case id
+            case id, meta
             case maxModelLen = "max_model_len"
             case contextLength = "context_length"
         }
 
-        /// The entry as Parley keeps it (a window under 1,024 tokens is taken for a mistake).
-        var listed: ListedModel {
-            ListedModel(id: id, contextWindow: (maxModelLen ?? contextLength).flatMap { $0 >= 1_024 ? $0 : nil })
-        }
+        /// The window the listing gives for the model's requests, if any.
+        var window: Int? { ListedModel.plausible(maxModelLen ?? contextLength) }
     }
     var data: [Entry]
 }
