@@ -7,13 +7,13 @@ import ParleyCore
 /// `GET /props` (the window of each of its slots, which is what one request gets) or in the list's `meta.n_ctx_train`,
 /// and Ollama at `POST /api/show` (the model's `num_ctx`, else Ollama's smallest default within the trained length).
 extension OpenAICompatibleProvider {
-    /// The window Ollama gives a model that sets no `num_ctx`, at the least (4,096 tokens; more only with a large GPU or
-    /// `OLLAMA_CONTEXT_LENGTH`, which the API does not show).
+    /// The window Ollama gives a model that sets no `num_ctx`, at the least (4,096 tokens; more only with a large GPU
+    /// or `OLLAMA_CONTEXT_LENGTH`, which the API does not show).
     static let ollamaDefaultWindow = 4_096
     /// The most models asked about one by one (Ollama) in one discovery.
     static let maxModelsAsked = 32
 
-    /// The listed models, each with the window its entry gives, else the one its server gives elsewhere (nil when none).
+    /// The listed models, each with the window its entry gives, else the one its server gives elsewhere, else nil.
     func withServerWindows(_ entries: [ModelList.Entry]) async -> [ListedModel] {
         let unknown = entries.filter { $0.window == nil }
         guard !unknown.isEmpty else { return entries.map { ListedModel(id: $0.id, contextWindow: $0.window) } }
@@ -73,7 +73,8 @@ extension OpenAICompatibleProvider {
         if let parameters = show["parameters"] as? String, let numCtx = Self.numCtx(in: parameters) {
             return ListedModel.plausible(numCtx)
         }
-        let trained = (show["model_info"] as? [String: Any])?.first { $0.key.hasSuffix(".context_length") }?.value as? Int
+        let info = show["model_info"] as? [String: Any]
+        let trained = info?.first { $0.key.hasSuffix(".context_length") }?.value as? Int
         return min(Self.ollamaDefaultWindow, trained ?? Self.ollamaDefaultWindow)
     }
 
