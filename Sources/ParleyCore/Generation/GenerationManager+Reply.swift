@@ -14,26 +14,6 @@ private enum ReplyPlan {
     case end(StreamEnd)
 }
 
-/// What a reply does after its provider failed.
-private enum NextAttempt {
-    case retry(after: Duration)
-    case fallBack
-    case fail(FailureReason)
-}
-
-/// The model a reply asks (by id, to keep the frames that hold this small), its provider, the request, and how many
-/// retries it has had.
-private struct UpstreamAttempt {
-    var modelID: String
-    var provider: any ChatProvider
-    var request: CompletionRequest
-    var retries = 0
-    /// Whether this asks the fallback of the reply's model (which is not itself fallen back from).
-    var isFallback = false
-    /// Whether the context was already cut to about half after the provider refused it as too long.
-    var isHalved = false
-}
-
 extension GenerationManager {
     /// Runs one reply from first request to `done`, in the reply's task: Stop cancels that task, which closes the
     /// upstream request, and the reply, saved as `stopped`, still ends with `done`.
@@ -98,58 +78,47 @@ extension GenerationManager {
                 switch nextAttempt(after: error, of: &attempt, for: generation) {
                 case .retry(let delay):
                     do { try await Task.sleep(for: delay) } catch { return .cancelled }
-                    attempt.retries += 1
                     GenerationMetrics.retry(model: attempt.modelID)
                 case .fallBack:
                     continue
-                case .fail(let reason):
-                    return .failed(reason)
+                case .fail(let error):
+                    logger.notice("reply failed",
+                                  metadata: ["message": "\(generation.job.assistantMessageID)", "error": "\(error)"])
+                    return .failed(error.reason)
                 }
             }
         }
     }
 
-    /// Decides what follows a provider's error: a retry after a wait, the model's fallback, or the end of the reply.
-    /// Kept out of the async loop above so that its values do not enlarge the reply task's frame, which lives as long
-    /// as the reply.
+    /// Decides what follows a provider's error (`UpstreamAttempt.next`), with its log lines and metrics. Kept out of
+    /// the async loop above so that its values do not enlarge the reply task's frame, which lives as long as the reply.
     @inline(never)
-    private func nextAttempt(after error: ProviderError, of attempt: inout UpstreamAttempt, for generation: Generation) -> NextAttempt {
+    private func nextAttempt(after error: ProviderError, of attempt: inout UpstreamAttempt,
+                             for generation: Generation) -> UpstreamAttempt.Next {
         GenerationMetrics.upstreamError(model: attempt.modelID, code: error.reason.code)
         let hasText = generation.state.withLock { $0.hasText }
-        // A prompt the provider found too long (an empty reply is how llama.cpp's server says so) is cut harder, once.
-        if error == .contextTooLong || error == .emptyReply, !hasText, !attempt.isHalved,
-           let halved = ContextWindow.halved(attempt.request.turns) {
+        let fallback = generation.job.model.fallback.flatMap(catalog.model).flatMap { model in
+            catalog.provider(for: model).map { (model: model, provider: $0) }
+        }
+        let failed = attempt
+        let next = attempt.next(after: error, hasText: hasText, policy: settings.retry, fallback: fallback)
+        if attempt.isHalved, !failed.isHalved {
             logger.notice("the provider refused the context as too long: asking again with about half",
-                          metadata: ["model": "\(attempt.modelID)", "turns": "\(attempt.request.turns.count) -> \(halved.count)"])
-            attempt.request.turns = halved
-            attempt.isHalved = true
-            return .retry(after: .zero)
+                          metadata: ["model": "\(attempt.modelID)",
+                                     "turns": "\(failed.request.turns.count) -> \(attempt.request.turns.count)"])
         }
-        guard error.allowsFallback, !hasText else { return fail(error, generation) }
-        if error.isRetryable, attempt.retries < settings.retry.maxRetries {
-            var retryAfter: Double?
-            if case .rateLimited(let seconds) = error { retryAfter = seconds }
-            return .retry(after: settings.retry.delay(attempt: attempt.retries, retryAfterSeconds: retryAfter))
+        if next == .fallBack, let fallback {
+            logger.notice("falling back", metadata: ["model": "\(failed.modelID)", "fallback": "\(fallback.model.id)"])
+            generation.state.withLock { $0.model = fallback.model }
         }
-        guard !attempt.isFallback, let fallback = generation.job.model.fallback.flatMap(catalog.model),
-              let fallbackProvider = catalog.provider(for: fallback) else { return fail(error, generation) }
-        logger.notice("falling back", metadata: ["model": "\(attempt.modelID)", "fallback": "\(fallback.id)"])
-        attempt = UpstreamAttempt(modelID: fallback.id, provider: fallbackProvider,
-                                  request: CompletionRequest(model: fallback.upstreamID, turns: attempt.request.turns), isFallback: true)
-        generation.state.withLock { $0.model = fallback }
-        return .fallBack
-    }
-
-    /// Logs why a reply failed and ends it with that reason.
-    private func fail(_ error: ProviderError, _ generation: Generation) -> NextAttempt {
-        logger.notice("reply failed", metadata: ["message": "\(generation.job.assistantMessageID)", "error": "\(error)"])
-        return .fail(error.reason)
+        return next
     }
 
     /// The context sent upstream: the system prompt and the conversation before the reply, trimmed to fit, with the
     /// images of the kept turns when the model can see them.
     private func completionRequest(for job: GenerationJob, history: [HistoryMessage]) async throws(FailureReason) -> CompletionRequest {
-        let (turns, kept) = try fittedTurns(for: job, history: history)
+        let (turns, kept) = try ReplyContext.fittedTurns(systemPrompt: job.systemPrompt, history: history,
+                                                         model: job.model, reserve: settings.replyReserve)
         // Only the turns that keep images (for a model that sees them) hold placeholders to fill.
         let withImages = kept.filter { !turns[$0.index].images.isEmpty }
         let request = withImages.isEmpty ? turns : try await filledImages(of: turns, at: withImages, job: job)
@@ -157,7 +126,7 @@ extension GenerationManager {
     }
 
     /// The turns with the images of `messages` read in place of their placeholders.
-    private func filledImages(of turns: [ChatTurn], at messages: [(index: Int, message: HistoryMessage)],
+    private func filledImages(of turns: [ChatTurn], at messages: [ReplyContext.KeptMessage],
                               job: GenerationJob) async throws(FailureReason) -> [ChatTurn] {
         var turns = turns
         let images = try await imagesToSend(of: messages.map(\.message), job: job)
@@ -168,31 +137,6 @@ extension GenerationManager {
             }
         }
         return turns
-    }
-
-    /// The system prompt and the conversation's turns trimmed to the model's window, the images of a model that sees
-    /// them as placeholders, and which turn each kept message became. Synchronous, so that its values stay off the
-    /// reply task's frames.
-    @inline(never)
-    private func fittedTurns(for job: GenerationJob, history: [HistoryMessage])
-        throws(FailureReason) -> (turns: [ChatTurn], kept: [(index: Int, message: HistoryMessage)]) {
-        let earlier = history.filter { $0.role != .system && !$0.content.isEmpty }
-        // Images count toward the window before their bytes are read; only the kept turns' images are then loaded.
-        let sendsImages = job.model.vision
-        let turns = earlier.map { message in
-            ChatTurn(role: message.role, content: message.content, images: !sendsImages || message.role != .user ? [] :
-                        message.attachments.map { TurnImage(contentType: $0.format.contentType, bytes: []) })
-        }
-        let fitted: [ChatTurn]
-        do {
-            fitted = try ContextWindow.fit(systemPrompt: job.systemPrompt, history: turns,
-                                           window: job.model.contextWindow, reserve: settings.replyReserve)
-        } catch {
-            throw error.reason
-        }
-        // The kept turns are the latest ones: the end of `earlier`.
-        let keptIndices = fitted.indices.filter { fitted[$0].role != .system }
-        return (fitted, zip(keptIndices, earlier.suffix(keptIndices.count)).map { (index: $0, message: $1) })
     }
 
     /// The images of the user's messages, with their bytes, when the model can see them (none otherwise).
