@@ -13,19 +13,26 @@ extension OpenAICompatibleProvider {
     /// The most models asked about one by one (Ollama) in one discovery.
     static let maxModelsAsked = 32
 
-    /// The listed models, each with the window its entry gives, else the one its server gives elsewhere, else nil.
-    func withServerWindows(_ entries: [ModelList.Entry]) async -> [ListedModel] {
-        let unknown = entries.filter { $0.window == nil }
-        guard !unknown.isEmpty else { return entries.map { ListedModel(id: $0.id, contextWindow: $0.window) } }
-        var windows: [String: Int] = [:]
-        if let slot = await llamaServerSlotWindow() {
-            for entry in unknown { windows[entry.id] = slot }
-        } else if unknown.contains(where: { $0.meta != nil }) {
-            for entry in unknown { windows[entry.id] = ListedModel.plausible(entry.meta?.nCtxTrain) }
-        } else {
-            windows = await ollamaWindows(of: unknown.prefix(Self.maxModelsAsked).map(\.id))
+    /// `models` with a window for each the list gave none, where the server gives one elsewhere: the slot size of a
+    /// llama.cpp server, else the trained window its list gave, else Ollama's; unchanged past `timeout`.
+    public func withServerWindows(_ models: [ListedModel], timeout: Duration = .seconds(10)) async -> [ListedModel] {
+        let unknown = models.filter { $0.contextWindow == nil }
+        guard !unknown.isEmpty else { return models }
+        let windows = try? await UpstreamDeadline(limit: timeout).run { [self] in
+            if let slot = await llamaServerSlotWindow() {
+                return Dictionary(unknown.map { ($0.id, slot) }, uniquingKeysWith: { first, _ in first })
+            }
+            if unknown.contains(where: { $0.trainedWindow != nil }) {
+                return unknown.reduce(into: [String: Int]()) { $0[$1.id] = ListedModel.plausible($1.trainedWindow) }
+            }
+            return await ollamaWindows(of: unknown.prefix(Self.maxModelsAsked).map(\.id))
         }
-        return entries.map { ListedModel(id: $0.id, contextWindow: $0.window ?? windows[$0.id]) }
+        guard let windows else { return models }
+        return models.map { model in
+            var model = model
+            model.contextWindow = model.contextWindow ?? windows[model.id]
+            return model
+        }
     }
 
     /// The server's root: the base URL without its `/v1`, where llama.cpp's and Ollama's own routes are.

@@ -55,15 +55,16 @@ public struct OpenAICompatibleProvider: ChatProvider {
         })
     }
 
-    /// The models the server lists at `GET {baseURL}/models`, each with its context window where the server gives it
-    /// there or, for a model listed without one, at llama.cpp's `/props` or Ollama's `/api/show`; the whole exchange
-    /// must end within `timeout`.
+    /// The models the server lists at `GET {baseURL}/models`, each with its context window where the list gives it
+    /// (`withServerWindows` asks the server's own routes for the others); the whole exchange must end within `timeout`.
     public func listModels(timeout: Duration = .seconds(10)) async throws(ProviderError) -> [ListedModel] {
         do {
             return try await UpstreamDeadline(limit: timeout).run { [self] in
                 let body = try await connection.answer(to: get(connection.baseURL + "/models"), upTo: 4 * 1024 * 1024)
                 let entries = try JSONDecoder().decode(ModelList.self, from: Data(body.readableBytesView)).data
-                return await withServerWindows(entries)
+                return entries.map { entry in
+                    ListedModel(id: entry.id, contextWindow: entry.window, trainedWindow: entry.meta?.nCtxTrain)
+                }
             }
         } catch {
             throw connection.providerError(from: error, model: "")
@@ -123,6 +124,8 @@ struct OpenAIStreamDecoder: StreamDecoder {
 public struct ListedModel: Sendable, Equatable {
     public var id: String
     public var contextWindow: Int?
+    /// The window the model was trained with, where the list says it (llama.cpp's `meta.n_ctx_train`).
+    var trainedWindow: Int? = nil
 
     /// `window` when it is a believable context window: a window under 1,024 tokens is taken for a mistake.
     static func plausible(_ window: Int?) -> Int? {
@@ -132,7 +135,7 @@ public struct ListedModel: Sendable, Equatable {
 
 /// The answer of `GET /models`: ids, and the context window as vLLM (`max_model_len`) and OpenRouter
 /// (`context_length`) give it, and the window llama.cpp's server says the model was trained with (`meta.n_ctx_train`).
-struct ModelList: Decodable {
+private struct ModelList: Decodable {
     struct Entry: Decodable {
         struct Meta: Decodable {
             var nCtxTrain: Int?

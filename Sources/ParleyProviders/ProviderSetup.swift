@@ -132,36 +132,56 @@ public struct ProviderSetup: Sendable {
 
     /// Adds the models every OpenAI-compatible provider lists (asked side by side, added in provider order);
     /// a discovered model without a price costs 0, and an id already offered keeps its first provider. A provider
-    /// that does not answer keeps the models it listed last. Returns whether every provider answered.
+    /// that does not answer keeps the models it listed last. The models are offered as soon as they are listed; the
+    /// windows their servers give outside the list (llama.cpp, Ollama) are filled in after. Returns whether every
+    /// provider answered.
     @discardableResult
     public func discoverModels(into catalog: ModelCatalog, client: HTTPClient, logger: Logger) async -> Bool {
+        let servers = providers.filter { $0.kind == .openai }.map { provider in
+            (id: provider.id, server: OpenAICompatibleProvider(connection: connection(to: provider, client: client)))
+        }
         let listed = await withTaskGroup(of: (String, Result<[ListedModel], ProviderError>).self) { group in
-            for provider in providers where provider.kind == .openai {
-                let server = OpenAICompatibleProvider(connection: connection(to: provider, client: client))
+            for (id, server) in servers {
                 group.addTask {
                     do throws(ProviderError) {
-                        return (provider.id, .success(try await server.listModels()))
+                        return (id, .success(try await server.listModels()))
                     } catch {
-                        return (provider.id, .failure(error))
+                        return (id, .failure(error))
                     }
                 }
             }
             return await group.reduce(into: [String: Result<[ListedModel], ProviderError>]()) { $0[$1.0] = $1.1 }
         }
-        for provider in providers {
-            switch listed[provider.id] {
+        var answered: [(id: String, server: OpenAICompatibleProvider, models: [ListedModel])] = []
+        for (id, server) in servers {
+            switch listed[id] {
             case .success(let models):
-                catalog.setDiscoveredModels(models.map { model in
-                    ModelInfo(id: model.id, providerID: provider.id, contextWindow: model.contextWindow ?? ModelInfo.discoveredContextWindow)
-                }, providerID: provider.id)
-                logger.info("discovered models", metadata: ["provider": "\(provider.id)", "count": "\(models.count)"])
+                Self.offer(models, of: id, in: catalog)
+                logger.info("discovered models", metadata: ["provider": "\(id)", "count": "\(models.count)"])
+                answered.append((id, server, models))
             case .failure(let error):
-                logger.warning("model discovery failed", metadata: ["provider": "\(provider.id)", "error": "\(error)"])
+                logger.warning("model discovery failed", metadata: ["provider": "\(id)", "error": "\(error)"])
             case nil:
                 break
             }
         }
+        await withTaskGroup(of: Void.self) { group in
+            for (id, server, models) in answered where models.contains(where: { $0.contextWindow == nil }) {
+                group.addTask {
+                    let windowed = await server.withServerWindows(models)
+                    if windowed != models { Self.offer(windowed, of: id, in: catalog) }
+                }
+            }
+        }
         return !listed.values.contains { if case .failure = $0 { true } else { false } }
+    }
+
+    /// Offers a provider's listed models in the catalog, with the default window where none is known.
+    private static func offer(_ models: [ListedModel], of providerID: String, in catalog: ModelCatalog) {
+        catalog.setDiscoveredModels(models.map { model in
+            ModelInfo(id: model.id, providerID: providerID,
+                      contextWindow: model.contextWindow ?? ModelInfo.discoveredContextWindow)
+        }, providerID: providerID)
     }
 
     /// How `provider` is reached through `client`.

@@ -327,6 +327,18 @@ import Testing
         catalog.setDiscoveredModels([], providerID: "local")
         #expect(catalog.models.map(\.id) == ["configured", "x"])
     }
+
+    @Test func aRelistedModelTakesItsNewWindowInPlaceButAConfiguredOneKeepsItsOwn() {
+        let configured = ModelInfo(id: "configured", providerID: "local", contextWindow: 32_000)
+        let catalog = ModelCatalog(models: [configured], providers: [:], isDemoOnly: false)
+        let listed = { (window: Int) in
+            ["a", "configured", "b"].map { ModelInfo(id: $0, providerID: "local", contextWindow: window) }
+        }
+        catalog.setDiscoveredModels(listed(8_192), providerID: "local")
+        catalog.setDiscoveredModels(listed(2_048), providerID: "local")
+        #expect(catalog.models.map(\.id) == ["configured", "a", "b"])
+        #expect(catalog.models.map(\.contextWindow) == [32_000, 2_048, 2_048])
+    }
 }
 
 /// An image model's revised prompt is shown as written, never as markdown of the upstream's choosing.

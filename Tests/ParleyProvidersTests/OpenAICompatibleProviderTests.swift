@@ -36,7 +36,7 @@ import Testing
                  body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// The models a provider lists from a server made of `router`'s routes, on loopback.
+    /// The models a provider lists from a server made of `router`'s routes, on loopback, with the windows it gives.
     static func listed(from router: Router<BasicRequestContext>) async throws -> [ListedModel] {
         let (ports, ready) = AsyncStream.makeStream(of: Int.self)
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
@@ -48,7 +48,9 @@ import Testing
             try await Harness.withClient(UpstreamTimeouts()) { client in
                 let provider = OpenAICompatibleProvider(connection: ProviderConnection(
                     name: "local", baseURL: "http://127.0.0.1:\(port)/v1", apiKey: nil, client: client))
-                listed = try await provider.listModels()
+                listed = await provider.withServerWindows(try await provider.listModels()).map { model in
+                    ListedModel(id: model.id, contextWindow: model.contextWindow)
+                }
             }
         }
         return listed

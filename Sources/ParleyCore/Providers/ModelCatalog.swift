@@ -35,18 +35,24 @@ public final class ModelCatalog: Sendable {
         contents.withLock { $0.providers[model.providerID] }
     }
 
-    /// Takes a provider's current model list: its models that are not offered yet are added (a configured model of the
-    /// same id wins), and models it listed before but no longer does are withdrawn.
+    /// Takes a provider's current model list: models it listed before are updated in place (a window learnt since),
+    /// those not offered yet are added (a configured model of the same id wins), and those it no longer lists are
+    /// withdrawn.
     public func setDiscoveredModels(_ listed: [ModelInfo], providerID: String) {
         contents.withLock { contents in
             let ids = Set(listed.map(\.id))
             let withdrawn = (contents.discovered[providerID] ?? []).subtracting(ids)
             contents.models.removeAll { $0.providerID == providerID && withdrawn.contains($0.id) }
+            let kept = (contents.discovered[providerID] ?? []).subtracting(withdrawn)
+            let relisted = Dictionary(listed.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            for index in contents.models.indices where contents.models[index].providerID == providerID {
+                let id = contents.models[index].id
+                if kept.contains(id), let model = relisted[id] { contents.models[index] = model }
+            }
             let known = Set(contents.models.map(\.id))
             let added = listed.filter { !known.contains($0.id) }
             contents.models += added
-            contents.discovered[providerID] = (contents.discovered[providerID] ?? []).subtracting(withdrawn)
-                .union(added.map(\.id))
+            contents.discovered[providerID] = kept.union(added.map(\.id))
         }
     }
 }
