@@ -5,7 +5,8 @@ enum Wake: Sendable {
     case ended
 }
 
-/// The events of one conversation: the log of its current (or last) reply and who waits for more.
+/// One conversation's part of the hub: its reply, the log of its current (or last) reply, its streams and who waits
+/// for more, and its title request.
 struct EventChannel {
     /// The reply the log belongs to.
     var messageID: MessageID?
@@ -19,9 +20,11 @@ struct EventChannel {
     var waiters: [Int: CheckedContinuation<Wake, Never>] = [:]
     /// Open event streams of this conversation.
     var subscriberCount = 0
+    /// The title request running, which a new send ends: its id and how to end it.
+    var title: (id: Int, interrupt: AsyncStream<Never>.Continuation)?
 
     /// Whether nothing needs this channel any more.
-    var isUnused: Bool { running == nil && !isReserved && subscriberCount == 0 }
+    var isUnused: Bool { running == nil && !isReserved && subscriberCount == 0 && title == nil }
 
     /// Takes every waiter, to be resumed outside the lock.
     mutating func takeWaiters() -> [CheckedContinuation<Wake, Never>] {

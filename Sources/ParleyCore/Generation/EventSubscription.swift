@@ -11,11 +11,11 @@ public enum EventBatch: Sendable, Equatable {
 
 /// One open event stream of a conversation: where it is in the log, and what it still has to send.
 public struct EventSubscription: Sendable {
-    let manager: GenerationManager
+    let hub: ConversationHub
     let conversationID: ConversationID
     let id: Int
-    var messageID: MessageID?
-    var index: Int
+    var position: StreamPosition
+    /// Frames to send before the log's: a stored reply's ending, for a stream that resumes after that reply ended.
     var prefix: String
     /// The reply whose stored `done` is the prefix, when there is one.
     var prefixFinishes: MessageID?
@@ -30,7 +30,7 @@ public struct EventSubscription: Sendable {
         }
         while true {
             if let batch = takeFrames() { return batch }
-            switch await waitForWake() {
+            switch await hub.waitForWake(stream: id, in: conversationID, at: position) {
             case .frames: continue
             case .heartbeat: return .heartbeat
             case .ended: return takeFrames() ?? .ended
@@ -50,60 +50,20 @@ public struct EventSubscription: Sendable {
 
     /// Ends the stream from outside (the server is about to stop): a waiting `next()` returns `.ended` at once.
     public func end() {
-        let waiter = manager.state.withLock { state in
-            state.endedSubscribers.insert(id)
-            return state.channels[conversationID]?.waiters.removeValue(forKey: id)
-        }
-        waiter?.resume(returning: .ended)
+        hub.endStream(id, in: conversationID)
     }
 
     /// Unregisters the stream.
     public func close() {
-        manager.state.withLock { state in
-            state.endedSubscribers.remove(id)
-            state.channels[conversationID]?.waiters[id] = nil
-            state.channels[conversationID]?.subscriberCount -= 1
-            manager.removeIfUnused(conversationID, in: &state)
-        }
+        hub.closeStream(id, in: conversationID)
     }
 
     /// The frames of the log not sent yet, joined (a log whose reply no longer runs ends with its `done`); nil when
-    /// there are none.
+    /// there are none. The frames are built here, outside the hub's lock, which every reply and stream shares.
     private mutating func takeFrames() -> EventBatch? {
-        let taken = manager.state.withLock { state -> (LoggedEvents, current: MessageID, running: Generation?)? in
-            guard let channel = state.channels[conversationID], let current = channel.messageID else { return nil }
-            if current != messageID {
-                messageID = current
-                index = 0
-            }
-            guard index < channel.log.count else { return nil }
-            defer { index = channel.log.count }
-            return (channel.log.events(from: index), current, channel.running)
-        }
-        guard let (events, current, running) = taken else { return nil }
+        guard let (events, current, running) = hub.unreadEvents(in: conversationID, at: &position) else { return nil }
         lastTaken = running.flatMap { generation in events.entries.last.map { (generation, Int64($0.sequence)) } }
-        // The frames are built here, outside the lock every reply and stream shares.
         return .frames(events.frames(), finishing: running == nil ? current : nil)
-    }
-
-    private func waitForWake() async -> Wake {
-        let (manager, conversationID, id, messageID, index) = (self.manager, self.conversationID, self.id, self.messageID, self.index)
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let immediate: Wake? = manager.state.withLock { state in
-                    guard !Task.isCancelled, !state.endedSubscribers.contains(id),
-                          let channel = state.channels[conversationID] else { return .ended }
-                    if channel.messageID != messageID || index < channel.log.count { return .frames }
-                    if state.isShuttingDown, channel.running == nil { return .ended }
-                    state.channels[conversationID]?.waiters[id] = continuation
-                    return nil
-                }
-                if let immediate { continuation.resume(returning: immediate) }
-            }
-        } onCancel: {
-            let waiter = manager.state.withLock { $0.channels[conversationID]?.waiters.removeValue(forKey: id) }
-            waiter?.resume(returning: .ended)
-        }
     }
 }
 
@@ -111,27 +71,22 @@ extension GenerationManager {
     /// Opens an event stream of a conversation, resuming after `lastEventID` when given: the rest of that
     /// reply's events, or its stored `done` when the reply has ended since; with no id, the running reply from its start.
     public func subscribe(conversationID: ConversationID, userID: UserID, lastEventID: EventID?) async -> EventSubscription {
-        let (id, current, frameCount, isRunning) = state.withLock { state in
-            state.nextSubscriberID += 1
-            var channel = state.channels[conversationID] ?? EventChannel()
-            channel.subscriberCount += 1
-            state.channels[conversationID] = channel
-            return (state.nextSubscriberID, channel.messageID, channel.log.count, channel.running != nil)
-        }
-        var subscription = EventSubscription(manager: self, conversationID: conversationID, id: id,
-                                             messageID: current, index: isRunning ? 0 : frameCount, prefix: "", prefixFinishes: nil)
+        let (id, current, logCount, isRunning) = hub.openStream(in: conversationID)
+        let position = StreamPosition(messageID: current, index: isRunning ? 0 : logCount)
+        var subscription = EventSubscription(hub: hub, conversationID: conversationID, id: id, position: position,
+                                             prefix: "", prefixFinishes: nil)
         guard let last = lastEventID else { return subscription }
         if last.messageID == current {
-            let seen = last.isDone ? frameCount : Int(last.sequence)
-            subscription.index = seen <= frameCount ? seen : 0
+            let seen = last.isDone ? logCount : Int(last.sequence)
+            subscription.position.index = seen <= logCount ? seen : 0
         } else if !last.isDone,
                   let message = try? await store.message(id: last.messageID, userID: userID),
                   message.conversationID == conversationID, message.status != .streaming {
             subscription.prefix = StreamEvent.ending(of: message)
             subscription.prefixFinishes = message.id
-            subscription.index = 0
+            subscription.position.index = 0
         } else {
-            subscription.index = 0
+            subscription.position.index = 0
         }
         return subscription
     }

@@ -160,7 +160,7 @@ extension GenerationManager {
         switch chunk {
         case .text(let text) where !text.isEmpty:
             if generation.receive(text) { emitTokens(of: generation, force: false) }
-            return settings.coalesceInterval(running: runningReplies.load(ordering: .relaxed))
+            return settings.coalesceInterval(running: hub.runningReplyCount)
         case .text:
             return .zero
         case .usage(let prompt, let completion, let cached):
@@ -178,7 +178,7 @@ extension GenerationManager {
     /// coalescing interval ago; `force` (the reply's end) sends at once, with the final tail if one was held back.
     func emitTokens(of generation: Generation, force: Bool) {
         let now = clock.now
-        let interval = settings.coalesceInterval(running: runningReplies.load(ordering: .relaxed))
+        let interval = settings.coalesceInterval(running: hub.runningReplyCount)
         generation.state.withLock { state in
             guard !state.unsent.isEmpty || (force && state.markdown.isHoldingTail) else { return }
             if !force, let last = state.lastTokenEvent, last.duration(to: now) < interval { return }
@@ -188,14 +188,14 @@ extension GenerationManager {
             state.lastTokenEvent = now
             let id = generation.nextEventID(&state)
             if state.firstTokenSequence == nil { state.firstTokenSequence = id.sequence }
-            append(event, id: id, conversationID: generation.job.conversationID)
+            hub.append(event, id: id, conversationID: generation.job.conversationID)
         }
     }
 
     /// Sends the text received since their last `token` event of the running replies whose coalescing interval has
     /// passed (the coalescing timer's tick).
     func emitDueTokens() {
-        for generation in state.withLock({ Array($0.running.values) }) {
+        for generation in hub.runningReplies {
             emitTokens(of: generation, force: false)
         }
     }
@@ -238,21 +238,8 @@ extension GenerationManager {
         GenerationMetrics.replyEnded(model: model.id, status: status, after: generation.startedAt.duration(to: .now), usage: usage)
         if let failure { publish(.error(messageID: job.assistantMessageID, reason: failure), of: generation) }
         let done = StreamEvent.done(messageID: job.assistantMessageID, status: status, html: MarkdownRenderer.html(text), usage: usage)
-        // `done` and the release of the conversation happen at once: whoever sees `done` sees nothing running.
-        let (waiters, wake) = generation.state.withLock { _ in
-            state.withLock { state in
-                state.channels[job.conversationID]?.log.append(done, id: EventID(messageID: job.assistantMessageID,
-                                                                                 sequence: EventID.doneSequence))
-                state.running[job.assistantMessageID] = nil
-                runningReplies.subtract(1, ordering: .relaxed)
-                state.channels[job.conversationID]?.running = nil
-                let waiters = state.channels[job.conversationID]?.takeWaiters() ?? []
-                removeIfUnused(job.conversationID, in: &state)
-                // During a shutdown, streams of this conversation end once they have sent `done`.
-                return (waiters, state.isShuttingDown ? Wake.ended : .frames)
-            }
-        }
-        for waiter in waiters { waiter.resume(returning: wake) }
+        // Under the reply's lock, so that no event of the reply can follow its `done`.
+        generation.state.withLock { _ in hub.end(generation, done: done) }
         if status == .complete || status == .truncated { await improveTitle(of: job, model: model, answer: text) }
     }
 

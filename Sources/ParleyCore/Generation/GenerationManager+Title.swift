@@ -21,14 +21,8 @@ extension GenerationManager {
               let question = try? await store.messages(conversationID: job.conversationID, userID: job.userID,
                                                        afterID: nil, limit: 1).items.first?.content else { return }
         let (interruption, interrupt) = AsyncStream.makeStream(of: Never.self)
-        let asked = state.withLock { state in
-            let channel = state.channels[job.conversationID]
-            guard !state.isShuttingDown, channel?.running == nil, channel?.isReserved != true else { return false }
-            state.titleRequests[job.conversationID] = interrupt
-            return true
-        }
-        guard asked else { return }
-        defer { state.withLock { _ = $0.titleRequests.removeValue(forKey: job.conversationID) } }
+        guard let titleID = hub.beginTitle(in: job.conversationID, interrupt: interrupt) else { return }
+        defer { hub.endTitle(titleID, in: job.conversationID) }
         let request = CompletionRequest(model: model.upstreamID, turns: [
             ChatTurn(role: .system, content: Self.titleInstruction),
             ChatTurn(role: .user, content: String(question.prefix(2000))),

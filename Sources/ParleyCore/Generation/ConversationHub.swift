@@ -1,0 +1,245 @@
+import Synchronization
+
+/// The conversations' shared state: each conversation's channel (its reserved or running reply, the event log of its
+/// current reply, its open streams and those waiting for more, a title request in flight), the running replies, and
+/// whether the server is shutting down. The hub is the only holder of its lock and calls nothing while holding it.
+/// Lock order: a reply's own lock (`Generation.state`) may be held while calling into the hub, never the reverse.
+final class ConversationHub: Sendable {
+    private struct State {
+        var channels: [ConversationID: EventChannel] = [:]
+        var running: [MessageID: Generation] = [:]
+        /// The last id given to a stream or a title request.
+        var nextID = 0
+        var endedStreams: Set<Int> = []
+        var isShuttingDown = false
+        /// Conversations reserved whose reply has not been launched yet (they count toward the limit).
+        var reservations = 0
+
+        /// Drops a conversation's channel when no reply, title or stream needs it.
+        mutating func removeIfUnused(_ conversationID: ConversationID) {
+            if channels[conversationID]?.isUnused == true { channels[conversationID] = nil }
+        }
+    }
+
+    private let state = Mutex(State())
+    /// How many replies run now (read on every `token` event, so kept out of the lock).
+    private let runningCount = Atomic<Int>(0)
+
+    /// How many replies run now.
+    var runningReplyCount: Int { runningCount.load(ordering: .relaxed) }
+
+    /// The replies running now.
+    var runningReplies: [Generation] { state.withLock { Array($0.running.values) } }
+
+    /// How many event streams are open.
+    var streamCount: Int { state.withLock { $0.channels.values.reduce(0) { $0 + $1.subscriberCount } } }
+
+    // MARK: Replies
+
+    /// Reserves a conversation for a reply about to be written and returns the title request running there, which the
+    /// caller ends (the user's new message goes first). Throws `.shuttingDown`, `.busy` when a reply runs or is
+    /// reserved there, or `.atCapacity` when `limit` replies run or are reserved.
+    func reserve(_ conversationID: ConversationID,
+                 limit: Int?) throws(GenerationError) -> AsyncStream<Never>.Continuation? {
+        try state.withLock { state throws(GenerationError) in
+            guard !state.isShuttingDown else { throw .shuttingDown }
+            var channel = state.channels[conversationID] ?? EventChannel()
+            guard channel.running == nil, !channel.isReserved else { throw .busy }
+            if let limit, state.running.count + state.reservations >= limit { throw .atCapacity }
+            channel.isReserved = true
+            state.reservations += 1
+            let title = channel.title
+            channel.title = nil
+            state.channels[conversationID] = channel
+            return title?.interrupt
+        }
+    }
+
+    /// Gives up a reservation whose reply was never written.
+    func cancelReservation(_ conversationID: ConversationID) {
+        state.withLock { state in
+            state.channels[conversationID]?.isReserved = false
+            state.reservations -= 1
+            state.removeIfUnused(conversationID)
+        }
+    }
+
+    /// Turns a conversation's reservation into its running reply, with a new event log, and wakes its streams.
+    func launch(_ generation: Generation) {
+        let job = generation.job
+        let waiters = state.withLock { state in
+            var channel = state.channels[job.conversationID] ?? EventChannel()
+            channel.isReserved = false
+            state.reservations -= 1
+            channel.running = generation
+            channel.messageID = job.assistantMessageID
+            channel.log = EventLog()
+            state.running[job.assistantMessageID] = generation
+            runningCount.add(1, ordering: .relaxed)
+            let waiters = channel.takeWaiters()
+            state.channels[job.conversationID] = channel
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(returning: .frames) }
+    }
+
+    /// The reply running in a conversation, if any.
+    func runningReply(in conversationID: ConversationID) -> Generation? {
+        state.withLock { $0.channels[conversationID]?.running }
+    }
+
+    /// Appends an event to a conversation's log and wakes its waiting streams; the caller holds the reply's lock, so
+    /// that a reply's events keep their order.
+    func append(_ event: StreamEvent, id: EventID, conversationID: ConversationID) {
+        let waiters = state.withLock { state in
+            state.channels[conversationID]?.log.append(event, id: id)
+            return state.channels[conversationID]?.takeWaiters() ?? []
+        }
+        for waiter in waiters { waiter.resume(returning: .frames) }
+    }
+
+    /// Ends a running reply: appends its `done` and releases the conversation at once, so that whoever sees `done` sees
+    /// nothing running there. During a shutdown the conversation's streams end once they have sent it.
+    func end(_ generation: Generation, done: StreamEvent) {
+        let job = generation.job
+        let (waiters, wake) = state.withLock { state in
+            state.channels[job.conversationID]?.log.append(done, id: EventID(messageID: job.assistantMessageID,
+                                                                             sequence: EventID.doneSequence))
+            state.running[job.assistantMessageID] = nil
+            runningCount.subtract(1, ordering: .relaxed)
+            state.channels[job.conversationID]?.running = nil
+            let waiters = state.channels[job.conversationID]?.takeWaiters() ?? []
+            state.removeIfUnused(job.conversationID)
+            return (waiters, state.isShuttingDown ? Wake.ended : .frames)
+        }
+        for waiter in waiters { waiter.resume(returning: wake) }
+    }
+
+    // MARK: Titles
+
+    /// Records a title request about to run in a conversation, which a new send there ends through `interrupt`;
+    /// returns its id, or nil (recording nothing) when a reply runs or is reserved there, or the server is shutting
+    /// down.
+    func beginTitle(in conversationID: ConversationID, interrupt: AsyncStream<Never>.Continuation) -> Int? {
+        state.withLock { state in
+            var channel = state.channels[conversationID] ?? EventChannel()
+            guard !state.isShuttingDown, channel.running == nil, !channel.isReserved else { return nil }
+            state.nextID += 1
+            channel.title = (state.nextID, interrupt)
+            state.channels[conversationID] = channel
+            return state.nextID
+        }
+    }
+
+    /// Forgets title request `id` of a conversation, which has ended (unless a send took it already).
+    func endTitle(_ id: Int, in conversationID: ConversationID) {
+        state.withLock { state in
+            guard state.channels[conversationID]?.title?.id == id else { return }
+            state.channels[conversationID]?.title = nil
+            state.removeIfUnused(conversationID)
+        }
+    }
+
+    // MARK: Streams
+
+    /// Opens an event stream of a conversation: its id, the conversation's current reply, how many events its log
+    /// holds, and whether that reply runs.
+    func openStream(in conversationID: ConversationID)
+        -> (id: Int, messageID: MessageID?, logCount: Int, isRunning: Bool) {
+        state.withLock { state in
+            state.nextID += 1
+            var channel = state.channels[conversationID] ?? EventChannel()
+            channel.subscriberCount += 1
+            state.channels[conversationID] = channel
+            return (state.nextID, channel.messageID, channel.log.count, channel.running != nil)
+        }
+    }
+
+    /// The events of a conversation's log that a stream at `position` has not read, with the reply they belong to and
+    /// that reply when it still runs, moving `position` past them (to the log's start when the reply changed); nil
+    /// when there are none.
+    func unreadEvents(in conversationID: ConversationID, at position: inout StreamPosition)
+        -> (events: LoggedEvents, current: MessageID, running: Generation?)? {
+        state.withLock { state in
+            guard let channel = state.channels[conversationID], let current = channel.messageID else { return nil }
+            if current != position.messageID {
+                position = StreamPosition(messageID: current, index: 0)
+            }
+            guard position.index < channel.log.count else { return nil }
+            defer { position.index = channel.log.count }
+            return (channel.log.events(from: position.index), current, channel.running)
+        }
+    }
+
+    /// Waits until stream `id` at `position` has something to do: new events, a heartbeat, or its end (at once when it
+    /// has unread events, was ended, or its conversation is idle during a shutdown; also when its task is cancelled).
+    func waitForWake(stream id: Int, in conversationID: ConversationID, at position: StreamPosition) async -> Wake {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let immediate: Wake? = state.withLock { state in
+                    guard !Task.isCancelled, !state.endedStreams.contains(id),
+                          let channel = state.channels[conversationID] else { return .ended }
+                    if channel.messageID != position.messageID || position.index < channel.log.count { return .frames }
+                    if state.isShuttingDown, channel.running == nil { return .ended }
+                    state.channels[conversationID]?.waiters[id] = continuation
+                    return nil
+                }
+                if let immediate { continuation.resume(returning: immediate) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { $0.channels[conversationID]?.waiters.removeValue(forKey: id) }
+            waiter?.resume(returning: .ended)
+        }
+    }
+
+    /// Ends a stream from outside: its waiting (or next) wait returns `.ended`.
+    func endStream(_ id: Int, in conversationID: ConversationID) {
+        let waiter = state.withLock { state in
+            state.endedStreams.insert(id)
+            return state.channels[conversationID]?.waiters.removeValue(forKey: id)
+        }
+        waiter?.resume(returning: .ended)
+    }
+
+    /// Unregisters a stream.
+    func closeStream(_ id: Int, in conversationID: ConversationID) {
+        state.withLock { state in
+            state.endedStreams.remove(id)
+            state.channels[conversationID]?.waiters[id] = nil
+            state.channels[conversationID]?.subscriberCount -= 1
+            state.removeIfUnused(conversationID)
+        }
+    }
+
+    /// Wakes every waiting stream with `wake`.
+    func wakeAll(_ wake: Wake) {
+        let waiters = state.withLock { state in
+            var waiters: [CheckedContinuation<Wake, Never>] = []
+            for key in Array(state.channels.keys) {
+                waiters += state.channels[key]?.takeWaiters() ?? []
+            }
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(returning: wake) }
+    }
+
+    /// Stops accepting replies and titles, and ends the waiting streams of conversations where no reply runs; the
+    /// streams of running replies stay open until their `done`.
+    func shutDown() {
+        let idleWaiters = state.withLock { state in
+            state.isShuttingDown = true
+            var waiters: [CheckedContinuation<Wake, Never>] = []
+            for key in Array(state.channels.keys) where state.channels[key]?.running == nil {
+                waiters += state.channels[key]?.takeWaiters() ?? []
+            }
+            return waiters
+        }
+        for waiter in idleWaiters { waiter.resume(returning: .ended) }
+    }
+}
+
+/// Where an event stream is: the reply whose log it reads and how many of that log's events it has read.
+struct StreamPosition: Sendable, Equatable {
+    var messageID: MessageID?
+    var index: Int
+}

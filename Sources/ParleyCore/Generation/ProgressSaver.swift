@@ -1,0 +1,30 @@
+import Logging
+
+/// Saves the text running replies received since their last save, all in one transaction, so that a crash loses at
+/// most one save interval of any reply.
+struct ProgressSaver: Sendable {
+    let store: any ChatStore
+    let logger: Logger
+
+    /// Saves what each of `replies` received since its last save; a reply whose write failed is saved again next time.
+    func save(_ replies: [Generation]) async {
+        var contents: [MessageID: String] = [:]
+        var saving: [Generation] = []
+        for reply in replies {
+            if let text = reply.takeUnsavedText() {
+                contents[reply.job.assistantMessageID] = text
+                saving.append(reply)
+            }
+        }
+        guard !contents.isEmpty else { return }
+        let clock = ContinuousClock()
+        do {
+            let started = clock.now
+            try await store.saveProgress(contents)
+            GenerationMetrics.flush(after: started.duration(to: clock.now))
+        } catch {
+            logger.error("saving partial replies failed", metadata: ["error": "\(error)"])
+            for reply in saving { reply.markUnsaved() }
+        }
+    }
+}
