@@ -31,8 +31,8 @@ let package = Package(
         .systemLibrary(name: "CCmarkGFM", pkgConfig: "libcmark-gfm",
                        providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .target(name: "ParleyMarkdown", dependencies: ["CCmarkGFM"]),
-        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
-        .target(name: "CParleyVips", dependencies: ["CVips"]),
+        // libvips (Debian's libvips42) is opened at first use, not linked: see CParleyVips/parley_vips.c.
+        .target(name: "CParleyVips"),
         .target(name: "ParleyImaging", dependencies: [
             "ParleyCore", "CParleyVips",
             .product(name: "NIOPosix", package: "swift-nio"),

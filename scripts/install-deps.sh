@@ -5,7 +5,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-packages=(libsqlite3-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libvips-dev zlib1g-dev pkg-config)
+packages=(libsqlite3-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libvips42 zlib1g-dev pkg-config)
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(sqlite3 curl openssl libvips-tools chromium chromium-driver python3-pytest python3-selenium python3-venv
              nginx)

@@ -11,8 +11,9 @@ typedef struct {
     int height;
 } parley_vips_image;
 
-/// Starts libvips for Parley: no operation cache (it would keep callers' buffers), one worker thread per call, and
-/// only the loaders libvips marks as safe for untrusted input. Returns 0 on success; call it once before the others.
+/// Opens libvips (libvips.so.42) and starts it for Parley: no operation cache (it would keep callers' buffers), one
+/// worker thread per call, and only the loaders libvips marks as safe for untrusted input. Returns 0 on success, -1
+/// when libvips 8 is not installed or does not start; call it once, before the others.
 int parley_vips_start(void);
 
 /// Decodes `input` (its first frame), shrinks it to fit a `max_edge` square (never enlarging, upright after EXIF
