@@ -61,6 +61,8 @@ public struct ProviderConnection: Sendable {
     /// client has already tried again until the connect timeout.
     static func isConnectFailure(_ error: any Error) -> Bool {
         if error is NIOConnectionError { return true }
+        // The last attempt's own timer can fire as the client's connect deadline passes, on a loaded machine.
+        if let error = error as? ChannelError, case .connectTimeout = error { return true }
         guard let error = error as? IOError else { return false }
         return [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(error.errnoCode)
     }

@@ -1,6 +1,8 @@
+import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import MockUpstream
 import ParleyCore
 @testable import ParleyProviders
@@ -15,6 +17,22 @@ import Testing
         let request = OpenAICompatibleProvider(connection: connection).upstreamRequest(for: Harness.request(model: "gpt-4o"))
         #expect(request.url == "https://api.openai.com/v1/chat/completions")
         #expect(request.headers.map { "\($0.0): \($0.1)" } == ["Authorization: Bearer sk-1"])
+    }
+
+    @Test("a connection that could not be opened is connectFailed, however the client's last attempt ended")
+    func connectFailuresAreNotRetryable() {
+        let connection = ProviderConnection(name: "local", baseURL: "http://127.0.0.1:9/v1", apiKey: nil,
+                                            client: .shared)
+        let failures: [any Error] = [ChannelError.connectTimeout(.seconds(3)), HTTPClientError.connectTimeout,
+                                     IOError(errnoCode: ECONNREFUSED, reason: "connect")]
+        for failure in failures {
+            let error = connection.providerError(from: failure, model: "m")
+            guard case .connectFailed = error else {
+                Issue.record("\(failure) became \(error)")
+                continue
+            }
+            #expect(!error.isRetryable && error.allowsFallback)
+        }
     }
 
     @Test func bodyKeepsTheSystemTurnAndAsksForUsage() async throws {
