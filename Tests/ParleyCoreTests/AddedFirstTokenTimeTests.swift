@@ -4,10 +4,17 @@ import Testing
 /// Parley's part of a reply's first token: what `parley_added_first_token_seconds` records.
 @Suite struct AddedFirstTokenTimeTests {
     /// A reply started by a request received at `receivedAt`.
-    static func generation(receivedAt: ContinuousClock.Instant = .now) -> Generation {
+    static func generation(receivedAt: ContinuousClock.Instant = .now) -> ReplyRun {
         let job = GenerationJob(conversationID: 1, userID: 1, assistantMessageID: 1, systemPrompt: "",
                                 model: ModelInfo(id: "model", providerID: "provider"))
-        return Generation(job: job, receivedAt: receivedAt)
+        return ReplyRun(job: job, receivedAt: receivedAt)
+    }
+
+    /// Puts the reply's `start` event (sequence 1) and its first text's `token` event (sequence 2) in a log.
+    static func publishFirstText(of reply: ReplyRun) {
+        let hub = ConversationHub()
+        reply.publish(.start(messageID: 1, model: "model"), to: hub)
+        reply.publishTokens(to: hub, now: .now, interval: .zero, force: true)
     }
 
     @Test("timed once, when a stream first writes the first text's token event, leaving out the wait for the provider")
@@ -20,7 +27,7 @@ import Testing
         let beforeText = ContinuousClock.now
         #expect(generation.receive("Hi"))
         #expect(generation.addedFirstTokenTime(wroteUpTo: 5) == nil)  // the first text's event is not in the log yet
-        generation.state.withLock { $0.firstTokenSequence = 2 }
+        Self.publishFirstText(of: generation)
         #expect(generation.addedFirstTokenTime(wroteUpTo: 1) == nil)  // only the `start` event was written
         let added = try #require(generation.addedFirstTokenTime(wroteUpTo: 2))
         // At most the time up to the request leaving plus the time from the text to now: the 200 ms are not in it.
@@ -35,7 +42,7 @@ import Testing
         #expect(generation.receive("Hi"))
         try await Task.sleep(for: .milliseconds(200))  // the request is seen handed over after the first text came
         generation.markRequestSent()
-        generation.state.withLock { $0.firstTokenSequence = 2 }
+        Self.publishFirstText(of: generation)
         let beforeWrite = ContinuousClock.now
         let added = try #require(generation.addedFirstTokenTime(wroteUpTo: 2))
         #expect(added >= received.duration(to: beforeWrite))

@@ -3,11 +3,11 @@ import Synchronization
 /// The conversations' shared state: each conversation's channel (its reserved or running reply, the event log of its
 /// current reply, its open streams and those waiting for more, a title request in flight), the running replies, and
 /// whether the server is shutting down. The hub is the only holder of its lock and calls nothing while holding it.
-/// Lock order: a reply's own lock (`Generation.state`) may be held while calling into the hub, never the reverse.
+/// Lock order: a reply's own lock (`ReplyRun.state`) may be held while calling into the hub, never the reverse.
 final class ConversationHub: Sendable {
     private struct State {
         var channels: [ConversationID: EventChannel] = [:]
-        var running: [MessageID: Generation] = [:]
+        var running: [MessageID: ReplyRun] = [:]
         /// The last id given to a stream or a title request.
         var nextID = 0
         var endedStreams: Set<Int> = []
@@ -29,7 +29,7 @@ final class ConversationHub: Sendable {
     var runningReplyCount: Int { runningCount.load(ordering: .relaxed) }
 
     /// The replies running now.
-    var runningReplies: [Generation] { state.withLock { Array($0.running.values) } }
+    var runningReplies: [ReplyRun] { state.withLock { Array($0.running.values) } }
 
     /// How many event streams are open.
     var streamCount: Int { state.withLock { $0.channels.values.reduce(0) { $0 + $1.subscriberCount } } }
@@ -65,16 +65,16 @@ final class ConversationHub: Sendable {
     }
 
     /// Turns a conversation's reservation into its running reply, with a new event log, and wakes its streams.
-    func launch(_ generation: Generation) {
-        let job = generation.job
+    func launch(_ reply: ReplyRun) {
+        let job = reply.job
         let waiters = state.withLock { state in
             var channel = state.channels[job.conversationID] ?? EventChannel()
             channel.isReserved = false
             state.reservations -= 1
-            channel.running = generation
+            channel.running = reply
             channel.messageID = job.assistantMessageID
             channel.log = EventLog()
-            state.running[job.assistantMessageID] = generation
+            state.running[job.assistantMessageID] = reply
             runningCount.add(1, ordering: .relaxed)
             let waiters = channel.takeWaiters()
             state.channels[job.conversationID] = channel
@@ -84,7 +84,7 @@ final class ConversationHub: Sendable {
     }
 
     /// The reply running in a conversation, if any.
-    func runningReply(in conversationID: ConversationID) -> Generation? {
+    func runningReply(in conversationID: ConversationID) -> ReplyRun? {
         state.withLock { $0.channels[conversationID]?.running }
     }
 
@@ -100,8 +100,8 @@ final class ConversationHub: Sendable {
 
     /// Ends a running reply: appends its `done` and releases the conversation at once, so that whoever sees `done` sees
     /// nothing running there. During a shutdown the conversation's streams end once they have sent it.
-    func end(_ generation: Generation, done: StreamEvent) {
-        let job = generation.job
+    func end(_ reply: ReplyRun, done: StreamEvent) {
+        let job = reply.job
         let (waiters, wake) = state.withLock { state in
             state.channels[job.conversationID]?.log.append(done, id: EventID(messageID: job.assistantMessageID,
                                                                              sequence: EventID.doneSequence))
@@ -159,7 +159,7 @@ final class ConversationHub: Sendable {
     /// that reply when it still runs, moving `position` past them (to the log's start when the reply changed); nil
     /// when there are none.
     func unreadEvents(in conversationID: ConversationID, at position: inout StreamPosition)
-        -> (events: LoggedEvents, current: MessageID, running: Generation?)? {
+        -> (events: LoggedEvents, current: MessageID, running: ReplyRun?)? {
         state.withLock { state in
             guard let channel = state.channels[conversationID], let current = channel.messageID else { return nil }
             if current != position.messageID {

@@ -13,7 +13,7 @@ struct EventChannel {
     /// The events of that reply, in order; `done` is last once it finished.
     var log = EventLog()
     /// The reply being generated, if any.
-    var running: Generation?
+    var running: ReplyRun?
     /// A reply is about to start (its messages are being written).
     var isReserved = false
     /// Streams waiting for the next frame, by subscriber id.

@@ -20,7 +20,7 @@ public struct EventSubscription: Sendable {
     /// The reply whose stored `done` is the prefix, when there is one.
     var prefixFinishes: MessageID?
     /// The running reply of the frames `next()` returned last, and the sequence of their last event, until `wrote()`.
-    var lastTaken: (generation: Generation, sequence: Int64)?
+    var lastTaken: (reply: ReplyRun, sequence: Int64)?
 
     /// Waits for the next frames (or a heartbeat); never blocks the reply or other streams.
     public mutating func next() async -> EventBatch {
@@ -41,10 +41,10 @@ public struct EventSubscription: Sendable {
     /// Tells the subscription that the frames `next()` returned have been written to its client: the first stream to
     /// write a reply's first text records Parley's part of that first token (`parley_added_first_token_seconds`).
     public mutating func wrote() {
-        guard let (generation, sequence) = lastTaken else { return }
+        guard let (reply, sequence) = lastTaken else { return }
         lastTaken = nil
-        if let added = generation.addedFirstTokenTime(wroteUpTo: sequence) {
-            GenerationMetrics.addedToFirstToken(model: generation.job.model.id, added)
+        if let added = reply.addedFirstTokenTime(wroteUpTo: sequence) {
+            GenerationMetrics.addedToFirstToken(model: reply.job.model.id, added)
         }
     }
 
@@ -62,7 +62,7 @@ public struct EventSubscription: Sendable {
     /// there are none. The frames are built here, outside the hub's lock, which every reply and stream shares.
     private mutating func takeFrames() -> EventBatch? {
         guard let (events, current, running) = hub.unreadEvents(in: conversationID, at: &position) else { return nil }
-        lastTaken = running.flatMap { generation in events.entries.last.map { (generation, Int64($0.sequence)) } }
+        lastTaken = running.flatMap { reply in events.entries.last.map { (reply, Int64($0.sequence)) } }
         return .frames(events.frames(), finishing: running == nil ? current : nil)
     }
 }

@@ -3,8 +3,8 @@ import Foundation
 extension GenerationManager {
     /// The reply of an image model: the picture it draws for the last message, checked like an upload, stored as the
     /// reply's attachment, and shown in the reply's markdown; the usage is one image. Not retried.
-    func drawImage(for generation: Generation, prompt: String) async -> StreamEnd {
-        let job = generation.job
+    func drawImage(for reply: ReplyRun, prompt: String) async -> StreamEnd {
+        let job = reply.job
         guard let provider = catalog.provider(for: job.model) as? any ImageProvider else {
             return .failed(FailureReason(code: "unsupported_model", message: "The provider of “\(job.model.id)” cannot draw pictures."))
         }
@@ -31,8 +31,8 @@ extension GenerationManager {
             return .failed(FailureReason(code: "internal_error", message: "Parley could not store the picture."))
         }
         let caption = picture.revisedPrompt.map { "\n\n" + Self.escapedMarkdown($0) } ?? ""
-        generation.state.withLock { $0.providerUsage = Usage(completionTokens: 1) }
-        receive(.text("![Generated image](/attachments/\(stored[0].id))" + caption), for: generation)
+        reply.updateReport { $0.providerUsage = Usage(completionTokens: 1) }
+        receive(.text("![Generated image](/attachments/\(stored[0].id))" + caption), for: reply)
         return .completed
     }
 

@@ -17,43 +17,40 @@ private enum ReplyPlan {
 extension GenerationManager {
     /// Runs one reply from first request to `done`, in the reply's task: Stop cancels that task, which closes the
     /// upstream request, and the reply, saved as `stopped`, still ends with `done`.
-    func run(_ generation: Generation) async {
+    func run(_ reply: ReplyRun) async {
         // The request is built in a call that returns before the reply streams, so that its frames are not held while
         // it does: a task keeps the memory of its deepest point until it ends.
         let end: StreamEnd
-        switch await plan(generation) {
+        switch await plan(reply) {
         case .stream(let attempt):
             // The provider says when the request has left (`markRequestSent`), which releases whoever started the reply.
-            end = await streamWithRetries(attempt, for: generation)
+            end = await streamWithRetries(attempt, for: reply)
         case .draw(let prompt):
             // An image's starter does not wait for the drawing, which takes seconds.
-            generation.markUnderway()
-            end = await drawImage(for: generation, prompt: prompt)
+            reply.markUnderway()
+            end = await drawImage(for: reply, prompt: prompt)
         case .end(let early):
             end = early
         }
         // However the reply ended, even before any request left, its starter is released.
-        generation.markUnderway()
+        reply.markUnderway()
         // A Stop from now on has nothing left to close; the reply is saved as it ended.
-        generation.state.withLock { state in
-            state.task = nil
-            state.isStreamOver = true
-        }
-        await finish(generation, end: end)
+        reply.markStreamOver()
+        await finish(reply, end: end)
     }
 
     /// Builds the reply's request and says how the reply goes on: streamed from the model's provider, drawn by an
     /// image model, or ended already (no provider key, or a context that cannot fit).
-    private func plan(_ generation: Generation) async -> ReplyPlan {
+    private func plan(_ reply: ReplyRun) async -> ReplyPlan {
         let request: CompletionRequest
         do {
-            request = try await completionRequest(for: generation.job, history: generation.takeHistory())
+            request = try await completionRequest(for: reply.job, history: reply.takeHistory())
         } catch let failure {
             return .end(.failed(failure))
         }
         let promptTokens = request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1) }
-        generation.state.withLock { $0.estimatedPromptTokens = promptTokens }
-        let model = generation.job.model
+        reply.updateReport { $0.estimatedPromptTokens = promptTokens }
+        let model = reply.job.model
         if model.generatesImages { return .draw(prompt: request.turns.last { $0.role == .user }?.content ?? "") }
         guard let provider = catalog.provider(for: model) else {
             return .end(.failed(ProviderError.missingKey(provider: model.providerID).reason))
@@ -63,19 +60,20 @@ extension GenerationManager {
 
     /// Streams the reply, retrying rate limits and outages before the first token, then once more through the model's
     /// fallback when it has one.
-    private func streamWithRetries(_ first: UpstreamAttempt, for generation: Generation) async -> StreamEnd {
+    private func streamWithRetries(_ first: UpstreamAttempt, for reply: ReplyRun) async -> StreamEnd {
         var attempt = first
         while true {
             do {
-                try await attempt.provider.streamCompletion(attempt.request, onSent: { generation.markRequestSent() }) { chunk in
-                    self.receive(chunk, for: generation)
+                try await attempt.provider.streamCompletion(attempt.request,
+                                                            onSent: { reply.markRequestSent() }) { chunk in
+                    self.receive(chunk, for: reply)
                 }
                 return .completed
             } catch {
                 // A provider that failed before sending releases the starter now, not after its retries.
-                generation.markUnderway()
+                reply.markUnderway()
                 if error == .cancelled || Task.isCancelled { return .cancelled }
-                switch nextAttempt(after: error, of: &attempt, for: generation) {
+                switch nextAttempt(after: error, of: &attempt, for: reply) {
                 case .retry(let delay):
                     do { try await Task.sleep(for: delay) } catch { return .cancelled }
                     GenerationMetrics.retry(model: attempt.modelID)
@@ -83,7 +81,7 @@ extension GenerationManager {
                     continue
                 case .fail(let error):
                     logger.notice("reply failed",
-                                  metadata: ["message": "\(generation.job.assistantMessageID)", "error": "\(error)"])
+                                  metadata: ["message": "\(reply.job.assistantMessageID)", "error": "\(error)"])
                     return .failed(error.reason)
                 }
             }
@@ -94,14 +92,13 @@ extension GenerationManager {
     /// the async loop above so that its values do not enlarge the reply task's frame, which lives as long as the reply.
     @inline(never)
     private func nextAttempt(after error: ProviderError, of attempt: inout UpstreamAttempt,
-                             for generation: Generation) -> UpstreamAttempt.Next {
+                             for reply: ReplyRun) -> UpstreamAttempt.Next {
         GenerationMetrics.upstreamError(model: attempt.modelID, code: error.reason.code)
-        let hasText = generation.state.withLock { $0.hasText }
-        let fallback = generation.job.model.fallback.flatMap(catalog.model).flatMap { model in
+        let fallback = reply.job.model.fallback.flatMap(catalog.model).flatMap { model in
             catalog.provider(for: model).map { (model: model, provider: $0) }
         }
         let failed = attempt
-        let next = attempt.next(after: error, hasText: hasText, policy: settings.retry, fallback: fallback)
+        let next = attempt.next(after: error, hasText: reply.hasText, policy: settings.retry, fallback: fallback)
         if attempt.isHalved, !failed.isHalved {
             logger.notice("the provider refused the context as too long: asking again with about half",
                           metadata: ["model": "\(attempt.modelID)",
@@ -109,7 +106,7 @@ extension GenerationManager {
         }
         if next == .fallBack, let fallback {
             logger.notice("falling back", metadata: ["model": "\(failed.modelID)", "fallback": "\(fallback.model.id)"])
-            generation.state.withLock { $0.model = fallback.model }
+            reply.updateReport { $0.model = fallback.model }
         }
         return next
     }
@@ -156,66 +153,55 @@ extension GenerationManager {
     /// unread (the coalescing interval once text is flowing): the reply shows new text once an interval anyway, and
     /// reading an interval's chunks at once costs one wake-up and one read instead of one each.
     @discardableResult
-    func receive(_ chunk: CompletionChunk, for generation: Generation) -> Duration {
+    func receive(_ chunk: CompletionChunk, for reply: ReplyRun) -> Duration {
         switch chunk {
         case .text(let text) where !text.isEmpty:
-            if generation.receive(text) { emitTokens(of: generation, force: false) }
+            if reply.receive(text) { emitTokens(of: reply, force: false) }
             return settings.coalesceInterval(running: hub.runningReplyCount)
         case .text:
             return .zero
         case .usage(let prompt, let completion, let cached):
-            generation.state.withLock {
+            reply.updateReport {
                 $0.providerUsage = Usage(promptTokens: prompt, cachedPromptTokens: cached, completionTokens: completion)
             }
             return .zero
         case .cutAtLimit:
-            generation.state.withLock { $0.isCutAtLimit = true }
+            reply.updateReport { $0.isCutAtLimit = true }
             return .zero
         }
     }
 
     /// Sends the unsent text of a reply as one `token` event, unless the last one went out less than the
     /// coalescing interval ago; `force` (the reply's end) sends at once, with the final tail if one was held back.
-    func emitTokens(of generation: Generation, force: Bool) {
-        let now = clock.now
+    func emitTokens(of reply: ReplyRun, force: Bool) {
         let interval = settings.coalesceInterval(running: hub.runningReplyCount)
-        generation.state.withLock { state in
-            guard !state.unsent.isEmpty || (force && state.markdown.isHoldingTail) else { return }
-            if !force, let last = state.lastTokenEvent, last.duration(to: now) < interval { return }
-            let html = state.markdown.next(final: force)
-            let event = StreamEvent.token(messageID: generation.job.assistantMessageID, text: state.unsent, html: html)
-            state.unsent = ""
-            state.lastTokenEvent = now
-            let id = generation.nextEventID(&state)
-            if state.firstTokenSequence == nil { state.firstTokenSequence = id.sequence }
-            hub.append(event, id: id, conversationID: generation.job.conversationID)
-        }
+        reply.publishTokens(to: hub, now: clock.now, interval: interval, force: force)
     }
 
     /// Sends the text received since their last `token` event of the running replies whose coalescing interval has
     /// passed (the coalescing timer's tick).
     func emitDueTokens() {
-        for generation in hub.runningReplies {
-            emitTokens(of: generation, force: false)
+        for reply in hub.runningReplies {
+            emitTokens(of: reply, force: false)
         }
     }
 
     /// Saves the final state, then sends `error` (if any) and `done`, and releases the conversation.
-    func finish(_ generation: Generation, end: StreamEnd) async {
-        let job = generation.job
-        emitTokens(of: generation, force: true)
-        let (text, providerUsage, estimatedPrompt, cause, model, isCut) = generation.state.withLock {
-            ($0.text, $0.providerUsage, $0.estimatedPromptTokens, $0.stopCause, $0.model ?? job.model, $0.isCutAtLimit)
-        }
+    func finish(_ reply: ReplyRun, end: StreamEnd) async {
+        let job = reply.job
+        emitTokens(of: reply, force: true)
+        let (text, report) = reply.outcome
+        let model = report.model ?? job.model
         var status: MessageStatus
         var failure: FailureReason?
         switch end {
-        case .completed: status = isCut ? .truncated : .complete
+        case .completed: status = report.isCutAtLimit ? .truncated : .complete
         case .failed(let reason): status = .error; failure = reason
-        case .cancelled: status = cause == .user ? .stopped : .interrupted
+        case .cancelled: status = reply.stopCause == .user ? .stopped : .interrupted
         }
         let outcome = ReplyOutcome(content: text, status: status,
-                                   usage: self.usage(text: text, reported: providerUsage, estimatedPrompt: estimatedPrompt),
+                                   usage: self.usage(text: text, reported: report.providerUsage,
+                                                     estimatedPrompt: report.estimatedPromptTokens),
                                    failure: failure, pricing: ReplyPricing(model))
         // The final save must happen even when this task is being cancelled by a shutdown. The store prices the reply.
         let saved: Result<Usage, StoreError> = await uncancelled { [store] in
@@ -235,11 +221,11 @@ extension GenerationManager {
             status = .error
             failure = .notSaved(diskFull: error == .diskFull)
         }
-        GenerationMetrics.replyEnded(model: model.id, status: status, after: generation.startedAt.duration(to: .now), usage: usage)
-        if let failure { publish(.error(messageID: job.assistantMessageID, reason: failure), of: generation) }
+        GenerationMetrics.replyEnded(model: model.id, status: status, after: reply.startedAt.duration(to: .now),
+                                     usage: usage)
+        if let failure { reply.publish(.error(messageID: job.assistantMessageID, reason: failure), to: hub) }
         let done = StreamEvent.done(messageID: job.assistantMessageID, status: status, html: MarkdownRenderer.html(text), usage: usage)
-        // Under the reply's lock, so that no event of the reply can follow its `done`.
-        generation.state.withLock { _ in hub.end(generation, done: done) }
+        reply.end(with: done, in: hub)
         if status == .complete || status == .truncated { await improveTitle(of: job, model: model, answer: text) }
     }
 

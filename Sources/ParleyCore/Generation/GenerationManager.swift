@@ -48,7 +48,7 @@ public final class GenerationManager: Sendable {
             if !running.isEmpty {
                 logger.notice("interrupting replies still running after the grace period", metadata: ["count": "\(running.count)"])
             }
-            for generation in running { generation.stop(.shutdown) }
+            for reply in running { reply.stop(.shutdown) }
             // The stopped replies save what they have and end; a title still being improved is given up. Each reply
             // removes its task when it ends; one still starting on its sender's thread is looked at again shortly.
             while let tasks = replyTasks.remaining {
@@ -67,20 +67,15 @@ public final class GenerationManager: Sendable {
     /// returns whether it started. Each reply is one task of its own, which Stop cancels and whose frames are the only
     /// ones held while it streams; it runs at once on the caller's thread (`Task.immediate`) until its request has
     /// left, so that the request does not queue for a thread first.
-    private func startTask(for generation: Generation) -> Bool {
-        let id = generation.job.assistantMessageID
+    private func startTask(for reply: ReplyRun) -> Bool {
+        let id = reply.job.assistantMessageID
         guard replyTasks.enter(id) else { return false }
         let task = Task.immediate {
-            await self.run(generation)
+            await self.run(reply)
             self.replyTasks.remove(id)
         }
         replyTasks.record(task, of: id)
-        // A Stop that came while the task started cancels it now; a task whose stream is over has nothing to close.
-        generation.state.withLock { generationState in
-            guard !generationState.isStreamOver else { return }
-            generationState.task = task
-            if generationState.stopCause != nil { task.cancel() }
-        }
+        reply.attach(task)
         return true
     }
 
@@ -124,13 +119,13 @@ public final class GenerationManager: Sendable {
             hub.cancelReservation(conversationID)
             throw error
         }
-        let generation = Generation(job: job, receivedAt: receivedAt)
-        if launch(generation) {
-            await generation.waitUntilUnderway()
+        let reply = ReplyRun(job: job, receivedAt: receivedAt)
+        if launch(reply) {
+            await reply.waitUntilUnderway()
         } else {
             // The server began shutting down while `prepare` wrote the messages: the reply ends before it began.
-            generation.stop(.shutdown)
-            await finish(generation, end: .cancelled)
+            reply.stop(.shutdown)
+            await finish(reply, end: .cancelled)
         }
         return job
     }
@@ -138,8 +133,8 @@ public final class GenerationManager: Sendable {
     /// Stops the reply running in a conversation; returns whether one was running.
     @discardableResult
     public func stop(conversationID: ConversationID) -> Bool {
-        guard let generation = hub.runningReply(in: conversationID) else { return false }
-        generation.stop(.user)
+        guard let reply = hub.runningReply(in: conversationID) else { return false }
+        reply.stop(.user)
         return true
     }
 
@@ -151,18 +146,10 @@ public final class GenerationManager: Sendable {
 
     /// Registers the reply as running and starts its task; returns false when the server is shutting down, in which
     /// case it does not start.
-    private func launch(_ generation: Generation) -> Bool {
-        hub.launch(generation)
-        publish(.start(messageID: generation.job.assistantMessageID, model: generation.job.model.id), of: generation)
-        return startTask(for: generation)
-    }
-
-    /// Appends an event of a reply to the conversation's log with the reply's next id.
-    func publish(_ event: StreamEvent, of generation: Generation) {
-        generation.state.withLock { generationState in
-            let id = generation.nextEventID(&generationState)
-            hub.append(event, id: id, conversationID: generation.job.conversationID)
-        }
+    private func launch(_ reply: ReplyRun) -> Bool {
+        hub.launch(reply)
+        reply.publish(.start(messageID: reply.job.assistantMessageID, model: reply.job.model.id), to: hub)
+        return startTask(for: reply)
     }
 
     /// Runs `work` after each `interval()` until cancelled.

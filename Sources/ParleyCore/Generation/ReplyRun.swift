@@ -9,52 +9,81 @@ enum StopCause: Sendable {
     case shutdown
 }
 
-/// One running reply: its text so far, its paced markdown HTML, and the task that runs it.
-final class Generation: Sendable {
-    /// The mutable part, guarded by the generation's lock.
-    struct State {
+/// Where a reply is in its run; it only moves forward.
+enum ReplyPhase: Int, Comparable, Sendable {
+    /// Its request is being built from the conversation.
+    case preparing
+    /// Its starter has been released: the request is with the provider's client, or the reply ended before sending one,
+    /// or an image model was asked to draw.
+    case underway
+    /// Text has come.
+    case streaming
+    /// Its stream is over: a Stop has nothing left to close, and the reply is being saved as it ended.
+    case finishing
+
+    static func < (lhs: ReplyPhase, rhs: ReplyPhase) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One running reply: its phase, its text and paced markdown, what the provider reported, its first-token timing and
+/// the task that runs it. It owns its state behind its own lock and may call into the hub while holding it (so that
+/// its events keep their order); the hub never calls into it.
+final class ReplyRun: Sendable {
+    /// The text received and the `token` events made of it.
+    struct Output {
         var text = ""
+        /// Text received since the last `token` event.
         var unsent = ""
         var markdown = MarkdownStream()
+        /// The sequence of the reply's last event.
         var sequence: Int64 = 0
         var lastTokenEvent: ContinuousClock.Instant?
+        /// How many bytes of `text` the last progress save wrote (-1 after a failed save).
         var savedLength = 0
+    }
+
+    /// What the reply will be saved with, besides its text.
+    struct Report {
         var providerUsage: Usage?
         /// The provider ended the reply at its output limit.
         var isCutAtLimit = false
-        var stopCause: StopCause?
         var estimatedPromptTokens = 0
-        /// The reply's task until its stream has ended (Stop cancels it).
-        var task: Task<Void, Never>?
-        /// Whether the stream has ended: a task handle known only after that (its task ran at once, `Task.immediate`,
-        /// to its end of streaming) is not kept, since a Stop would have nothing left to close.
-        var isStreamOver = false
-        var hasText = false
         /// The fallback model answering instead of the job's, if the job's failed.
         var model: ModelInfo?
-        /// The conversation the reply answers, until the upstream request is built from it.
-        var history: [HistoryMessage] = []
-        /// Whether the reply's request is with the provider's client (or the reply ended without one, or is drawn).
-        var isUnderway = false
-        /// Who waits for the reply to be underway.
-        var underwayWaiter: CheckedContinuation<Void, Never>?
+    }
+
+    /// What Parley's own part of the first token is timed from.
+    struct FirstTokenTiming {
         /// When the reply's (first) request was handed to the provider's client, and when its first text came.
         var requestLeftAt: ContinuousClock.Instant?
         var firstTextAt: ContinuousClock.Instant?
         /// The sequence of the `token` event carrying the first text, once it is in the log.
         var firstTokenSequence: Int64?
-        /// Whether Parley's part of the first token has been recorded (by the first stream that wrote it).
-        var isFirstTokenTimed = false
+        /// Whether it has been recorded (by the first stream that wrote that event).
+        var isRecorded = false
+    }
+
+    private struct State {
+        var phase = ReplyPhase.preparing
+        /// The conversation the reply answers, until the request is built from it.
+        var history: [HistoryMessage]
+        var output = Output()
+        var report = Report()
+        var timing = FirstTokenTiming()
+        var stopCause: StopCause?
+        /// The reply's task until its stream is over (Stop cancels it).
+        var task: Task<Void, Never>?
+        /// Who waits for the reply to be underway.
+        var underwayWaiter: CheckedContinuation<Void, Never>?
     }
 
     /// The job, without its history (which the state holds only until the reply takes it).
     let job: GenerationJob
-    let state: Mutex<State>
+    private let state: Mutex<State>
     let startedAt = ContinuousClock.now
     /// When Parley received the request that started the reply.
     let receivedAt: ContinuousClock.Instant
 
-    /// Creates the state of a reply that is about to stream, started by a request received at `receivedAt`.
+    /// Creates the state of a reply that is about to run, started by a request received at `receivedAt`.
     init(job: GenerationJob, receivedAt: ContinuousClock.Instant) {
         var job = job
         state = Mutex(State(history: job.history))
@@ -62,6 +91,8 @@ final class Generation: Sendable {
         self.job = job
         self.receivedAt = receivedAt
     }
+
+    // MARK: Phases
 
     /// The conversation the reply answers; later calls get nothing, since it is needed once and may be large.
     func takeHistory() -> [HistoryMessage] {
@@ -71,47 +102,25 @@ final class Generation: Sendable {
         }
     }
 
-    /// Releases whoever started the reply: its request is with the provider's client, or the reply ended (or failed)
-    /// before sending one, or an image model was asked to draw; idempotent.
+    /// Releases whoever started the reply; idempotent.
     func markUnderway() {
         let waiter = state.withLock { state in
             defer { state.underwayWaiter = nil }
-            state.isUnderway = true
+            state.phase = max(state.phase, .underway)
             return state.underwayWaiter
         }
         waiter?.resume()
     }
 
-    /// Returns once `markUnderway()` has been called (at once if it has been already).
+    /// Returns once the reply is underway (at once if it is already).
     func waitUntilUnderway() async {
         await withCheckedContinuation { continuation in
             let isUnderway = state.withLock { state in
-                if !state.isUnderway { state.underwayWaiter = continuation }
-                return state.isUnderway
+                if state.phase < .underway { state.underwayWaiter = continuation }
+                return state.phase >= .underway
             }
             if isUnderway { continuation.resume() }
         }
-    }
-
-    /// The next event id of this reply.
-    func nextEventID(_ state: inout State) -> EventID {
-        state.sequence += 1
-        return EventID(messageID: job.assistantMessageID, sequence: state.sequence)
-    }
-
-    /// Records new text; the first of the reply is timed. Returns whether it was the first.
-    func receive(_ text: String) -> Bool {
-        let now = ContinuousClock.now
-        let isFirst = state.withLock { state in
-            defer { state.hasText = true }
-            if !state.hasText { state.firstTextAt = now }
-            state.text += text
-            state.unsent += text
-            state.markdown.append(text)
-            return !state.hasText
-        }
-        if isFirst { GenerationMetrics.firstToken(model: job.model.id, after: startedAt.duration(to: .now)) }
-        return isFirst
     }
 
     /// Records that the reply's request has been handed to the provider's client (the first time: a retry's wait is the
@@ -119,23 +128,28 @@ final class Generation: Sendable {
     func markRequestSent() {
         let now = ContinuousClock.now
         state.withLock { state in
-            if state.requestLeftAt == nil { state.requestLeftAt = now }
+            if state.timing.requestLeftAt == nil { state.timing.requestLeftAt = now }
         }
         markUnderway()
     }
 
-    /// After a stream wrote the events up to `sequence` to its client: the first time they include the first text's
-    /// `token` event, Parley's part of the first token, which leaves out the wait for the provider: from the request to
-    /// the upstream request handed to the provider's client, plus from the first text's arrival to its event handed to
-    /// the client's connection.
-    func addedFirstTokenTime(wroteUpTo sequence: Int64) -> Duration? {
-        let now = ContinuousClock.now
-        return state.withLock { state in
-            guard !state.isFirstTokenTimed, let first = state.firstTokenSequence, first <= sequence,
-                  let textAt = state.firstTextAt else { return nil }
-            state.isFirstTokenTimed = true
-            let requestLeft = min(state.requestLeftAt ?? textAt, textAt)
-            return receivedAt.duration(to: requestLeft) + textAt.duration(to: now)
+    /// Whether text has come.
+    var hasText: Bool { state.withLock { !$0.output.text.isEmpty } }
+
+    /// Marks the stream over: a Stop from now on has nothing left to close.
+    func markStreamOver() {
+        state.withLock { state in
+            state.task = nil
+            state.phase = .finishing
+        }
+    }
+
+    /// Keeps the reply's task for Stop, unless its stream is over already; cancels it at once when a Stop came first.
+    func attach(_ task: Task<Void, Never>) {
+        state.withLock { state in
+            guard state.phase < .finishing else { return }
+            state.task = task
+            if state.stopCause != nil { task.cancel() }
         }
     }
 
@@ -148,17 +162,101 @@ final class Generation: Sendable {
         task?.cancel()
     }
 
-    /// Forgets that the text was saved, after a failed write, so the next flush tries again.
-    func markUnsaved() {
-        state.withLock { $0.savedLength = -1 }
+    /// Why the reply was stopped, if it was.
+    var stopCause: StopCause? { state.withLock { $0.stopCause } }
+
+    // MARK: Output
+
+    /// Records new text; the first of the reply is timed. Returns whether it was the first.
+    func receive(_ text: String) -> Bool {
+        let now = ContinuousClock.now
+        let isFirst = state.withLock { state in
+            let isFirst = state.output.text.isEmpty
+            if isFirst { state.timing.firstTextAt = now }
+            state.phase = max(state.phase, .streaming)
+            state.output.text += text
+            state.output.unsent += text
+            state.output.markdown.append(text)
+            return isFirst
+        }
+        if isFirst { GenerationMetrics.firstToken(model: job.model.id, after: startedAt.duration(to: .now)) }
+        return isFirst
+    }
+
+    /// Appends `event` with the reply's next id to its conversation's log in `hub`.
+    func publish(_ event: StreamEvent, to hub: ConversationHub) {
+        state.withLock { state in
+            hub.append(event, id: nextEventID(&state), conversationID: job.conversationID)
+        }
+    }
+
+    /// Appends the text received since the last `token` event as one, unless that one went out less than `interval`
+    /// before `now`; `force` (the reply's end) appends at once, with the final tail if one was held back.
+    func publishTokens(to hub: ConversationHub, now: ContinuousClock.Instant, interval: Duration, force: Bool) {
+        state.withLock { state in
+            guard !state.output.unsent.isEmpty || (force && state.output.markdown.isHoldingTail) else { return }
+            if !force, let last = state.output.lastTokenEvent, last.duration(to: now) < interval { return }
+            let html = state.output.markdown.next(final: force)
+            let event = StreamEvent.token(messageID: job.assistantMessageID, text: state.output.unsent, html: html)
+            state.output.unsent = ""
+            state.output.lastTokenEvent = now
+            let id = nextEventID(&state)
+            if state.timing.firstTokenSequence == nil { state.timing.firstTokenSequence = id.sequence }
+            hub.append(event, id: id, conversationID: job.conversationID)
+        }
+    }
+
+    /// Ends the reply in `hub` with `done`; under the reply's lock, so that no event of the reply can follow it.
+    func end(with done: StreamEvent, in hub: ConversationHub) {
+        state.withLock { _ in hub.end(self, done: done) }
+    }
+
+    /// The next event id of this reply.
+    private func nextEventID(_ state: inout State) -> EventID {
+        state.output.sequence += 1
+        return EventID(messageID: job.assistantMessageID, sequence: state.output.sequence)
     }
 
     /// The text not saved yet, marking it saved; nil when nothing changed.
     func takeUnsavedText() -> String? {
         state.withLock { state in
-            guard state.text.utf8.count != state.savedLength else { return nil }
-            state.savedLength = state.text.utf8.count
-            return state.text
+            guard state.output.text.utf8.count != state.output.savedLength else { return nil }
+            state.output.savedLength = state.output.text.utf8.count
+            return state.output.text
+        }
+    }
+
+    /// Forgets that the text was saved, after a failed write, so the next save tries again.
+    func markUnsaved() {
+        state.withLock { $0.output.savedLength = -1 }
+    }
+
+    // MARK: Report
+
+    /// Changes what the reply will be saved with.
+    func updateReport(_ change: (inout Report) -> Void) {
+        state.withLock { change(&$0.report) }
+    }
+
+    /// The reply's text and report, to save it as it ended.
+    var outcome: (text: String, report: Report) {
+        state.withLock { ($0.output.text, $0.report) }
+    }
+
+    // MARK: First-token timing
+
+    /// After a stream wrote the events up to `sequence` to its client: the first time they include the first text's
+    /// `token` event, Parley's part of the first token, which leaves out the wait for the provider: from the request to
+    /// the upstream request handed to the provider's client, plus from the first text's arrival to its event handed to
+    /// the client's connection.
+    func addedFirstTokenTime(wroteUpTo sequence: Int64) -> Duration? {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            guard !state.timing.isRecorded, let first = state.timing.firstTokenSequence, first <= sequence,
+                  let textAt = state.timing.firstTextAt else { return nil }
+            state.timing.isRecorded = true
+            let requestLeft = min(state.timing.requestLeftAt ?? textAt, textAt)
+            return receivedAt.duration(to: requestLeft) + textAt.duration(to: now)
         }
     }
 }

@@ -2,7 +2,7 @@ import Synchronization
 
 /// The task of every reply that has not ended, by its assistant message, so that a shutdown can wait for them all.
 /// Once closed it takes no more: a reply that starts after its server began shutting down does not run.
-/// Lock order: a reply's own lock (`Generation.state`) may be held while calling in here, never the reverse.
+/// Lock order: a reply's own lock (`ReplyRun`) may be held while calling in here, never the reverse.
 final class ReplyTasks: Sendable {
     private struct State {
         /// Nil while a task is starting, before its handle is known.
