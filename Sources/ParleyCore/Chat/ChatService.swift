@@ -12,7 +12,7 @@ public struct ChatService: Sendable {
     /// The most images one message may carry.
     public static let maxImagesPerMessage = 4
 
-    public let store: any ChatStore
+    let store: any ChatStore
     public let generations: GenerationManager
     public let catalog: ModelCatalog
     let logger: Logger
@@ -161,6 +161,40 @@ public struct ChatService: Sendable {
         _ = try await conversation(conversationID, userID: userID)
         generations.stop(conversationID: conversationID)
         try await storing { try await store.deleteConversation(id: conversationID, userID: userID) }
+    }
+
+    /// A page of the user's conversations, pinned first and then newest first, from before `before`: archived ones
+    /// or the others.
+    public func conversations(userID: UserID, before: ConversationID?, limit: Int,
+                              archived: Bool = false) async throws(ChatError) -> Page<Conversation> {
+        try await storing {
+            try await store.conversations(userID: userID, before: before, limit: limit, archived: archived)
+        }
+    }
+
+    /// A page of the user's conversation's messages, oldest first, after `afterID`.
+    public func messages(conversationID: ConversationID, userID: UserID, afterID: MessageID?,
+                         limit: Int) async throws(ChatError) -> Page<Message> {
+        try await storing {
+            try await store.messages(conversationID: conversationID, userID: userID, afterID: afterID, limit: limit)
+        }
+    }
+
+    /// The user's messages that match `text`, best first.
+    public func search(userID: UserID, text: String, limit: Int) async throws(ChatError) -> [SearchHit] {
+        try await storing { try await store.search(userID: userID, text: text, limit: limit) }
+    }
+
+    /// The transcripts of the user's conversations: one, or all of them when `conversationID` is nil.
+    public func transcripts(userID: UserID,
+                            conversationID: ConversationID?) async throws(ChatError) -> [ConversationTranscript] {
+        try await storing { try await store.transcripts(userID: userID, conversationID: conversationID) }
+    }
+
+    /// Stores transcripts as new conversations of the user.
+    public func importTranscripts(_ transcripts: [ConversationTranscript],
+                                  userID: UserID) async throws(ChatError) -> [Conversation] {
+        try await storing { try await store.importTranscripts(transcripts, userID: userID) }
     }
 
     /// The user's spend this month against their monthly budget.

@@ -44,6 +44,25 @@ public struct AppError: Error, Sendable {
         AppError(.badRequest, code: "malformed_request", message: message)
     }
 
+    /// The HTTP error a thrown error is shown as: a refusal or a limit of the caller's, a missing page, a full disk;
+    /// nil for a fault of ours, which is a logged 500.
+    init?(mapping error: any Error) {
+        switch error {
+        case let error as AppError: self = error
+        case ChatError.storage, ShareError.storage: return nil
+        case let error as ChatError: self.init(error)
+        case let error as ShareError: self.init(error)
+        case StoreError.storageFull(let status): self = .storageFull(status)
+        case StoreError.diskFull: self = .diskFull
+        case let error as HTTPError where error.status == .notFound: self = .notFound
+        case let error as HTTPError where error.status == .contentTooLarge:
+            self.init(.contentTooLarge, code: "too_large", message: "The request is too large.")
+        case let error as HTTPError where error.status.code < 500:
+            self.init(error.status, code: "bad_request", message: error.body ?? "The request could not be read.")
+        default: return nil
+        }
+    }
+
     /// The HTTP form of a chat action's refusal.
     init(_ error: ChatError) {
         switch error {

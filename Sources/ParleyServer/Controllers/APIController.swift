@@ -40,23 +40,23 @@ struct APIController {
         let user = try context.requireUser()
         let (after, limit) = try Self.cursor(request)
         let archived = request.uri.queryParameters["archived"] == "1"
-        let page = try await services.chat.store.conversations(userID: user.id, before: after, limit: limit, archived: archived)
+        let page = try await services.chat.conversations(userID: user.id, before: after, limit: limit,
+                                                         archived: archived)
         return try .json(ListJSON(data: page.items.map(ConversationJSON.init), hasMore: page.hasMore))
     }
 
     private func createConversation(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let body = try await request.decodeJSON(NewConversation.self)
-        let conversation = try await chatCall { () async throws(ChatError) in
-            try await services.chat.createConversation(userID: user.id, title: body.title, model: body.model, systemPrompt: body.systemPrompt)
-        }
+        let conversation = try await services.chat.createConversation(
+            userID: user.id, title: body.title, model: body.model, systemPrompt: body.systemPrompt)
         return try .json(ConversationJSON(conversation), status: .created)
     }
 
     private func deleteConversation(_ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        try await chatCall { () async throws(ChatError) in try await services.chat.delete(userID: user.id, conversationID: id) }
+        try await services.chat.delete(userID: user.id, conversationID: id)
         services.pages.messages.forget(conversation: id)
         return Response(status: .noContent)
     }
@@ -65,12 +65,7 @@ struct APIController {
         let user = try context.requireUser()
         let id = try context.rowID()
         let (after, limit) = try Self.cursor(request)
-        let page: Page<Message>
-        do {
-            page = try await services.chat.store.messages(conversationID: id, userID: user.id, afterID: after, limit: limit)
-        } catch {
-            throw error == .notFound ? AppError.notFound : AppError.internalError
-        }
+        let page = try await services.chat.messages(conversationID: id, userID: user.id, afterID: after, limit: limit)
         return try .json(ListJSON(data: page.items.map(MessageJSON.init), hasMore: page.hasMore))
     }
 
@@ -78,10 +73,9 @@ struct APIController {
         let user = try context.requireUser()
         let id = try context.rowID()
         let body = try await request.decodeJSON(NewMessage.self)
-        let result = try await chatCall { () async throws(ChatError) in
-            try await services.chat.send(userID: user.id, conversationID: id, content: body.content, model: body.model,
-                                         requestID: body.requestId, receivedAt: context.receivedAt)
-        }
+        let result = try await services.chat.send(userID: user.id, conversationID: id, content: body.content,
+                                                  model: body.model, requestID: body.requestId,
+                                                  receivedAt: context.receivedAt)
         guard request.headers[.accept]?.contains("text/event-stream") == true else {
             return try .json(SendAccepted(result), status: .accepted)
         }
@@ -93,7 +87,7 @@ struct APIController {
     private func stop(_ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        try await chatCall { () async throws(ChatError) in try await services.chat.stop(userID: user.id, conversationID: id) }
+        try await services.chat.stop(userID: user.id, conversationID: id)
         return Response(status: .noContent)
     }
 

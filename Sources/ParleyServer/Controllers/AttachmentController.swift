@@ -26,13 +26,13 @@ struct AttachmentController {
         let content: AttachmentContent
         let cacheControl: String
         if let token = request.uri.queryParameters["share"].map(String.init) {
-            content = try await shareCall { () async throws(ShareError) in try await services.shares.attachment(id: id, token: token) }
+            content = try await services.shares.attachment(id: id, token: token)
             cacheControl = "private, no-cache"  // a revoked link must stop showing it
         } else {
             let user = try context.requireUser()
-            guard let owned = try await chatCall({ () async throws(ChatError) in
-                try await services.chat.attachment(id: id, userID: user.id)
-            }) else { throw AppError.notFound }
+            guard let owned = try await services.chat.attachment(id: id, userID: user.id) else {
+                throw AppError.notFound
+            }
             content = owned
             cacheControl = "private, max-age=31536000, immutable"
         }

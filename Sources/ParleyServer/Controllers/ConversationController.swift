@@ -26,7 +26,8 @@ struct ConversationController {
             return id
         }
         let archived = request.uri.queryParameters["archived"] == "1"
-        let page = try await services.chat.store.conversations(userID: user.id, before: before, limit: Self.pageSize, archived: archived)
+        let page = try await services.chat.conversations(userID: user.id, before: before, limit: Self.pageSize,
+                                                         archived: archived)
         var values: [String: Any] = [
             "conversations": page.items.map(Self.listValues),
             "archived_view": archived,
@@ -44,14 +45,11 @@ struct ConversationController {
         var request = request
         let form = try await FormFields(request: &request)
         let content = form["content"] ?? ""
-        let conversation = try await chatCall { () async throws(ChatError) in
-            try await services.chat.createConversation(userID: user.id, title: nil, model: form["model"], systemPrompt: form["system_prompt"])
-        }
+        let conversation = try await services.chat.createConversation(userID: user.id, title: nil, model: form["model"],
+                                                                      systemPrompt: form["system_prompt"])
         if !content.allSatisfy(\.isWhitespace) {
-            _ = try await chatCall { () async throws(ChatError) in
-                try await services.chat.send(userID: user.id, conversationID: conversation.id, content: content,
+            _ = try await services.chat.send(userID: user.id, conversationID: conversation.id, content: content,
                                              model: nil, requestID: form["request_id"], receivedAt: context.receivedAt)
-            }
         }
         return .seeOther("/c/\(conversation.id)")
     }
@@ -62,11 +60,12 @@ struct ConversationController {
     private func show(_ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        let conversation = try await chatCall { () async throws(ChatError) in try await services.chat.conversation(id, userID: user.id) }
-        let messages = try await services.chat.store.messages(conversationID: id, userID: user.id, afterID: nil, limit: Int.max).items
+        let conversation = try await services.chat.conversation(id, userID: user.id)
+        let messages = try await services.chat.messages(conversationID: id, userID: user.id, afterID: nil,
+                                                        limit: Int.max).items
         let streaming = messages.last { $0.status == .streaming }
-        let sidebar = try await services.chat.store.conversations(userID: user.id, before: nil, limit: Self.pageSize).items
-        let budget = try await chatCall { () async throws(ChatError) in try await services.chat.budgetStatus(userID: user.id) }
+        let sidebar = try await services.chat.conversations(userID: user.id, before: nil, limit: Self.pageSize).items
+        let budget = try await services.chat.budgetStatus(userID: user.id)
         return services.pages.page("conversation", title: conversation.title, context: context, values: [
             "budget_warning": BudgetNotice.warning(budget).map { [$0] } ?? [],
             "conversation": ["id": conversation.id, "title": conversation.title, "model": conversation.model,
@@ -90,9 +89,7 @@ struct ConversationController {
         let id = try context.rowID()
         var request = request
         let form = try await FormFields(request: &request)
-        try await chatCall { () async throws(ChatError) in
-            try await services.chat.rename(userID: user.id, conversationID: id, title: form["title"] ?? "")
-        }
+        try await services.chat.rename(userID: user.id, conversationID: id, title: form["title"] ?? "")
         return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
     }
 
@@ -101,17 +98,15 @@ struct ConversationController {
         let id = try context.rowID()
         var request = request
         let form = try await FormFields(request: &request)
-        try await chatCall { () async throws(ChatError) in
-            try await services.chat.configure(userID: user.id, conversationID: id, model: form["model"],
-                                              systemPrompt: form["system_prompt"] ?? "")
-        }
+        try await services.chat.configure(userID: user.id, conversationID: id, model: form["model"],
+                                          systemPrompt: form["system_prompt"] ?? "")
         return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
     }
 
     private func delete(_ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        try await chatCall { () async throws(ChatError) in try await services.chat.delete(userID: user.id, conversationID: id) }
+        try await services.chat.delete(userID: user.id, conversationID: id)
         services.pages.messages.forget(conversation: id)
         return .seeOther("/c")
     }

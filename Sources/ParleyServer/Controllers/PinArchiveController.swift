@@ -23,11 +23,11 @@ struct PinArchiveController {
         let id = try context.rowID()
         var request = request
         let form = try await FormFields(request: &request)
-        try await chatCall { () async throws(ChatError) in
-            switch change {
-            case .pin, .unpin: try await services.chat.setPinned(change == .pin, userID: user.id, conversationID: id)
-            case .archive, .unarchive: try await services.chat.setArchived(change == .archive, userID: user.id, conversationID: id)
-            }
+        switch change {
+        case .pin, .unpin:
+            try await services.chat.setPinned(change == .pin, userID: user.id, conversationID: id)
+        case .archive, .unarchive:
+            try await services.chat.setArchived(change == .archive, userID: user.id, conversationID: id)
         }
         guard request.isPlainForm else { return Response(status: .noContent) }
         return .seeOther(LocalRedirect.path(form["back"]) ?? "/c/\(id)")

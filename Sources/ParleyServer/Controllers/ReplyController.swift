@@ -18,10 +18,9 @@ struct ReplyController {
         let user = try context.requireUser()
         let id = try context.rowID()
         let message = try await MessageForm.read(request, context: context, limits: services.settings.uploadLimits)
-        let result = try await chatCall { () async throws(ChatError) in
-            try await services.chat.send(userID: user.id, conversationID: id, content: message.content, images: message.images,
-                                         model: message.model, requestID: message.requestID, receivedAt: context.receivedAt)
-        }
+        let result = try await services.chat.send(userID: user.id, conversationID: id, content: message.content,
+                                                  images: message.images, model: message.model,
+                                                  requestID: message.requestID, receivedAt: context.receivedAt)
         return try accepted(result, request: request)
     }
 
@@ -30,23 +29,22 @@ struct ReplyController {
         let id = try context.rowID()
         var request = request
         let form = try await FormFields(request: &request)
-        let result = try await chatCall { () async throws(ChatError) in
-            try await services.chat.regenerate(userID: user.id, conversationID: id, model: form["model"], receivedAt: context.receivedAt)
-        }
+        let result = try await services.chat.regenerate(userID: user.id, conversationID: id, model: form["model"],
+                                                        receivedAt: context.receivedAt)
         return try accepted(result, request: request)
     }
 
     private func stop(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        try await chatCall { () async throws(ChatError) in try await services.chat.stop(userID: user.id, conversationID: id) }
+        try await services.chat.stop(userID: user.id, conversationID: id)
         return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
     }
 
     private func events(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        _ = try await chatCall { () async throws(ChatError) in try await services.chat.conversation(id, userID: user.id) }
+        _ = try await services.chat.conversation(id, userID: user.id)
         let lastEventID = (request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters["last_event_id"].map(String.init))
             .flatMap(EventID.init)
         guard services.eventStreams.acquire(user.id) else {

@@ -16,7 +16,7 @@ struct SearchController {
         let user = try context.requireUser()
         let query = FormFields(encoded: request.uri.query ?? "")["q"] ?? ""
         let searched = !query.allSatisfy(\.isWhitespace)
-        let hits = searched ? try await services.chat.store.search(userID: user.id, text: query, limit: Self.resultLimit) : []
+        let hits = searched ? try await services.chat.search(userID: user.id, text: query, limit: Self.resultLimit) : []
         return services.pages.page("search", title: searched ? "Search: \(query)" : "Search", context: context, values: [
             "search_query": query,
             "searched": searched,

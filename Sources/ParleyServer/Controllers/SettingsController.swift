@@ -24,7 +24,7 @@ struct SettingsController {
     private func page(_ context: AppRequestContext, imported: Int? = nil, error: String? = nil,
                       status: HTTPResponse.Status = .ok) async throws -> Response {
         let user = try context.requireUser()
-        let budget = try await chatCall { () async throws(ChatError) in try await services.chat.budgetStatus(userID: user.id) }
+        let budget = try await services.chat.budgetStatus(userID: user.id)
         var values: [String: Any] = ["max_import_megabytes": ImportReader.maxBytes / (1024 * 1024), "usage": BudgetNotice.values(budget)]
         values["error"] = error
         values["imported"] = imported.map { ["count": $0, "plural": $0 != 1] }
@@ -45,7 +45,7 @@ struct SettingsController {
             file = Data(try await request.jsonBody(limit: ImportReader.maxBytes).readableBytesView)
         }
         let transcripts = try ImportReader.transcripts(from: file, defaultModel: services.chat.catalog.defaultModel?.id ?? "")
-        let imported = try await services.chat.store.importTranscripts(transcripts, userID: user.id)
+        let imported = try await services.chat.importTranscripts(transcripts, userID: user.id)
         if request.isPlainForm { return .seeOther("/settings?imported=\(imported.count)") }
         return try .json(ImportResult(imported: imported.count, conversationIds: imported.map(\.id)), status: .created)
     }
@@ -61,9 +61,7 @@ struct SettingsController {
         } catch let error as AppError where error.status == .unauthorized {
             return try await page(context, error: "That is not your password; nothing was deleted.", status: .forbidden)
         }
-        try await chatCall { () async throws(ChatError) in
-            try await services.chat.deleteAccount(userID: user.id, accounts: services.accounts)
-        }
+        try await services.chat.deleteAccount(userID: user.id, accounts: services.accounts)
         return auth.signedOut(context)
     }
 }

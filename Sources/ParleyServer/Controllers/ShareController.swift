@@ -38,10 +38,9 @@ struct ShareController {
             throw AppError(.unprocessableContent, code: "invalid_share_options",
                            message: "Choose whether the link shows your name, and when it expires.")
         }
-        let publication = try await shareCall { () async throws(ShareError) in
-            try await services.shares.publish(conversationID: id, user: user, options: ShareOptions(author: author, expiry: expiry),
-                                              update: form["update"] == "1")
-        }
+        let options = ShareOptions(author: author, expiry: expiry)
+        let publication = try await services.shares.publish(conversationID: id, user: user, options: options,
+                                                            update: form["update"] == "1")
         switch publication {
         case .created(let share, let token):
             return request.isPlainForm
@@ -54,7 +53,7 @@ struct ShareController {
 
     private func list(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let shares = try await shareCall { () async throws(ShareError) in try await services.shares.shares(userID: user.id) }
+        let shares = try await services.shares.shares(userID: user.id)
         var values: [String: Any] = ["shares": shares.map(listValues)]
         values["created_url"] = try await createdURL(request.uri.queryParameters["created"].map(String.init), userID: user.id)
         values["updated"] = request.uri.queryParameters["updated"].flatMap { Int($0) }
@@ -63,7 +62,7 @@ struct ShareController {
 
     private func show(_ context: AppRequestContext) async throws -> Response {
         let token = try Self.token(context)
-        let shared = try await shareCall { () async throws(ShareError) in try await services.shares.view(token: token) }
+        let shared = try await services.shares.view(token: token)
         var share: [String: Any] = ["token": token, "title": shared.share.title,
                                     "snapshot_at": shared.share.snapshotAt.formatted(.iso8601)]
         share["author"] = shared.share.authorName
@@ -84,14 +83,14 @@ struct ShareController {
     private func revoke(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        try await shareCall { () async throws(ShareError) in try await services.shares.revoke(shareID: id, userID: user.id) }
+        try await services.shares.revoke(shareID: id, userID: user.id)
         return request.isPlainForm ? .seeOther("/shares") : Response(status: .noContent)
     }
 
     private func revokeByToken(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let token = try Self.token(context)
-        try await shareCall { () async throws(ShareError) in try await services.shares.revoke(token: token, userID: user.id) }
+        try await services.shares.revoke(token: token, userID: user.id)
         return request.isPlainForm ? .seeOther("/shares") : Response(status: .noContent)
     }
 
@@ -102,7 +101,7 @@ struct ShareController {
             guard request.isPlainForm else { throw AppError.unauthenticated }
             return .seeOther(LocalRedirect.login(returningTo: "/s/\(token)"))
         }
-        let conversation = try await shareCall { () async throws(ShareError) in try await services.shares.fork(token: token, userID: user.id) }
+        let conversation = try await services.shares.fork(token: token, userID: user.id)
         return .seeOther("/c/\(conversation.id)")
     }
 
@@ -114,7 +113,7 @@ struct ShareController {
             return "/s/\(token)"
         } catch {
             if error == .notFound { return nil }
-            throw AppError(error)
+            throw error
         }
     }
 

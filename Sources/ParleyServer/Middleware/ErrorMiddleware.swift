@@ -25,30 +25,23 @@ struct ErrorMiddleware: RouterMiddleware {
         }
     }
 
-    /// The app error for anything thrown.
+    /// The app error for anything thrown: what it maps to, else a logged 500 (a full disk is logged as critical too).
     static func appError(for error: any Error, request: Request, context: Context) -> AppError {
-        switch error {
-        case let error as AppError:
-            return error
-        case StoreError.storageFull(let status):
-            return .storageFull(status)
-        case StoreError.diskFull:
-            context.logger.critical("the disk holding the database is full", metadata: ["route": "\(context.endpointPath ?? "unmatched")"])
-            return .diskFull
-        case let error as HTTPError where error.status == .notFound:
-            return .notFound
-        case let error as HTTPError where error.status == .contentTooLarge:
-            return AppError(.contentTooLarge, code: "too_large", message: "The request is too large.")
-        case let error as HTTPError where error.status.code < 500:
-            return AppError(error.status, code: "bad_request", message: error.body ?? "The request could not be read.")
-        default:
-            // The route template, not the path: a path can hold a share token.
-            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))",
-                                                              "route": "\(context.endpointPath ?? "unmatched")"])
-            var failure = AppError.internalError
-            failure.message += " (request id \(context.id))"
-            return failure
+        if case StoreError.diskFull = error {
+            context.logger.critical("the disk holding the database is full",
+                                    metadata: ["route": "\(context.endpointPath ?? "unmatched")"])
         }
+        return AppError(mapping: error) ?? internalFailure(error, context: context)
+    }
+
+    /// A 500 naming the request id, for a fault of ours, logged with the route.
+    static func internalFailure(_ error: any Error, context: Context) -> AppError {
+        // The route template, not the path: a path can hold a share token.
+        context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))",
+                                                          "route": "\(context.endpointPath ?? "unmatched")"])
+        var failure = AppError.internalError
+        failure.message += " (request id \(context.id))"
+        return failure
     }
 
     /// The JSON error body of the API, naming the request id that the server's log line carries too.

@@ -26,8 +26,8 @@ struct ShareGuessThrottleMiddleware: RouterMiddleware {
             let response = try await next(request, context)
             if response.status == .notFound { misses.record(keys: [key]) }
             return response
-        } catch let error as AppError where error.status == .notFound {
-            misses.record(keys: [key])
+        } catch {
+            if AppError(mapping: error)?.status == .notFound { misses.record(keys: [key]) }
             throw error
         }
     }
