@@ -57,7 +57,7 @@ public struct ImageFitter: Sendable {
 extension ImageFitter {
     /// `request` with each turn's images fitted to `limits`; the request itself when it carries none.
     public func fitted(_ request: CompletionRequest, to limits: ImageLimits) async -> CompletionRequest {
-        guard request.turns.contains(where: { !$0.images.isEmpty }) else { return request }
+        guard request.hasImages else { return request }
         var fitted = request
         for index in fitted.turns.indices where !fitted.turns[index].images.isEmpty {
             var images: [TurnImage] = []

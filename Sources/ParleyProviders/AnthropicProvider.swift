@@ -24,8 +24,15 @@ public struct AnthropicProvider: ChatProvider {
 
     public func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
                                  onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
-        let fitted = await connection.images.fitted(request, to: Self.imageLimits)
-        try await upstreamRequest(for: fitted).stream(AnthropicStreamDecoder(), onSent: onSent, onChunk: onChunk)
+        try await fittedRequest(for: request).stream(AnthropicStreamDecoder(), onSent: onSent, onChunk: onChunk)
+    }
+
+    /// The HTTP request for a completion with its images fitted to the vendor's limits. Not inlined into
+    /// `streamCompletion`, whose frame is held while the reply streams.
+    @inline(never)
+    func fittedRequest(for request: CompletionRequest) async -> UpstreamRequest {
+        guard request.hasImages else { return upstreamRequest(for: request) }
+        return upstreamRequest(for: await connection.images.fitted(request, to: Self.imageLimits))
     }
 
     /// The HTTP request for a completion: system turns go in the top-level `system`, the others in `messages`.

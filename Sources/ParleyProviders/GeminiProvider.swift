@@ -18,8 +18,15 @@ public struct GeminiProvider: ChatProvider {
 
     public func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
                                  onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
-        let fitted = await connection.images.fitted(request, to: Self.imageLimits)
-        try await upstreamRequest(for: fitted).stream(GeminiStreamDecoder(), onSent: onSent, onChunk: onChunk)
+        try await fittedRequest(for: request).stream(GeminiStreamDecoder(), onSent: onSent, onChunk: onChunk)
+    }
+
+    /// The HTTP request for a completion with its images fitted to the vendor's limits. Not inlined into
+    /// `streamCompletion`, whose frame is held while the reply streams.
+    @inline(never)
+    func fittedRequest(for request: CompletionRequest) async -> UpstreamRequest {
+        guard request.hasImages else { return upstreamRequest(for: request) }
+        return upstreamRequest(for: await connection.images.fitted(request, to: Self.imageLimits))
     }
 
     /// The HTTP request for a completion: the key in `x-goog-api-key`, system turns in `systemInstruction`,

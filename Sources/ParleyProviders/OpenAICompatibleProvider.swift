@@ -21,8 +21,15 @@ public struct OpenAICompatibleProvider: ChatProvider {
 
     public func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
                                  onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
-        let fitted = await connection.images.fitted(request, to: Self.imageLimits)
-        try await upstreamRequest(for: fitted).stream(OpenAIStreamDecoder(), onSent: onSent, onChunk: onChunk)
+        try await fittedRequest(for: request).stream(OpenAIStreamDecoder(), onSent: onSent, onChunk: onChunk)
+    }
+
+    /// The HTTP request for a completion with its images fitted to the vendor's limits. Not inlined into
+    /// `streamCompletion`, whose frame is held while the reply streams.
+    @inline(never)
+    func fittedRequest(for request: CompletionRequest) async -> UpstreamRequest {
+        guard request.hasImages else { return upstreamRequest(for: request) }
+        return upstreamRequest(for: await connection.images.fitted(request, to: Self.imageLimits))
     }
 
     /// The HTTP request for a completion: `POST {base}/chat/completions` with a bearer key. Not inlined into

@@ -7,6 +7,14 @@ enum StreamEnd: Sendable {
     case cancelled
 }
 
+/// What a reply does after its provider failed, as the reply's loop needs it (small, since that loop's frame is held
+/// for as long as the reply streams).
+private enum AttemptStep {
+    case retry(after: Duration)
+    case fallBack
+    case fail(FailureReason)
+}
+
 /// How a reply goes on once its request is built.
 private enum ReplyPlan {
     case stream(UpstreamAttempt)
@@ -79,10 +87,8 @@ extension GenerationManager {
                     GenerationMetrics.retry(model: attempt.modelID)
                 case .fallBack:
                     continue
-                case .fail(let error):
-                    logger.notice("reply failed",
-                                  metadata: ["message": "\(reply.job.assistantMessageID)", "error": "\(error)"])
-                    return .failed(error.reason)
+                case .fail(let reason):
+                    return .failed(reason)
                 }
             }
         }
@@ -92,7 +98,7 @@ extension GenerationManager {
     /// the async loop above so that its values do not enlarge the reply task's frame, which lives as long as the reply.
     @inline(never)
     private func nextAttempt(after error: ProviderError, of attempt: inout UpstreamAttempt,
-                             for reply: ReplyRun) -> UpstreamAttempt.Next {
+                             for reply: ReplyRun) -> AttemptStep {
         GenerationMetrics.upstreamError(model: attempt.modelID, code: error.reason.code)
         let fallback = reply.job.model.fallback.flatMap(catalog.model).flatMap { model in
             catalog.provider(for: model).map { (model: model, provider: $0) }
@@ -104,11 +110,20 @@ extension GenerationManager {
                           metadata: ["model": "\(attempt.modelID)",
                                      "turns": "\(failed.request.turns.count) -> \(attempt.request.turns.count)"])
         }
-        if next == .fallBack, let fallback {
-            logger.notice("falling back", metadata: ["model": "\(failed.modelID)", "fallback": "\(fallback.model.id)"])
-            reply.updateReport { $0.model = fallback.model }
+        switch next {
+        case .retry(let delay):
+            return .retry(after: delay)
+        case .fallBack:
+            if let fallback {
+                logger.notice("falling back",
+                              metadata: ["model": "\(failed.modelID)", "fallback": "\(fallback.model.id)"])
+                reply.updateReport { $0.model = fallback.model }
+            }
+            return .fallBack
+        case .fail(let error):
+            logger.notice("reply failed", metadata: ["message": "\(reply.job.assistantMessageID)", "error": "\(error)"])
+            return .fail(error.reason)
         }
-        return next
     }
 
     /// The context sent upstream: the system prompt and the conversation before the reply, trimmed to fit, with the

@@ -38,6 +38,9 @@ public struct CompletionRequest: Sendable, Equatable {
     /// Texts at which the provider stops the answer (none: it stops where the model ends).
     public var stop: [String]
 
+    /// Whether any turn carries an image.
+    public var hasImages: Bool { turns.contains { !$0.images.isEmpty } }
+
     /// Creates a request.
     public init(model: String, turns: [ChatTurn], maxTokens: Int? = nil, stop: [String] = []) {
         self.model = model
