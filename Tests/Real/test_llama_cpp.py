@@ -458,7 +458,7 @@ def test_title_and_the_send_after_it(stack, client):
 # or `truncated` with text within 60 s. The server sees two requests and /metrics counts one `upstream_empty`. At most
 # one `upstream_unreachable` may be counted: llama-cpp-python closes the connection right after that empty stream
 # although it said `connection: keep-alive`, so the immediate second ask can go out on the closing connection, fail
-# before reaching the server and be retried (docs/RELIABILITY.md). Times and counts are reported.
+# (counted by the server or not) and be retried (docs/RELIABILITY.md). Times and counts are reported.
 def test_conversation_outgrowing_the_window(stack, client):
     model_server = stack[0]
     conversation = client.create_conversation(MODEL)
@@ -479,7 +479,9 @@ def test_conversation_outgrowing_the_window(stack, client):
     report("outgrown-window", status=done["status"], first_token_s=f"{first_token_time(events):.2f}",
            total_s=f"{events[-1][0]:.2f}", upstream_requests=requests,
            upstream_errors=json.dumps(new_errors, separators=(",", ":")), retries=int(after_retries - before_retries))
-    assert new_errors.get("upstream_empty") == 1 and requests == 2, (new_errors, requests)
+    # The ask that failed on the closing connection may or may not have been counted by the server before it closed.
+    unreachable = int(new_errors.get("upstream_unreachable", 0))
+    assert new_errors.get("upstream_empty") == 1 and 2 <= requests <= 2 + unreachable, (new_errors, requests)
     assert new_errors.get("upstream_unreachable", 0) <= 1 and set(new_errors) <= {"upstream_empty", "upstream_unreachable"}, \
         new_errors
 
