@@ -22,7 +22,7 @@ struct CreateUser: AsyncParsableCommand {
     func run() async throws {
         let settings = try ServerSettings(environment: ProcessInfo.processInfo.environment)
         let password = PasswordPrompt.read(prompt: "Password for \(email): ")
-        if let problem = PasswordHasher.problem(with: password) { throw ValidationError(problem) }
+        if let problem = AccountRules.passwordProblem(password) { throw ValidationError(problem) }
         let database = try ParleyDatabase(directory: dataDir ?? settings.dataDirectory)
         let hash = try await PasswordHasher(cost: settings.bcryptCost).hash(password)
         do {

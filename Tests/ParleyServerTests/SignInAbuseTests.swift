@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 @testable import ParleyServer
 import Testing
 

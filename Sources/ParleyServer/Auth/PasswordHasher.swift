@@ -1,12 +1,9 @@
 import HummingbirdBcrypt
 import NIOPosix
+import ParleyCore
 
 /// Hashes and checks passwords with bcrypt on the thread pool, off the request's executor.
-public struct PasswordHasher: Sendable {
-    /// The shortest password accepted.
-    public static let minimumLength = 8
-    /// bcrypt reads at most 72 bytes.
-    public static let maximumBytes = 72
+public struct PasswordHasher: PasswordHashing {
     let cost: UInt8
     /// A hash at `cost` of a random password, checked when the email is unknown, so that a wrong email takes as long
     /// as a wrong password.
@@ -27,12 +24,5 @@ public struct PasswordHasher: Sendable {
     public func verify(_ password: String, hash: String?) async throws -> Bool {
         let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash ?? decoy) }
         return hash != nil && matches
-    }
-
-    /// Why a new password is not acceptable, or nil.
-    public static func problem(with password: String) -> String? {
-        if password.count < minimumLength { return "A password needs at least \(minimumLength) characters." }
-        if password.utf8.count > maximumBytes { return "A password can have at most \(maximumBytes) bytes." }
-        return nil
     }
 }

@@ -57,10 +57,10 @@ struct AdminUsersController {
         let form = try await FormFields(request: &request)
         let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
         let password = form["password"] ?? ""
-        if let problem = AuthController.emailProblem(email) ?? PasswordHasher.problem(with: password) {
+        if let problem = AccountRules.emailProblem(email) ?? AccountRules.passwordProblem(password) {
             return try await list(context, error: problem, status: .unprocessableContent)
         }
-        let hash = try await services.hasher.hash(password)
+        let hash = try await services.accountService.newPasswordHash(password)
         do {
             let user = try await services.accounts.createUser(email: email, passwordHash: hash, isAdmin: form["admin"] == "1")
             return .seeOther("/admin/users/\(user.id)")
@@ -115,10 +115,10 @@ struct AdminUsersController {
         var request = request
         let form = try await FormFields(request: &request)
         let password = form["password"] ?? ""
-        if let problem = PasswordHasher.problem(with: password) {
+        if let problem = AccountRules.passwordProblem(password) {
             return try await show(request, context, error: problem, status: .unprocessableContent)
         }
-        let hash = try await services.hasher.hash(password)
+        let hash = try await services.accountService.newPasswordHash(password)
         return try await change(request, context, refusingSelf: nil) { _, id throws(StoreError) in
             try await users.setPasswordHash(hash, userID: id)
         }

@@ -55,13 +55,20 @@ struct SettingsController {
         let user = try context.requireUser()
         var request = request
         let form = try await FormFields(request: &request)
-        let auth = AuthController(services: services)
+        // Read into a flag, not answered inside the catch: an await in a typed catch crashes Swift 6.3.1's compiler.
+        let confirmed: Bool
         do {
-            _ = try await auth.authenticate(email: user.email, password: form["password"] ?? "", context: context)
-        } catch let error as AppError where error.status == .unauthorized {
+            _ = try await services.accountService.authenticate(email: user.email, password: form["password"] ?? "",
+                                                               address: context.clientAddress)
+            confirmed = true
+        } catch {
+            guard error == .invalidCredentials else { throw error }
+            confirmed = false
+        }
+        guard confirmed else {
             return try await page(context, error: "That is not your password; nothing was deleted.", status: .forbidden)
         }
         try await services.chat.deleteAccount(userID: user.id, accounts: services.accounts)
-        return auth.signedOut(context)
+        return AuthController(services: services).signedOut(context)
     }
 }

@@ -49,7 +49,8 @@ public struct AppError: Error, Sendable {
     init?(mapping error: any Error) {
         switch error {
         case let error as AppError: self = error
-        case ChatError.storage, ShareError.storage: return nil
+        case ChatError.storage, ShareError.storage, AccountError.failed: return nil
+        case let error as AccountError: self.init(error)
         case let error as ChatError: self.init(error)
         case let error as ShareError: self.init(error)
         case StoreError.storageFull(let status): self = .storageFull(status)
@@ -106,6 +107,27 @@ public struct AppError: Error, Sendable {
         case .diskFull: self = .diskFull
         case .storageFull(let status): self = .storageFull(status)
         case .storage: self = .internalError
+        }
+    }
+}
+
+extension AppError {
+    /// The HTTP form of an account action's refusal.
+    init(_ error: AccountError) {
+        switch error {
+        case .invalid(let problem): self.init(.unprocessableContent, code: "invalid_account", message: problem)
+        case .signupClosed:
+            self.init(.forbidden, code: "signup_closed", message: "Sign-up is closed. Ask an admin for an account.")
+        case .emailTaken:
+            self.init(.conflict, code: "email_taken", message: "An account with this email exists already.")
+        case .invalidCredentials:
+            self.init(.unauthorized, code: "invalid_credentials", message: "The email or password is not right.")
+        case .tooManySignIns(let wait):
+            self = .tooManyRequests(code: "too_many_attempts", message: "Too many failed sign-ins.", wait: wait)
+        case .tooManySignUps(let wait):
+            self = .tooManyRequests(code: "too_many_attempts", message: "Too many sign-ups from your address.",
+                                    wait: wait)
+        case .failed: self = .internalError
         }
     }
 }

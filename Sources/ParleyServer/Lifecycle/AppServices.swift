@@ -11,10 +11,8 @@ struct AppServices: Sendable {
     let sessions: SessionAuthority
     /// CSRF tokens bound to sessions, keyed from the session secret.
     let csrf: CSRFTokens
-    let hasher: PasswordHasher
-    let throttle: LoginThrottle
-    /// Sign-ups one address may make (each one hashes a password) within 5 minutes; nil: unlimited.
-    let signupThrottle: SlidingWindowLimiter?
+    /// Sign-in, sign-up and password rules.
+    let accountService: AccountService
     let pages: PageRenderer
     /// The event streams each user holds open (`PARLEY_MAX_STREAMS_PER_USER`).
     let eventStreams: EventStreamLimit

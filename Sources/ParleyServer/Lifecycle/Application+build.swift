@@ -56,9 +56,11 @@ public func buildApplication(settings: ServerSettings,
                              tokens: DigestShareTokens(), logger: logger),
         sessions: await SessionAuthority(secret: secret, accounts: accounts, lifetime: settings.sessionLifetime),
         csrf: CSRFTokens(secret: secret),
-        hasher: PasswordHasher(cost: settings.bcryptCost), throttle: LoginThrottle(),
-        signupThrottle: settings.signupRateLimit.map { SlidingWindowLimiter(limit: $0, window: 300) }, pages: pages,
-        eventStreams: EventStreamLimit(maximum: settings.maxEventStreamsPerUser))
+        accountService: AccountService(
+            accounts: accounts, hasher: PasswordHasher(cost: settings.bcryptCost), signupMode: settings.signup,
+            signUpThrottle: settings.signupRateLimit.map { SlidingWindowLimiter(limit: $0, window: 300) },
+            logger: logger),
+        pages: pages, eventStreams: EventStreamLimit(maximum: settings.maxEventStreamsPerUser))
 
     let router = buildRouter(services)
     // The upstream client's users come after it: a service group stops its services in reverse order.

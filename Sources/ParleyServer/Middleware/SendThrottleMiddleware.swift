@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ParleyCore
 
 /// Limits how often one user may start replies (`PARLEY_SEND_RATE` per minute): a send, a regenerate or a new
 /// conversation beyond it gets 429 with `Retry-After`, before anything is read or stored.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ParleyCore
 
 /// Slows share-token guessing: once `limit` share links asked for from one address turned out unknown within
 /// `window`, that address gets 429 with `Retry-After` on every share link until the oldest miss ages out. A link holds

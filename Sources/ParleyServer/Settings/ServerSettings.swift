@@ -2,16 +2,6 @@ import Foundation
 import Logging
 import ParleyCore
 
-/// Who may create an account through the sign-up page.
-public enum SignupMode: String, Sendable {
-    /// Anyone; the first account becomes admin.
-    case open
-    /// Only the first account (which becomes admin).
-    case firstUser = "first-user"
-    /// Nobody; accounts come from `parley user create`.
-    case closed
-}
-
 /// Every setting of the server, read from the environment (and overridden by command-line flags).
 public struct ServerSettings: Sendable {
     public var host = "127.0.0.1"

@@ -1,0 +1,17 @@
+/// Why an account action was refused.
+public enum AccountError: Error, Equatable, Sendable {
+    /// The email or the new password breaks `AccountRules`; the message says how.
+    case invalid(String)
+    /// Sign-up may not create an account now.
+    case signupClosed
+    /// An account with this email exists already.
+    case emailTaken
+    /// The email or password is not right (the same whether or not the email exists).
+    case invalidCredentials
+    /// Too many failed sign-ins: try again after `wait` seconds.
+    case tooManySignIns(wait: Int)
+    /// Too many sign-ups from one address: try again after `wait` seconds.
+    case tooManySignUps(wait: Int)
+    /// Storage or password hashing failed; details are in the logs.
+    case failed
+}
