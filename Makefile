@@ -68,6 +68,7 @@ bench: microbench
 
 microbench: deps
 	$(SWIFT) build -c release --scratch-path $(BENCH_BUILD) --product parley
+	$(SWIFT) build -c release --scratch-path $(BENCH_BUILD) --product parley-dev
 	$(SWIFT) build -c release --scratch-path $(BENCH_BUILD) --product parley-bench
 	./scripts/bench-micro.sh $(BENCH_BUILD)
 
@@ -75,6 +76,7 @@ microbench: deps
 # fails on an unexpected error or on memory growing after warm-up; see docs/RELIABILITY.md.
 soak: deps
 	$(SWIFT) build -c release --scratch-path $(BENCH_BUILD) --product parley
+	$(SWIFT) build -c release --scratch-path $(BENCH_BUILD) --product parley-dev
 	$(SWIFT) build -c release --scratch-path $(BENCH_BUILD) --product parley-bench
 	./scripts/soak.sh $(BENCH_BUILD)
 

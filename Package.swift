@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "parley", targets: ["Parley"]),
         .executable(name: "parley-bench", targets: ["ParleyBench"]),
+        .executable(name: "parley-dev", targets: ["ParleyDev"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -83,7 +84,11 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         .executableTarget(name: "Parley", dependencies: [
-            "ParleyServer", "MockUpstream",
+            "ParleyServer",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "ParleyDev", dependencies: [
+            "ParleyServer", "ParleyStore", "MockUpstream",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "ParleyBench", dependencies: [

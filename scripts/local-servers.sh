@@ -1,4 +1,4 @@
-# Sourced by scripts/bench.sh and scripts/soak.sh: a release `parley mock-upstream` (port 18089) and `parley serve`
+# Sourced by scripts/bench.sh and scripts/soak.sh: a release `parley-dev mock-upstream` (port 18089) and `parley serve`
 # (port 18080) on loopback with a fresh data folder, both stopped and the folder removed when the script exits. On a
 # machine with two or more cores the server runs on CPU 0, the mock on CPU 1, and `load_pin` puts the load there too.
 
@@ -45,7 +45,7 @@ start_local_servers() {
     set -- PARLEY_TLS_CERTIFICATE="$parley_ca" PARLEY_TLS_KEY="$data/server-tls/key.pem" "$@"
   fi
   # shellcheck disable=SC2086
-  "${load_pin[@]}" "$bin/parley" mock-upstream --port 18089 $mock_flags > "$data/mock.log" 2>&1 & local_server_pids+=($!)
+  "${load_pin[@]}" "$bin/parley-dev" mock-upstream --port 18089 $mock_flags > "$data/mock.log" 2>&1 & local_server_pids+=($!)
   if [ -n "$mock_ca" ]; then
     for _ in $(seq 1 100); do [ -s "$data/tls/key.pem" ] && break; sleep 0.05; done
     set -- PARLEY_UPSTREAM_CA_FILE="$mock_ca" "$@"

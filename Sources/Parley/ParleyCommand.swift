@@ -1,12 +1,11 @@
 import ArgumentParser
 
-/// The `parley` command: the server, account management, the upstream simulator and the usage fixture.
+/// The `parley` command: the server, account management and backups.
 @main
 struct ParleyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley",
         abstract: "A self-hosted, multi-user AI chat server.",
-        subcommands: [ServeCommand.self, UserCommand.self, BackupCommand.self, MockUpstreamCommand.self,
-                      UsageFixtureCommand.self],
+        subcommands: [ServeCommand.self, UserCommand.self, BackupCommand.self],
         defaultSubcommand: ServeCommand.self)
 }

@@ -15,6 +15,7 @@ from selenium.webdriver.chrome.service import Service
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PARLEY = os.path.join(ROOT, ".build", "debug", "parley")
+PARLEY_DEV = os.path.join(ROOT, ".build", "debug", "parley-dev")
 ARTIFACTS = os.environ.get("PARLEY_ARTIFACTS") or os.path.join(tempfile.gettempdir(), "parley-browser-artifacts")
 
 
@@ -53,9 +54,9 @@ class Server:
         self.process.wait(timeout=15)
 
 
-def parley(*arguments, data, stdin=""):
-    """Runs a `parley` command against a data folder and returns its output."""
-    result = subprocess.run([PARLEY, *arguments, "--data-dir", data], cwd=ROOT, env=parley_environment(),
+def parley(*arguments, data, stdin="", executable=PARLEY):
+    """Runs a `parley` command (or `parley-dev`'s) against a data folder and returns its output."""
+    result = subprocess.run([executable, *arguments, "--data-dir", data], cwd=ROOT, env=parley_environment(),
                             input=stdin, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     return result.stdout

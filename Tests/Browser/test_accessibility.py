@@ -7,7 +7,7 @@ import os
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import Server, parley
+from conftest import PARLEY_DEV, Server, parley
 from parley_pages import PASSWORD, assert_accessible, sign_in, sign_up, start_conversation, wait_for_reply
 
 # A reply as a real model writes one, with task lists whose items hold quotes, markup characters, links, code and a
@@ -113,7 +113,7 @@ def test_a_users_pages_with_a_long_markdown_reply_and_its_share(browsers, server
 
 
 def test_the_admins_pages_with_usage_data(browser, data_dir):
-    parley("usage-fixture", "--users", "3", "--days", "14", "--messages", "60", data=data_dir)
+    parley("usage-fixture", "--users", "3", "--days", "14", "--messages", "60", data=data_dir, executable=PARLEY_DEV)
     parley("user", "create", "--email", "admin@example.com", "--admin", data=data_dir, stdin=PASSWORD + "\n")
     running = Server(data_dir)
     try:

@@ -2,7 +2,7 @@
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import Server, parley
+from conftest import PARLEY_DEV, Server, parley
 from parley_pages import PASSWORD, assert_accessible, sign_in, sign_up, start_conversation, wait_for_reply
 
 
@@ -29,7 +29,7 @@ def test_a_shared_link_opens_in_a_fresh_browser_profile(browsers, server):
 
 
 def test_an_admin_sees_the_dashboard_chart(browser, data_dir):
-    parley("usage-fixture", "--users", "3", "--days", "14", "--messages", "60", data=data_dir)
+    parley("usage-fixture", "--users", "3", "--days", "14", "--messages", "60", data=data_dir, executable=PARLEY_DEV)
     parley("user", "create", "--email", "admin@example.com", "--admin", data=data_dir, stdin=PASSWORD + "\n")
     running = Server(data_dir)
     try:

@@ -1,9 +1,13 @@
 import Foundation
 import Testing
 
-/// The real `parley` executable's account command.
+/// The real `parley` executable's account command, and `parley-dev`'s.
 @Suite("Command line")
 struct CommandLineTests {
+    /// `parley-dev`, beside `parley`.
+    static let developmentExecutable = URL(fileURLWithPath: CrashRecoveryTests.executable)
+        .deletingLastPathComponent().appendingPathComponent("parley-dev").path
+
     /// Runs `parley` (or `executable`) with arguments and standard input; returns the exit status and output. The wait
     /// happens on a dispatch thread, never on one of the few cooperative threads that in-process servers need.
     static func run(_ arguments: [String], input: String, environment: [String: String] = [:],
@@ -56,11 +60,20 @@ struct CommandLineTests {
         }
     }
 
+    @Test("the server's command lists no development tools; parley-dev has them")
+    func developmentToolsAreApart() async throws {
+        let (_, help) = try await Self.run(["--help"], input: "")
+        #expect(help.contains("serve") && !help.contains("mock-upstream") && !help.contains("usage-fixture"), "\(help)")
+        let (status, devHelp) = try await Self.run(["--help"], input: "", executable: Self.developmentExecutable)
+        #expect(status == 0 && devHelp.contains("mock-upstream") && devHelp.contains("usage-fixture"), "\(devHelp)")
+    }
+
     @Test("mock-upstream refuses a TLS certificate without its key and a self-signed certificate beside given files",
           arguments: [(["--tls-certificate", "cert.pem"], "go together"), (["--tls-key", "key.pem"], "go together"),
                       (["--tls-self-signed", "/tmp", "--tls-certificate", "cert.pem", "--tls-key", "key.pem"], "leave out")])
     func mockTLSFlags(flags: [String], message: String) async throws {
-        let (status, output) = try await Self.run(["mock-upstream", "--port", "0"] + flags, input: "")
+        let (status, output) = try await Self.run(["mock-upstream", "--port", "0"] + flags, input: "",
+                                                  executable: Self.developmentExecutable)
         #expect(status != 0)
         #expect(output.contains(message), "\(output)")
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import MockUpstream
 
-/// `parley mock-upstream`: the LLM upstream simulator for tests, benchmarks and demos.
+/// `parley-dev mock-upstream`: the LLM upstream simulator for tests, benchmarks and demos.
 struct MockUpstreamCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mock-upstream",

@@ -4,7 +4,7 @@ import ParleyCore
 import ParleyServer
 import ParleyStore
 
-/// `parley usage-fixture`: fills a database with a synthetic history of usage, to measure the admin dashboard.
+/// `parley-dev usage-fixture`: fills a database with a synthetic history of usage, to measure the admin dashboard.
 struct UsageFixtureCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "usage-fixture", abstract: "Fill a database with synthetic usage history (for benchmarks).",
