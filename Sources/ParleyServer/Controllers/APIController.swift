@@ -6,7 +6,8 @@ struct APIController {
     /// The default and largest page sizes.
     static let defaultLimit = 50
     static let maxLimit = 200
-    let services: AppServices
+    let chat: ChatService
+    let pages: PageRenderer
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -40,7 +41,7 @@ struct APIController {
         let user = try context.requireUser()
         let (after, limit) = try Self.cursor(request)
         let archived = request.uri.queryParameters["archived"] == "1"
-        let page = try await services.chat.conversations(userID: user.id, before: after, limit: limit,
+        let page = try await chat.conversations(userID: user.id, before: after, limit: limit,
                                                          archived: archived)
         return try .json(ListJSON(data: page.items.map(ConversationJSON.init), hasMore: page.hasMore))
     }
@@ -48,7 +49,7 @@ struct APIController {
     private func createConversation(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let body = try await request.decodeJSON(NewConversation.self)
-        let conversation = try await services.chat.createConversation(
+        let conversation = try await chat.createConversation(
             userID: user.id, title: body.title, model: body.model, systemPrompt: body.systemPrompt)
         return try .json(ConversationJSON(conversation), status: .created)
     }
@@ -56,8 +57,8 @@ struct APIController {
     private func deleteConversation(_ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        try await services.chat.delete(userID: user.id, conversationID: id)
-        services.pages.messages.forget(conversation: id)
+        try await chat.delete(userID: user.id, conversationID: id)
+        pages.messages.forget(conversation: id)
         return Response(status: .noContent)
     }
 
@@ -65,7 +66,7 @@ struct APIController {
         let user = try context.requireUser()
         let id = try context.rowID()
         let (after, limit) = try Self.cursor(request)
-        let page = try await services.chat.messages(conversationID: id, userID: user.id, afterID: after, limit: limit)
+        let page = try await chat.messages(conversationID: id, userID: user.id, afterID: after, limit: limit)
         return try .json(ListJSON(data: page.items.map(MessageJSON.init), hasMore: page.hasMore))
     }
 
@@ -73,13 +74,13 @@ struct APIController {
         let user = try context.requireUser()
         let id = try context.rowID()
         let body = try await request.decodeJSON(NewMessage.self)
-        let result = try await services.chat.send(userID: user.id, conversationID: id, content: body.content,
+        let result = try await chat.send(userID: user.id, conversationID: id, content: body.content,
                                                   model: body.model, requestID: body.requestId,
                                                   receivedAt: context.receivedAt)
         guard request.headers[.accept]?.contains("text/event-stream") == true else {
             return try .json(SendAccepted(result), status: .accepted)
         }
-        let subscription = await services.chat.generations.subscribe(
+        let subscription = await chat.generations.subscribe(
             conversationID: id, userID: user.id, lastEventID: EventID(messageID: result.assistantMessageID, sequence: 0))
         return EventStreamResponse.make(subscription, endAfterDoneOf: result.assistantMessageID)
     }
@@ -87,14 +88,14 @@ struct APIController {
     private func stop(_ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        try await services.chat.stop(userID: user.id, conversationID: id)
+        try await chat.stop(userID: user.id, conversationID: id)
         return Response(status: .noContent)
     }
 
     private func models(_ context: AppRequestContext) throws -> Response {
         _ = try context.requireUser()
         struct ModelJSON: Encodable { var id: String; var contextWindow: Int; var vision: Bool }
-        return try .json(ListJSON(data: services.chat.catalog.models.map {
+        return try .json(ListJSON(data: chat.catalog.models.map {
             ModelJSON(id: $0.id, contextWindow: $0.contextWindow, vision: $0.vision)
         }, hasMore: false))
     }

@@ -6,7 +6,7 @@ import ParleyCore
 struct AdminDashboardController {
     /// Users listed on the dashboard; the CSV has them all.
     static let userRows = 100
-    let services: AppServices
+    let pages: PageRenderer
     let usage: any UsageStore
 
     /// Adds the routes to the admin group.
@@ -30,7 +30,7 @@ struct AdminDashboardController {
                             "headers": UsageViews.headers(query, path: "/admin", fragment: "models", nameLabel: "Model")],
         ]
         if data.activeUsers > data.users.count { values["more_users"] = ["shown": data.users.count, "total": data.activeUsers] }
-        return services.pages.page("admin", title: "Usage and costs", context: context, values: values)
+        return pages.page("admin", title: "Usage and costs", context: context, values: values)
     }
 
     private func csv(_ request: Request) async throws -> Response {

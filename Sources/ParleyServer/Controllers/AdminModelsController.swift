@@ -7,7 +7,8 @@ import ParleyCore
 struct AdminModelsController {
     /// Earlier versions listed under each model.
     static let historyRows = 5
-    let services: AppServices
+    let chat: ChatService
+    let pages: PageRenderer
     let usage: any UsageStore
 
     /// Adds the routes to the admin group.
@@ -18,7 +19,7 @@ struct AdminModelsController {
 
     private func list(_ context: AppRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
         let versions = Dictionary(grouping: try await usage.priceVersions(), by: \.modelID)
-        let catalog = services.chat.catalog.models
+        let catalog = chat.catalog.models
         let retired = versions.keys.filter { id in !catalog.contains { $0.id == id } }.sorted()
         let models = catalog.map { ($0.id, Optional($0)) } + retired.map { ($0, nil) }
         var values: [String: Any] = [
@@ -40,14 +41,14 @@ struct AdminModelsController {
             },
         ]
         values["error"] = error
-        return services.pages.page("admin_models", title: "Model prices", context: context, values: values, status: status)
+        return pages.page("admin_models", title: "Model prices", context: context, values: values, status: status)
     }
 
     private func setPrice(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         var request = request
         let form = try await FormFields(request: &request)
         let modelID = form["model"] ?? ""
-        if services.chat.catalog.model(modelID) == nil {
+        if chat.catalog.model(modelID) == nil {
             guard try await usage.priceVersions().contains(where: { $0.modelID == modelID }) else { throw AppError.notFound }
         }
         let amounts = ["input", "cached_input", "output"].map { form[$0].flatMap(MicroDollars.parse) }

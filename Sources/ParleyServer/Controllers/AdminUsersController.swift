@@ -7,7 +7,10 @@ import ParleyCore
 struct AdminUsersController {
     /// Conversations listed on a user's page.
     static let conversationRows = 10
-    let services: AppServices
+    let accountService: AccountService
+    let accounts: any AccountStore
+    let chat: ChatService
+    let pages: PageRenderer
     let usage: any UsageStore
     let users: any UserAdminStore
 
@@ -49,7 +52,7 @@ struct AdminUsersController {
             },
         ]
         values["error"] = error
-        return services.pages.page("admin_users", title: "Users", context: context, values: values, status: status)
+        return pages.page("admin_users", title: "Users", context: context, values: values, status: status)
     }
 
     private func create(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -60,9 +63,9 @@ struct AdminUsersController {
         if let problem = AccountRules.emailProblem(email) ?? AccountRules.passwordProblem(password) {
             return try await list(context, error: problem, status: .unprocessableContent)
         }
-        let hash = try await services.accountService.newPasswordHash(password)
+        let hash = try await accountService.newPasswordHash(password)
         do {
-            let user = try await services.accounts.createUser(email: email, passwordHash: hash, isAdmin: form["admin"] == "1")
+            let user = try await accounts.createUser(email: email, passwordHash: hash, isAdmin: form["admin"] == "1")
             return .seeOther("/admin/users/\(user.id)")
         } catch {
             guard error == .duplicate else { throw error }
@@ -88,7 +91,7 @@ struct AdminUsersController {
         let query = try UsageQuery(request)
         guard let account = try await users.account(id: id) else { throw AppError.notFound }
         async let report = usage.userReport(userID: id, period: query.period, conversationLimit: Self.conversationRows)
-        async let budget = services.chat.budgetStatus(userID: id)
+        async let budget = chat.budgetStatus(userID: id)
         async let storage = users.storage(userID: id)
         let data = try await report
         let path = "/admin/users/\(id)"
@@ -108,7 +111,7 @@ struct AdminUsersController {
             "is_self": id == context.identity?.user.id,
         ]
         values["error"] = error
-        return services.pages.page("admin_user", title: account.user.email, context: context, values: values, status: status)
+        return pages.page("admin_user", title: account.user.email, context: context, values: values, status: status)
     }
 
     private func resetPassword(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -118,7 +121,7 @@ struct AdminUsersController {
         if let problem = AccountRules.passwordProblem(password) {
             return try await show(request, context, error: problem, status: .unprocessableContent)
         }
-        let hash = try await services.accountService.newPasswordHash(password)
+        let hash = try await accountService.newPasswordHash(password)
         return try await change(request, context, refusingSelf: nil) { _, id throws(StoreError) in
             try await users.setPasswordHash(hash, userID: id)
         }

@@ -6,7 +6,8 @@ import ParleyCore
 /// `GET /attachments/{id}`: an image for its owner, or for anyone holding a live share link that shows it
 /// (`?share=TOKEN`). Served with its stored type, inline under a safe name, and cached by its digest.
 struct AttachmentController {
-    let services: AppServices
+    let chat: ChatService
+    let shares: ShareService
 
     /// Adds the route.
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -26,11 +27,11 @@ struct AttachmentController {
         let content: AttachmentContent
         let cacheControl: String
         if let token = request.uri.queryParameters["share"].map(String.init) {
-            content = try await services.shares.attachment(id: id, token: token)
+            content = try await shares.attachment(id: id, token: token)
             cacheControl = "private, no-cache"  // a revoked link must stop showing it
         } else {
             let user = try context.requireUser()
-            guard let owned = try await services.chat.attachment(id: id, userID: user.id) else {
+            guard let owned = try await chat.attachment(id: id, userID: user.id) else {
                 throw AppError.notFound
             }
             content = owned

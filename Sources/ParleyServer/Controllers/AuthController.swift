@@ -4,7 +4,11 @@ import ParleyCore
 
 /// Sign-in, sign-up and sign-out, for the browser (forms and the session cookie) and the API (tokens).
 struct AuthController {
-    let services: AppServices
+    let settings: ServerSettings
+    let accountService: AccountService
+    let sessions: SessionAuthority
+    let csrf: CSRFTokens
+    let pages: PageRenderer
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -33,7 +37,7 @@ struct AuthController {
         let next = LocalRedirect.path(form["next"])
         let user: User
         do {
-            user = try await services.accountService.authenticate(email: email, password: form["password"] ?? "",
+            user = try await accountService.authenticate(email: email, password: form["password"] ?? "",
                                                                   address: context.clientAddress)
         } catch {
             switch error {
@@ -52,9 +56,9 @@ struct AuthController {
 
     private func apiLogin(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let credentials = try await request.decodeJSON(Credentials.self)
-        let user = try await services.accountService.authenticate(
+        let user = try await accountService.authenticate(
             email: credentials.email, password: credentials.password, address: context.clientAddress)
-        let (token, _, expiresAt) = try await services.sessions.signIn(user)
+        let (token, _, expiresAt) = try await sessions.signIn(user)
         struct TokenBody: Encodable { var token: String; var expiresAt: Date }
         return try .json(TokenBody(token: token, expiresAt: expiresAt))
     }
@@ -65,7 +69,7 @@ struct AuthController {
         let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
         let user: User
         do {
-            user = try await services.accountService.signUp(email: email, password: form["password"] ?? "",
+            user = try await accountService.signUp(email: email, password: form["password"] ?? "",
                                                             address: context.clientAddress)
         } catch {
             switch error {
@@ -84,47 +88,47 @@ struct AuthController {
     private func logout(_ context: AppRequestContext, everywhere: Bool) async throws -> Response {
         if let identity = context.identity {
             if everywhere {
-                try await services.sessions.signOutEverywhere(userID: identity.user.id)
+                try await sessions.signOutEverywhere(userID: identity.user.id)
             } else {
-                try await services.sessions.signOut(sessionID: identity.sessionID)
+                try await sessions.signOut(sessionID: identity.sessionID)
             }
         }
-        return signedOut(context)
+        return Self.signedOut(context, csrf: csrf)
     }
 
     /// The redirect to the sign-in page that also clears the session cookie and gives a new CSRF token.
-    func signedOut(_ context: AppRequestContext) -> Response {
+    static func signedOut(_ context: AppRequestContext, csrf: CSRFTokens) -> Response {
         let secure = context.usesSecureCookies
         var response = Response.seeOther("/login")
         response.setCookie(Cookie(name: AuthenticationMiddleware.cookieName, value: "", maxAge: 0, path: "/",
                                   secure: secure, httpOnly: true, sameSite: .lax))
-        response.setCookie(CSRFMiddleware.cookie(services.csrf.make(sessionID: ""), secure: secure))
+        response.setCookie(CSRFMiddleware.cookie(csrf.make(sessionID: ""), secure: secure))
         return response
     }
 
     /// The redirect into the app with the new session's cookie and a CSRF token bound to that session.
     private func signedIn(_ user: User, goingTo path: String = "/c", _ context: AppRequestContext) async throws -> Response {
-        let (token, sessionID, expiresAt) = try await services.sessions.signIn(user)
+        let (token, sessionID, expiresAt) = try await sessions.signIn(user)
         let secure = context.usesSecureCookies
         var response = Response.seeOther(path)
         response.setCookie(Cookie(name: AuthenticationMiddleware.cookieName, value: token, expires: expiresAt, path: "/",
                                   secure: secure, httpOnly: true, sameSite: .lax))
-        response.setCookie(CSRFMiddleware.cookie(services.csrf.make(sessionID: sessionID), secure: secure))
+        response.setCookie(CSRFMiddleware.cookie(csrf.make(sessionID: sessionID), secure: secure))
         return response
     }
 
     private func loginPage(_ context: AppRequestContext, email: String = "", error: String? = nil,
                            status: HTTPResponse.Status = .ok, next: String? = nil) -> Response {
-        var values: [String: Any] = ["email": email, "signup_open": services.settings.signup != .closed]
+        var values: [String: Any] = ["email": email, "signup_open": settings.signup != .closed]
         values["error"] = error
         values["next"] = next
-        return services.pages.page("login", title: "Sign in", context: context, values: values, status: status)
+        return pages.page("login", title: "Sign in", context: context, values: values, status: status)
     }
 
     private func signupPage(_ context: AppRequestContext, email: String = "", error: String? = nil,
                             status: HTTPResponse.Status = .ok) -> Response {
-        var values: [String: Any] = ["email": email, "closed": services.settings.signup == .closed]
+        var values: [String: Any] = ["email": email, "closed": settings.signup == .closed]
         values["error"] = error
-        return services.pages.page("signup", title: "Create an account", context: context, values: values, status: status)
+        return pages.page("signup", title: "Create an account", context: context, values: values, status: status)
     }
 }

@@ -6,7 +6,9 @@ import ParleyCore
 struct ConversationController {
     /// Conversations shown per page of the list.
     static let pageSize = 50
-    let services: AppServices
+    let settings: ServerSettings
+    let chat: ChatService
+    let pages: PageRenderer
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -26,17 +28,17 @@ struct ConversationController {
             return id
         }
         let archived = request.uri.queryParameters["archived"] == "1"
-        let page = try await services.chat.conversations(userID: user.id, before: before, limit: Self.pageSize,
+        let page = try await chat.conversations(userID: user.id, before: before, limit: Self.pageSize,
                                                          archived: archived)
         var values: [String: Any] = [
             "conversations": page.items.map(Self.listValues),
             "archived_view": archived,
             "back": archived ? "/c?archived=1" : "/c",
-            "models": modelOptions(selected: services.chat.catalog.defaultModel?.id),
+            "models": modelOptions(selected: chat.catalog.defaultModel?.id),
             "request_id": UUID().uuidString,
         ]
         if page.hasMore, let last = page.items.last { values["next_cursor"] = String(last.id) }
-        return services.pages.page("conversations", title: archived ? "Archived conversations" : "Conversations",
+        return pages.page("conversations", title: archived ? "Archived conversations" : "Conversations",
                                    context: context, values: values)
     }
 
@@ -45,10 +47,10 @@ struct ConversationController {
         var request = request
         let form = try await FormFields(request: &request)
         let content = form["content"] ?? ""
-        let conversation = try await services.chat.createConversation(userID: user.id, title: nil, model: form["model"],
+        let conversation = try await chat.createConversation(userID: user.id, title: nil, model: form["model"],
                                                                       systemPrompt: form["system_prompt"])
         if !content.allSatisfy(\.isWhitespace) {
-            _ = try await services.chat.send(userID: user.id, conversationID: conversation.id, content: content,
+            _ = try await chat.send(userID: user.id, conversationID: conversation.id, content: content,
                                              model: nil, requestID: form["request_id"], receivedAt: context.receivedAt)
         }
         return .seeOther("/c/\(conversation.id)")
@@ -60,13 +62,13 @@ struct ConversationController {
     private func show(_ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        let conversation = try await services.chat.conversation(id, userID: user.id)
-        let messages = try await services.chat.messages(conversationID: id, userID: user.id, afterID: nil,
+        let conversation = try await chat.conversation(id, userID: user.id)
+        let messages = try await chat.messages(conversationID: id, userID: user.id, afterID: nil,
                                                         limit: Int.max).items
         let streaming = messages.last { $0.status == .streaming }
-        let sidebar = try await services.chat.conversations(userID: user.id, before: nil, limit: Self.pageSize).items
-        let budget = try await services.chat.budgetStatus(userID: user.id)
-        return services.pages.page("conversation", title: conversation.title, context: context, values: [
+        let sidebar = try await chat.conversations(userID: user.id, before: nil, limit: Self.pageSize).items
+        let budget = try await chat.budgetStatus(userID: user.id)
+        return pages.page("conversation", title: conversation.title, context: context, values: [
             "budget_warning": BudgetNotice.warning(budget).map { [$0] } ?? [],
             "conversation": ["id": conversation.id, "title": conversation.title, "model": conversation.model,
                              "system_prompt": conversation.systemPrompt, "pinned": conversation.pinned,
@@ -78,10 +80,10 @@ struct ConversationController {
             "can_continue": messages.last?.status == .truncated,
             "continue_prompt": Self.continuePrompt,
             "models": modelOptions(selected: conversation.model),
-            "upload": services.settings.uploadLimits.templateValues,
+            "upload": settings.uploadLimits.templateValues,
             "conversations": sidebar.map { Self.listValues($0, current: id) },
             "request_id": UUID().uuidString,
-        ], fragments: ["messages_html": messages.map(services.pages.messages.html).joined()])
+        ], fragments: ["messages_html": messages.map(pages.messages.html).joined()])
     }
 
     private func rename(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -89,7 +91,7 @@ struct ConversationController {
         let id = try context.rowID()
         var request = request
         let form = try await FormFields(request: &request)
-        try await services.chat.rename(userID: user.id, conversationID: id, title: form["title"] ?? "")
+        try await chat.rename(userID: user.id, conversationID: id, title: form["title"] ?? "")
         return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
     }
 
@@ -98,7 +100,7 @@ struct ConversationController {
         let id = try context.rowID()
         var request = request
         let form = try await FormFields(request: &request)
-        try await services.chat.configure(userID: user.id, conversationID: id, model: form["model"],
+        try await chat.configure(userID: user.id, conversationID: id, model: form["model"],
                                           systemPrompt: form["system_prompt"] ?? "")
         return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
     }
@@ -106,13 +108,15 @@ struct ConversationController {
     private func delete(_ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        try await services.chat.delete(userID: user.id, conversationID: id)
-        services.pages.messages.forget(conversation: id)
+        try await chat.delete(userID: user.id, conversationID: id)
+        pages.messages.forget(conversation: id)
         return .seeOther("/c")
     }
 
     private func modelOptions(selected: String?) -> [[String: Any]] {
-        services.chat.catalog.models.map { ["id": $0.id, "name": $0.displayName, "selected": $0.id == selected, "vision": $0.vision] }
+        chat.catalog.models.map { model in
+            ["id": model.id, "name": model.displayName, "selected": model.id == selected, "vision": model.vision]
+        }
     }
 
     private static func listValues(_ conversation: Conversation) -> [String: Any] {

@@ -4,7 +4,7 @@ import ParleyCore
 
 /// Downloads: one conversation as Markdown or JSON, and all of the user's data as one JSON file.
 struct ExportController {
-    let services: AppServices
+    let chat: ChatService
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -16,7 +16,7 @@ struct ExportController {
     private func exportConversation(_ context: AppRequestContext, asMarkdown: Bool) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        guard let transcript = try await services.chat.transcripts(userID: user.id, conversationID: id).first else {
+        guard let transcript = try await chat.transcripts(userID: user.id, conversationID: id).first else {
             throw AppError.notFound
         }
         let title = transcript.conversation.title
@@ -29,7 +29,7 @@ struct ExportController {
 
     private func exportAccount(_ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let transcripts = try await services.chat.transcripts(userID: user.id, conversationID: nil)
+        let transcripts = try await chat.transcripts(userID: user.id, conversationID: nil)
         let day = Date().formatted(.iso8601.year().month().day())
         return try json(ExportDocument(transcripts, account: user), baseName: "parley-export-\(day)", fallbackName: "parley-export")
     }

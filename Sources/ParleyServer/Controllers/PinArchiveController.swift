@@ -8,7 +8,7 @@ struct PinArchiveController {
         case pin, unpin, archive, unarchive
     }
 
-    let services: AppServices
+    let chat: ChatService
 
     /// Adds the routes: `POST /c/{id}/pin`, `/unpin`, `/archive` and `/unarchive`.
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -25,9 +25,9 @@ struct PinArchiveController {
         let form = try await FormFields(request: &request)
         switch change {
         case .pin, .unpin:
-            try await services.chat.setPinned(change == .pin, userID: user.id, conversationID: id)
+            try await chat.setPinned(change == .pin, userID: user.id, conversationID: id)
         case .archive, .unarchive:
-            try await services.chat.setArchived(change == .archive, userID: user.id, conversationID: id)
+            try await chat.setArchived(change == .archive, userID: user.id, conversationID: id)
         }
         guard request.isPlainForm else { return Response(status: .noContent) }
         return .seeOther(LocalRedirect.path(form["back"]) ?? "/c/\(id)")

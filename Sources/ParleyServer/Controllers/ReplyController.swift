@@ -4,7 +4,9 @@ import ParleyCore
 
 /// Sending, stopping and regenerating replies, and the conversation's event stream, for the browser.
 struct ReplyController {
-    let services: AppServices
+    let settings: ServerSettings
+    let chat: ChatService
+    let eventStreams: EventStreamLimit
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -17,8 +19,8 @@ struct ReplyController {
     private func send(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        let message = try await MessageForm.read(request, context: context, limits: services.settings.uploadLimits)
-        let result = try await services.chat.send(userID: user.id, conversationID: id, content: message.content,
+        let message = try await MessageForm.read(request, context: context, limits: settings.uploadLimits)
+        let result = try await chat.send(userID: user.id, conversationID: id, content: message.content,
                                                   images: message.images, model: message.model,
                                                   requestID: message.requestID, receivedAt: context.receivedAt)
         return try accepted(result, request: request)
@@ -29,7 +31,7 @@ struct ReplyController {
         let id = try context.rowID()
         var request = request
         let form = try await FormFields(request: &request)
-        let result = try await services.chat.regenerate(userID: user.id, conversationID: id, model: form["model"],
+        let result = try await chat.regenerate(userID: user.id, conversationID: id, model: form["model"],
                                                         receivedAt: context.receivedAt)
         return try accepted(result, request: request)
     }
@@ -37,22 +39,26 @@ struct ReplyController {
     private func stop(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        try await services.chat.stop(userID: user.id, conversationID: id)
+        try await chat.stop(userID: user.id, conversationID: id)
         return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
     }
 
     private func events(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        _ = try await services.chat.conversation(id, userID: user.id)
+        _ = try await chat.conversation(id, userID: user.id)
         let lastEventID = (request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters["last_event_id"].map(String.init))
             .flatMap(EventID.init)
-        guard services.eventStreams.acquire(user.id) else {
-            throw AppError.tooManyRequests(code: "too_many_streams", message: "You have \(services.eventStreams.maximum) conversations "
-                                           + "open with live updates; close some tabs and reload.", wait: 5)
+        guard eventStreams.acquire(user.id) else {
+            let message = "You have \(eventStreams.maximum) conversations open with live updates; "
+                + "close some tabs and reload."
+            throw AppError.tooManyRequests(code: "too_many_streams", message: message, wait: 5)
         }
-        let subscription = await services.chat.generations.subscribe(conversationID: id, userID: user.id, lastEventID: lastEventID)
-        return EventStreamResponse.make(subscription, endAfterDoneOf: nil) { [limit = services.eventStreams] in limit.release(user.id) }
+        let subscription = await chat.generations.subscribe(conversationID: id, userID: user.id,
+                                                            lastEventID: lastEventID)
+        return EventStreamResponse.make(subscription, endAfterDoneOf: nil) { [limit = eventStreams] in
+            limit.release(user.id)
+        }
     }
 
     /// 303 back to the conversation for a form; 202 with the new ids for a script.

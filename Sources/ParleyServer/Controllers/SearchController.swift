@@ -5,7 +5,8 @@ import ParleyCore
 struct SearchController {
     /// The most results shown.
     static let resultLimit = 50
-    let services: AppServices
+    let chat: ChatService
+    let pages: PageRenderer
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -16,8 +17,8 @@ struct SearchController {
         let user = try context.requireUser()
         let query = FormFields(encoded: request.uri.query ?? "")["q"] ?? ""
         let searched = !query.allSatisfy(\.isWhitespace)
-        let hits = searched ? try await services.chat.search(userID: user.id, text: query, limit: Self.resultLimit) : []
-        return services.pages.page("search", title: searched ? "Search: \(query)" : "Search", context: context, values: [
+        let hits = searched ? try await chat.search(userID: user.id, text: query, limit: Self.resultLimit) : []
+        return pages.page("search", title: searched ? "Search: \(query)" : "Search", context: context, values: [
             "search_query": query,
             "searched": searched,
             "results": hits.map(SearchResultView.values),

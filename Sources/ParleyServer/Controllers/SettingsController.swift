@@ -4,7 +4,11 @@ import ParleyCore
 
 /// The settings page: export and import of conversations, and deleting the account.
 struct SettingsController {
-    let services: AppServices
+    let accountService: AccountService
+    let csrf: CSRFTokens
+    let accounts: any AccountStore
+    let chat: ChatService
+    let pages: PageRenderer
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -24,11 +28,11 @@ struct SettingsController {
     private func page(_ context: AppRequestContext, imported: Int? = nil, error: String? = nil,
                       status: HTTPResponse.Status = .ok) async throws -> Response {
         let user = try context.requireUser()
-        let budget = try await services.chat.budgetStatus(userID: user.id)
+        let budget = try await chat.budgetStatus(userID: user.id)
         var values: [String: Any] = ["max_import_megabytes": ImportReader.maxBytes / (1024 * 1024), "usage": BudgetNotice.values(budget)]
         values["error"] = error
         values["imported"] = imported.map { ["count": $0, "plural": $0 != 1] }
-        return services.pages.page("settings", title: "Settings", context: context, values: values, status: status)
+        return pages.page("settings", title: "Settings", context: context, values: values, status: status)
     }
 
     /// Imports a Parley export or ChatGPT's `conversations.json`, all or nothing: the settings page's form (multipart,
@@ -44,8 +48,8 @@ struct SettingsController {
         } else {
             file = Data(try await request.jsonBody(limit: ImportReader.maxBytes).readableBytesView)
         }
-        let transcripts = try ImportReader.transcripts(from: file, defaultModel: services.chat.catalog.defaultModel?.id ?? "")
-        let imported = try await services.chat.importTranscripts(transcripts, userID: user.id)
+        let transcripts = try ImportReader.transcripts(from: file, defaultModel: chat.catalog.defaultModel?.id ?? "")
+        let imported = try await chat.importTranscripts(transcripts, userID: user.id)
         if request.isPlainForm { return .seeOther("/settings?imported=\(imported.count)") }
         return try .json(ImportResult(imported: imported.count, conversationIds: imported.map(\.id)), status: .created)
     }
@@ -58,7 +62,7 @@ struct SettingsController {
         // Read into a flag, not answered inside the catch: an await in a typed catch crashes Swift 6.3.1's compiler.
         let confirmed: Bool
         do {
-            _ = try await services.accountService.authenticate(email: user.email, password: form["password"] ?? "",
+            _ = try await accountService.authenticate(email: user.email, password: form["password"] ?? "",
                                                                address: context.clientAddress)
             confirmed = true
         } catch {
@@ -68,7 +72,7 @@ struct SettingsController {
         guard confirmed else {
             return try await page(context, error: "That is not your password; nothing was deleted.", status: .forbidden)
         }
-        try await services.chat.deleteAccount(userID: user.id, accounts: services.accounts)
-        return AuthController(services: services).signedOut(context)
+        try await chat.deleteAccount(userID: user.id, accounts: accounts)
+        return AuthController.signedOut(context, csrf: csrf)
     }
 }

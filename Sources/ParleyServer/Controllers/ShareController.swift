@@ -5,7 +5,8 @@ import ParleyCore
 
 /// Share links: publishing a conversation, the public read-only page, the owner's list and revocation, and forking.
 struct ShareController {
-    let services: AppServices
+    let shares: ShareService
+    let pages: PageRenderer
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -39,7 +40,7 @@ struct ShareController {
                            message: "Choose whether the link shows your name, and when it expires.")
         }
         let options = ShareOptions(author: author, expiry: expiry)
-        let publication = try await services.shares.publish(conversationID: id, user: user, options: options,
+        let publication = try await shares.publish(conversationID: id, user: user, options: options,
                                                             update: form["update"] == "1")
         switch publication {
         case .created(let share, let token):
@@ -53,20 +54,20 @@ struct ShareController {
 
     private func list(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let shares = try await services.shares.shares(userID: user.id)
+        let shares = try await shares.shares(userID: user.id)
         var values: [String: Any] = ["shares": shares.map(listValues)]
         values["created_url"] = try await createdURL(request.uri.queryParameters["created"].map(String.init), userID: user.id)
         values["updated"] = request.uri.queryParameters["updated"].flatMap { Int($0) }
-        return services.pages.page("shares", title: "Shared links", context: context, values: values)
+        return pages.page("shares", title: "Shared links", context: context, values: values)
     }
 
     private func show(_ context: AppRequestContext) async throws -> Response {
         let token = try Self.token(context)
-        let shared = try await services.shares.view(token: token)
+        let shared = try await shares.view(token: token)
         var share: [String: Any] = ["token": token, "title": shared.share.title,
                                     "snapshot_at": shared.share.snapshotAt.formatted(.iso8601)]
         share["author"] = shared.share.authorName
-        var response = services.pages.page("share", title: shared.share.title, context: context, values: [
+        var response = pages.page("share", title: shared.share.title, context: context, values: [
             "share": share,
             "has_messages": !shared.messages.isEmpty,
             "noindex": true,
@@ -83,14 +84,14 @@ struct ShareController {
     private func revoke(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        try await services.shares.revoke(shareID: id, userID: user.id)
+        try await shares.revoke(shareID: id, userID: user.id)
         return request.isPlainForm ? .seeOther("/shares") : Response(status: .noContent)
     }
 
     private func revokeByToken(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let token = try Self.token(context)
-        try await services.shares.revoke(token: token, userID: user.id)
+        try await shares.revoke(token: token, userID: user.id)
         return request.isPlainForm ? .seeOther("/shares") : Response(status: .noContent)
     }
 
@@ -101,7 +102,7 @@ struct ShareController {
             guard request.isPlainForm else { throw AppError.unauthenticated }
             return .seeOther(LocalRedirect.login(returningTo: "/s/\(token)"))
         }
-        let conversation = try await services.shares.fork(token: token, userID: user.id)
+        let conversation = try await shares.fork(token: token, userID: user.id)
         return .seeOther("/c/\(conversation.id)")
     }
 
@@ -109,7 +110,7 @@ struct ShareController {
     private func createdURL(_ token: String?, userID: UserID) async throws -> String? {
         guard let token else { return nil }
         do {
-            _ = try await services.shares.ownedShare(token: token, userID: userID)
+            _ = try await shares.ownedShare(token: token, userID: userID)
             return "/s/\(token)"
         } catch {
             if error == .notFound { return nil }
@@ -121,7 +122,7 @@ struct ShareController {
         var values: [String: Any] = [
             "id": share.id, "title": share.title, "conversation_id": share.conversationID, "views": share.views,
             "created_at": share.createdAt.formatted(.iso8601), "snapshot_at": share.snapshotAt.formatted(.iso8601),
-            "is_expired": !services.shares.isLive(share),
+            "is_expired": !shares.isLive(share),
         ]
         values["author"] = share.authorName
         values["expires_at"] = share.expiresAt?.formatted(.iso8601)

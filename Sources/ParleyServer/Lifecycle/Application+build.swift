@@ -107,21 +107,27 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         SendThrottleMiddleware(perMinute: services.settings.sendRateLimit)
         ShareGuessThrottleMiddleware()
     }
-    AuthController(services: services).addRoutes(to: router)
-    ConversationController(services: services).addRoutes(to: router)
-    ReplyController(services: services).addRoutes(to: router)
-    APIController(services: services).addRoutes(to: router)
-    SearchController(services: services).addRoutes(to: router)
-    PinArchiveController(services: services).addRoutes(to: router)
-    ExportController(services: services).addRoutes(to: router)
-    SettingsController(services: services).addRoutes(to: router)
-    ShareController(services: services).addRoutes(to: router)
-    AttachmentController(services: services).addRoutes(to: router)
+    AuthController(settings: services.settings, accountService: services.accountService, sessions: services.sessions,
+                   csrf: services.csrf, pages: services.pages).addRoutes(to: router)
+    ConversationController(settings: services.settings, chat: services.chat, pages: services.pages)
+        .addRoutes(to: router)
+    ReplyController(settings: services.settings, chat: services.chat, eventStreams: services.eventStreams)
+        .addRoutes(to: router)
+    APIController(chat: services.chat, pages: services.pages).addRoutes(to: router)
+    SearchController(chat: services.chat, pages: services.pages).addRoutes(to: router)
+    PinArchiveController(chat: services.chat).addRoutes(to: router)
+    ExportController(chat: services.chat).addRoutes(to: router)
+    SettingsController(accountService: services.accountService, csrf: services.csrf, accounts: services.accounts,
+                       chat: services.chat, pages: services.pages).addRoutes(to: router)
+    ShareController(shares: services.shares, pages: services.pages).addRoutes(to: router)
+    AttachmentController(chat: services.chat, shares: services.shares).addRoutes(to: router)
     let admin = router.group("admin").add(middleware: AdminOnlyMiddleware())
     let usage = SQLiteUsageStore(database: services.database)
-    AdminDashboardController(services: services, usage: usage).addRoutes(to: admin)
-    AdminUsersController(services: services, usage: usage, users: SQLiteAccountStore(database: services.database)).addRoutes(to: admin)
-    AdminModelsController(services: services, usage: usage).addRoutes(to: admin)
+    AdminDashboardController(pages: services.pages, usage: usage).addRoutes(to: admin)
+    AdminUsersController(accountService: services.accountService, accounts: services.accounts, chat: services.chat,
+                         pages: services.pages, usage: usage, users: SQLiteAccountStore(database: services.database))
+        .addRoutes(to: admin)
+    AdminModelsController(chat: services.chat, pages: services.pages, usage: usage).addRoutes(to: admin)
     return router
 }
 
