@@ -14,7 +14,7 @@ import Testing
     static func publishFirstText(of reply: ReplyRun) {
         let hub = ConversationHub()
         reply.publish(.start(messageID: 1, model: "model"), to: hub)
-        reply.publishTokens(to: hub, now: .now, interval: .zero, force: true)
+        reply.publishTokens(to: hub, now: .zero, interval: .zero, force: true)
     }
 
     @Test("timed once, when a stream first writes the first text's token event, leaving out the wait for the provider")

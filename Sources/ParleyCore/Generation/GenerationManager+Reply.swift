@@ -83,7 +83,7 @@ extension GenerationManager {
                 if error == .cancelled || Task.isCancelled { return .cancelled }
                 switch nextAttempt(after: error, of: &attempt, for: reply) {
                 case .retry(let delay):
-                    do { try await Task.sleep(for: delay) } catch { return .cancelled }
+                    do { try await clock.sleep(for: delay) } catch { return .cancelled }
                     GenerationMetrics.retry(model: attempt.modelID)
                 case .fallBack:
                     continue

@@ -13,8 +13,9 @@ public final class GenerationManager: Sendable {
     let catalog: ModelCatalog
     let settings: GenerationSettings
     let logger: Logger
-    let clock = ContinuousClock()
     let progress: ProgressSaver
+    /// The clock the engine goes by (`GenerationSettings.clock`).
+    var clock: EngineClock { settings.clock }
     /// Finished by `shutdown()`: `run()` waits on it.
     private let shutdownSignal: AsyncStream<Never>
     private let shutdownInput: AsyncStream<Never>.Continuation
@@ -83,7 +84,7 @@ public final class GenerationManager: Sendable {
     private func waitForRunningReplies(upTo grace: Duration) async {
         let deadline = clock.now + grace
         while runningCount > 0, clock.now < deadline {
-            do { try await Task.sleep(for: .milliseconds(20)) } catch { return }
+            do { try await clock.sleep(for: .milliseconds(20)) } catch { return }
         }
     }
 
@@ -155,7 +156,7 @@ public final class GenerationManager: Sendable {
     /// Runs `work` after each `interval()` until cancelled.
     private func every(_ interval: () -> Duration, _ work: () async -> Void) async {
         while !Task.isCancelled {
-            do { try await Task.sleep(for: interval()) } catch { return }
+            do { try await clock.sleep(for: interval()) } catch { return }
             await work()
         }
     }

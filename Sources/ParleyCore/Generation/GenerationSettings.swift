@@ -20,11 +20,13 @@ public struct GenerationSettings: Sendable {
     /// The most replies that may run at once (each holds an upstream connection); a send beyond it is refused with
     /// `GenerationError.atCapacity`. Nil: no limit.
     public var maxRunningReplies: Int?
+    /// The clock the engine's timers, waits and coalescing go by.
+    public var clock: EngineClock
 
     /// Creates settings; the defaults are the product's.
     public init(flushInterval: Duration = .seconds(1), coalesceInterval: Duration = .milliseconds(30),
                 maxCoalesceInterval: Duration = .milliseconds(150), heartbeatInterval: Duration = .seconds(5), replyReserve: Int = 4096, retry: RetryPolicy = RetryPolicy(),
-                shutdownGrace: Duration = .seconds(10), modelTitles: Bool = true) {
+                shutdownGrace: Duration = .seconds(10), modelTitles: Bool = true, clock: EngineClock = .continuous) {
         self.flushInterval = flushInterval
         self.coalesceInterval = coalesceInterval
         self.maxCoalesceInterval = max(coalesceInterval, maxCoalesceInterval)
@@ -33,6 +35,7 @@ public struct GenerationSettings: Sendable {
         self.retry = retry
         self.shutdownGrace = shutdownGrace
         self.modelTitles = modelTitles
+        self.clock = clock
     }
 
     /// The gap between two `token` events when `running` replies stream at once: `coalesceInterval` up to 120 of

@@ -36,7 +36,8 @@ final class ReplyRun: Sendable {
         var markdown = MarkdownStream()
         /// The sequence of the reply's last event.
         var sequence: Int64 = 0
-        var lastTokenEvent: ContinuousClock.Instant?
+        /// When the last `token` event went out, on the engine's clock.
+        var lastTokenEvent: Duration?
         /// How many bytes of `text` the last progress save wrote (-1 after a failed save).
         var savedLength = 0
     }
@@ -192,10 +193,10 @@ final class ReplyRun: Sendable {
 
     /// Appends the text received since the last `token` event as one, unless that one went out less than `interval`
     /// before `now`; `force` (the reply's end) appends at once, with the final tail if one was held back.
-    func publishTokens(to hub: ConversationHub, now: ContinuousClock.Instant, interval: Duration, force: Bool) {
+    func publishTokens(to hub: ConversationHub, now: Duration, interval: Duration, force: Bool) {
         state.withLock { state in
             guard !state.output.unsent.isEmpty || (force && state.output.markdown.isHoldingTail) else { return }
-            if !force, let last = state.output.lastTokenEvent, last.duration(to: now) < interval { return }
+            if !force, let last = state.output.lastTokenEvent, now - last < interval { return }
             let html = state.output.markdown.next(final: force)
             let event = StreamEvent.token(messageID: job.assistantMessageID, text: state.output.unsent, html: html)
             state.output.unsent = ""

@@ -1,0 +1,123 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyStore
+import Synchronization
+import Testing
+
+/// The generation engine on a test clock: heartbeats and token coalescing happen when the clock is advanced, never by
+/// waiting for real time. The replies are real ones, stored in a real SQLite file, from a provider the test feeds.
+@Suite("Engine clock")
+struct EngineClockTests {
+    /// A provider whose reply the test hands over a piece at a time; it counts the pieces the engine has taken.
+    final class FedProvider: ChatProvider {
+        let pieces: AsyncStream<String>
+        let feed: AsyncStream<String>.Continuation
+        private let taken = Atomic<Int>(0)
+
+        init() {
+            (pieces, feed) = AsyncStream.makeStream(of: String.self)
+        }
+
+        /// How many pieces the engine has received.
+        var takenCount: Int { taken.load(ordering: .acquiring) }
+
+        func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+                              onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+            onSent()
+            for await piece in pieces {
+                _ = onChunk(.text(piece))
+                taken.add(1, ordering: .releasing)
+            }
+        }
+    }
+
+    /// An engine on `clock` over a fresh SQLite file, with `provider` as the only model's, and a user's conversation.
+    static func engine(clock: TestClock, provider: FedProvider, settings: GenerationSettings) async throws
+        -> (GenerationManager, ChatService, UserID, ConversationID) {
+        let database = try ParleyDatabase(directory: try makeTempDirectory())
+        let store = SQLiteChatStore(database: database)
+        let catalog = ModelCatalog(models: [ModelInfo(id: "fed", providerID: "fed")], providers: ["fed": provider],
+                                   isDemoOnly: false)
+        var settings = settings
+        settings.clock = EngineClock(clock)
+        settings.modelTitles = false
+        let logger = Logger(label: "engine")
+        let manager = GenerationManager(store: store, catalog: catalog, settings: settings, logger: logger)
+        let chat = ChatService(store: store, generations: manager, catalog: catalog, logger: logger)
+        let user = try await SQLiteAccountStore(database: database).createUser(email: "clock@example.com",
+                                                                                passwordHash: "-", isAdmin: false)
+        let conversation = try await chat.createConversation(userID: user.id, title: "Clock", model: "fed",
+                                                             systemPrompt: nil)
+        return (manager, chat, user.id, conversation.id)
+    }
+
+    /// Waits, a moment at a time, until `condition` holds: for work on other threads that has no event of its own.
+    static func until(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            try #require(ContinuousClock.now < deadline, "the condition never held")
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    /// The next frames of a stream as text.
+    static func nextFrames(_ stream: inout EventSubscription) async -> String {
+        guard case .frames(let bytes, _) = await stream.next() else { return "" }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test("a reply's first piece goes out at once; the pieces after it wait for the clock, then go as one event")
+    func coalescingGoesByTheClock() async throws {
+        let clock = TestClock(), provider = FedProvider()
+        let (manager, chat, userID, conversationID) = try await Self.engine(clock: clock, provider: provider,
+                                                                            settings: GenerationSettings())
+        let running = Task { await manager.run() }
+        var stream = await manager.subscribe(conversationID: conversationID, userID: userID, lastEventID: nil)
+        _ = try await chat.send(userID: userID, conversationID: conversationID, content: "Count", model: nil,
+                                requestID: nil, receivedAt: .now)
+        #expect(await Self.nextFrames(&stream).contains("event: start"))
+        provider.feed.yield("one ")
+        #expect(await Self.nextFrames(&stream).contains(#""text":"one ""#))
+        provider.feed.yield("two ")
+        provider.feed.yield("three")
+        try await Self.until { provider.takenCount == 3 }
+        // Both pieces are held until a coalescing interval has passed on the engine's clock.
+        clock.advance(by: .milliseconds(30))
+        let coalesced = await Self.nextFrames(&stream)
+        #expect(coalesced.contains(#""text":"two three""#), "\(coalesced)")
+        provider.feed.finish()
+        var rest = ""
+        while !rest.contains("event: done") { rest += await Self.nextFrames(&stream) }
+        #expect(rest.contains(#""status":"complete""#))
+        stream.close()
+        manager.shutdown()
+        await running.value
+    }
+
+    @Test("an idle stream gets a heartbeat once the heartbeat interval has passed on the engine's clock")
+    func heartbeatsGoByTheClock() async throws {
+        let clock = TestClock(), provider = FedProvider()
+        let (manager, _, userID, conversationID) = try await Self.engine(
+            clock: clock, provider: provider, settings: GenerationSettings(heartbeatInterval: .seconds(5)))
+        let running = Task { await manager.run() }
+        var stream = await manager.subscribe(conversationID: conversationID, userID: userID, lastEventID: nil)
+        let heard = Task {
+            let batch = await stream.next()
+            stream.close()
+            return batch
+        }
+        // The three timers sleep on the clock first, so that the advance reaches the heartbeat's.
+        try await Self.until { clock.sleeperCount >= 3 }
+        // The stream waits once its task has run; until then a heartbeat would find no one to wake, so the clock is
+        // moved on a heartbeat interval at a time until the stream has heard one.
+        for _ in 0..<50 {
+            clock.advance(by: .seconds(5))
+            try await Task.sleep(for: .milliseconds(5))
+            if manager.subscriberCount == 0 { break }
+        }
+        #expect(await heard.value == .heartbeat)
+        manager.shutdown()
+        await running.value
+    }
+}
