@@ -9,7 +9,8 @@ import Testing
 /// waiting for real time. The replies are real ones, stored in a real SQLite file, from a provider the test feeds.
 @Suite("Engine clock")
 struct EngineClockTests {
-    /// A provider whose reply the test hands over a piece at a time; it counts the pieces the engine has taken.
+    /// A provider whose reply the test hands over a piece at a time (the reply ends with the feed); it counts the
+    /// pieces the engine has taken.
     final class FedProvider: ChatProvider {
         let pieces: AsyncStream<String>
         let feed: AsyncStream<String>.Continuation
@@ -29,11 +30,34 @@ struct EngineClockTests {
                 _ = onChunk(.text(piece))
                 taken.add(1, ordering: .releasing)
             }
+            // A cancelled request fails, as a real provider's does; the feed's end is the reply's.
+            if Task.isCancelled { throw .cancelled }
+        }
+    }
+
+    /// A provider that refuses as overloaded the first `failures` times it is asked, then answers "ok".
+    final class OverloadedProvider: ChatProvider {
+        let failures: Int
+        private let asked = Atomic<Int>(0)
+
+        init(failures: Int) {
+            self.failures = failures
+        }
+
+        /// How many times it has been asked.
+        var askedCount: Int { asked.load(ordering: .acquiring) }
+
+        func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+                              onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+            let attempt = asked.add(1, ordering: .acquiringAndReleasing).newValue
+            guard attempt > failures else { throw .overloaded(status: 503) }
+            onSent()
+            _ = onChunk(.text("ok"))
         }
     }
 
     /// An engine on `clock` over a fresh SQLite file, with `provider` as the only model's, and a user's conversation.
-    static func engine(clock: TestClock, provider: FedProvider, settings: GenerationSettings) async throws
+    static func engine(clock: TestClock, provider: any ChatProvider, settings: GenerationSettings) async throws
         -> (GenerationManager, ChatService, UserID, ConversationID) {
         let database = try ParleyDatabase(directory: try makeTempDirectory())
         let store = SQLiteChatStore(database: database)
@@ -119,5 +143,55 @@ struct EngineClockTests {
         #expect(await heard.value == .heartbeat)
         manager.shutdown()
         await running.value
+    }
+
+    @Test("a provider's outage is asked again only once the backoff has passed on the engine's clock")
+    func retriesWaitForTheClock() async throws {
+        let clock = TestClock(), provider = OverloadedProvider(failures: 2)
+        let (manager, chat, userID, conversationID) = try await Self.engine(
+            clock: clock, provider: provider, settings: GenerationSettings(retry: RetryPolicy(maxRetries: 3)))
+        let running = Task { await manager.run() }
+        var stream = await manager.subscribe(conversationID: conversationID, userID: userID, lastEventID: nil)
+        _ = try await chat.send(userID: userID, conversationID: conversationID, content: "Again", model: nil,
+                                requestID: nil, receivedAt: .now)
+        // The three timers and the reply's backoff sleep on the clock; nothing is asked again until it moves.
+        try await Self.until { clock.sleeperCount >= 4 }
+        #expect(provider.askedCount == 1)
+        clock.advance(by: .milliseconds(250))  // the first backoff is at most 250 ms
+        try await Self.until { provider.askedCount == 2 && clock.sleeperCount >= 4 }
+        clock.advance(by: .milliseconds(500))  // the second at most 500 ms
+        var frames = ""
+        while !frames.contains("event: done") { frames += await Self.nextFrames(&stream) }
+        #expect(provider.askedCount == 3)
+        #expect(frames.contains(#""text":"ok""#) && frames.contains(#""status":"complete""#), "\(frames)")
+        stream.close()
+        manager.shutdown()
+        await running.value
+    }
+
+    @Test("at shutdown a running reply gets the grace period on the engine's clock, then ends interrupted")
+    func shutdownGraceGoesByTheClock() async throws {
+        let clock = TestClock(), provider = FedProvider()
+        let (manager, chat, userID, conversationID) = try await Self.engine(
+            clock: clock, provider: provider, settings: GenerationSettings(shutdownGrace: .seconds(10)))
+        let running = Task { await manager.run() }
+        var stream = await manager.subscribe(conversationID: conversationID, userID: userID, lastEventID: nil)
+        _ = try await chat.send(userID: userID, conversationID: conversationID, content: "Wait", model: nil,
+                                requestID: nil, receivedAt: .now)
+        provider.feed.yield("half")
+        var frames = ""
+        while !frames.contains(#""text":"half""#) { frames += await Self.nextFrames(&stream) }
+        manager.shutdown()
+        // The grace period's wait sleeps on the clock beside the three timers; the reply runs on until it passes.
+        try await Self.until { clock.sleeperCount >= 4 }
+        clock.advance(by: .seconds(9))
+        #expect(manager.runningCount == 1)
+        clock.advance(by: .seconds(1))
+        while !frames.contains("event: done") { frames += await Self.nextFrames(&stream) }
+        #expect(frames.contains(#""status":"interrupted""#), "\(frames)")
+        await running.value
+        #expect(manager.runningCount == 0)
+        provider.feed.finish()
+        stream.close()
     }
 }
