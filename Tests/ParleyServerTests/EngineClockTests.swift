@@ -76,6 +76,18 @@ struct EngineClockTests {
         return (manager, chat, user.id, conversation.id)
     }
 
+    /// An engine as `engine` makes it, running, with a stream open on its conversation and `content` sent there.
+    static func sent(_ content: String, clock: TestClock, provider: any ChatProvider, settings: GenerationSettings)
+        async throws -> (manager: GenerationManager, running: Task<Void, Never>, stream: EventSubscription) {
+        let (manager, chat, userID, conversationID) = try await engine(clock: clock, provider: provider,
+                                                                       settings: settings)
+        let running = Task { await manager.run() }
+        let stream = await manager.subscribe(conversationID: conversationID, userID: userID, lastEventID: nil)
+        _ = try await chat.send(userID: userID, conversationID: conversationID, content: content, model: nil,
+                                requestID: nil, receivedAt: .now)
+        return (manager, running, stream)
+    }
+
     /// Waits, a moment at a time, until `condition` holds: for work on other threads that has no event of its own.
     static func until(_ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(10)
@@ -94,12 +106,9 @@ struct EngineClockTests {
     @Test("a reply's first piece goes out at once; the pieces after it wait for the clock, then go as one event")
     func coalescingGoesByTheClock() async throws {
         let clock = TestClock(), provider = FedProvider()
-        let (manager, chat, userID, conversationID) = try await Self.engine(clock: clock, provider: provider,
-                                                                            settings: GenerationSettings())
-        let running = Task { await manager.run() }
-        var stream = await manager.subscribe(conversationID: conversationID, userID: userID, lastEventID: nil)
-        _ = try await chat.send(userID: userID, conversationID: conversationID, content: "Count", model: nil,
-                                requestID: nil, receivedAt: .now)
+        let (manager, running, opened) = try await Self.sent("Count", clock: clock, provider: provider,
+                                                             settings: GenerationSettings())
+        var stream = opened
         #expect(await Self.nextFrames(&stream).contains("event: start"))
         provider.feed.yield("one ")
         #expect(await Self.nextFrames(&stream).contains(#""text":"one ""#))
@@ -148,12 +157,10 @@ struct EngineClockTests {
     @Test("a provider's outage is asked again only once the backoff has passed on the engine's clock")
     func retriesWaitForTheClock() async throws {
         let clock = TestClock(), provider = OverloadedProvider(failures: 2)
-        let (manager, chat, userID, conversationID) = try await Self.engine(
-            clock: clock, provider: provider, settings: GenerationSettings(retry: RetryPolicy(maxRetries: 3)))
-        let running = Task { await manager.run() }
-        var stream = await manager.subscribe(conversationID: conversationID, userID: userID, lastEventID: nil)
-        _ = try await chat.send(userID: userID, conversationID: conversationID, content: "Again", model: nil,
-                                requestID: nil, receivedAt: .now)
+        let settings = GenerationSettings(retry: RetryPolicy(maxRetries: 3))
+        let (manager, running, opened) = try await Self.sent("Again", clock: clock, provider: provider,
+                                                             settings: settings)
+        var stream = opened
         // The three timers and the reply's backoff sleep on the clock; nothing is asked again until it moves.
         try await Self.until { clock.sleeperCount >= 4 }
         #expect(provider.askedCount == 1)
@@ -172,12 +179,9 @@ struct EngineClockTests {
     @Test("at shutdown a running reply gets the grace period on the engine's clock, then ends interrupted")
     func shutdownGraceGoesByTheClock() async throws {
         let clock = TestClock(), provider = FedProvider()
-        let (manager, chat, userID, conversationID) = try await Self.engine(
-            clock: clock, provider: provider, settings: GenerationSettings(shutdownGrace: .seconds(10)))
-        let running = Task { await manager.run() }
-        var stream = await manager.subscribe(conversationID: conversationID, userID: userID, lastEventID: nil)
-        _ = try await chat.send(userID: userID, conversationID: conversationID, content: "Wait", model: nil,
-                                requestID: nil, receivedAt: .now)
+        let (manager, running, opened) = try await Self.sent("Wait", clock: clock, provider: provider,
+                                                             settings: GenerationSettings(shutdownGrace: .seconds(10)))
+        var stream = opened
         provider.feed.yield("half")
         var frames = ""
         while !frames.contains(#""text":"half""#) { frames += await Self.nextFrames(&stream) }
