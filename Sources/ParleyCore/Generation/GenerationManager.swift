@@ -15,7 +15,7 @@ public final class GenerationManager: Sendable {
     let logger: Logger
     let progress: ProgressSaver
     /// The clock the engine goes by (`GenerationSettings.clock`).
-    var clock: EngineClock { settings.clock }
+    let clock: EngineClock
     /// Finished by `shutdown()`: `run()` waits on it.
     private let shutdownSignal: AsyncStream<Never>
     private let shutdownInput: AsyncStream<Never>.Continuation
@@ -26,6 +26,7 @@ public final class GenerationManager: Sendable {
         self.catalog = catalog
         self.settings = settings
         self.logger = logger
+        clock = settings.clock
         progress = ProgressSaver(store: store, logger: logger)
         (shutdownSignal, shutdownInput) = AsyncStream.makeStream(of: Never.self)
     }
