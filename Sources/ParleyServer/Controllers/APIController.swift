@@ -26,7 +26,6 @@ struct APIController {
         var title: String?
         var model: String?
         var systemPrompt: String?
-        enum CodingKeys: String, CodingKey { case title, model, systemPrompt = "system_prompt" }
     }
 
     /// The body of `POST /api/conversations/{id}/messages`.
@@ -34,7 +33,6 @@ struct APIController {
         var content: String
         var model: String?
         var requestId: String?
-        enum CodingKeys: String, CodingKey { case content, model, requestId = "request_id" }
     }
 
     private func conversations(_ request: Request, _ context: AppRequestContext) async throws -> Response {

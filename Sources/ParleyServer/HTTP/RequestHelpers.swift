@@ -27,7 +27,7 @@ extension Request {
     func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
         let body = try await jsonBody()
         do {
-            return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))
+            return try APIEncoding.decoder.decode(T.self, from: Data(body.readableBytesView))
         } catch {
             throw AppError.malformed("The JSON body could not be read: it is malformed or misses a field.")
         }
@@ -51,9 +51,10 @@ extension Response {
     }
 }
 
-/// The API's JSON encoder and decoder.
+/// The API's one JSON coding policy, for request and response bodies and export files alike: snake_case keys and
+/// ISO 8601 dates.
 enum APIEncoding {
-    /// Reads what `encoder` writes (export files).
+    /// Reads request bodies and what `encoder` writes (export files).
     static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
