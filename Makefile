@@ -2,7 +2,7 @@
 SWIFT ?= swift
 DATA_DIR ?= ./data
 
-.PHONY: deps test-deps build release run test test-real reliability fuzz bench microbench soak clean
+.PHONY: deps test-deps build release run format lint test test-real reliability fuzz bench microbench soak clean
 
 deps:
 	./scripts/install-deps.sh
@@ -20,6 +20,15 @@ run: release
 	mkdir -p $(DATA_DIR)
 	.build/release/parley serve --data-dir $(DATA_DIR)
 
+# The Swift sources in the layout `.swift-format` describes (120 columns); `make test` fails on any difference.
+FORMATTED = Package.swift Sources Tests Fuzz
+
+format:
+	$(SWIFT) format --in-place --recursive --parallel $(FORMATTED)
+
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel $(FORMATTED)
+
 # The test process holds over a thousand descriptors at its peak, and Swift 6.3.1's Foundation `Process.run()` copies
 # 256 bytes from each /proc/self/fd entry, past the end of glibc's directory buffer when an entry sits at its end
 # (swiftlang/swift-corelibs-foundation#5472, fixed after 6.3.1): a crash when the next page is not mapped. With one
@@ -35,7 +44,7 @@ TLS_SUITES = UpstreamHTTPSTests|HTTPSUpstreamTests|ServerTLSTests
 # and axe-core (axe-selenium-python) from PyPI.
 TEST_PYTHON = .venv-test/bin/python
 
-test: test-deps
+test: test-deps lint
 	$(SWIFT) build --build-tests
 	$(TEST_ENV) $(SWIFT) test --skip-build --skip '$(TLS_SUITES)'
 	$(TEST_ENV) $(SWIFT) test --skip-build --filter '$(TLS_SUITES)'

@@ -29,92 +29,121 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.0.0"),
     ],
     targets: [
-        .systemLibrary(name: "CCmarkGFM", pkgConfig: "libcmark-gfm",
-                       providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
+        .systemLibrary(
+            name: "CCmarkGFM", pkgConfig: "libcmark-gfm",
+            providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .target(name: "ParleyMarkdown", dependencies: ["CCmarkGFM"]),
         // libvips (Debian's libvips42) is opened at first use, not linked: see CParleyVips/parley_vips.c.
         .target(name: "CParleyVips"),
-        .target(name: "ParleyImaging", dependencies: [
-            "ParleyCore", "CParleyVips",
-            .product(name: "NIOPosix", package: "swift-nio"),
-        ]),
-        .target(name: "ParleyCore", dependencies: [
-            "ParleyMarkdown",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-        ]),
-        .target(name: "ParleyStore", dependencies: [
-            "ParleyCore",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Crypto", package: "swift-crypto"),
-        ]),
-        .target(name: "ParleyProviders", dependencies: [
-            "ParleyCore", "ParleyImaging",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
-        .target(name: "MockUpstream", dependencies: [
-            "ParleyCore",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "X509", package: "swift-certificates"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
-        .target(name: "ParleyServer", dependencies: [
-            "ParleyCore", "ParleyStore", "ParleyProviders", "ParleyMarkdown",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-            .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "Mustache", package: "swift-mustache"),
-            .product(name: "JWTKit", package: "jwt-kit"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "CompressNIO", package: "compress-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-        ]),
-        .executableTarget(name: "Parley", dependencies: [
-            "ParleyServer",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        .executableTarget(name: "ParleyDev", dependencies: [
-            "ParleyServer", "ParleyStore", "MockUpstream",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        .executableTarget(name: "ParleyBench", dependencies: [
-            "ParleyCore", "ParleyMarkdown", "ParleyStore", "ParleyProviders", "MockUpstream",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-        ]),
+        .target(
+            name: "ParleyImaging",
+            dependencies: [
+                "ParleyCore", "CParleyVips",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
+        .target(
+            name: "ParleyCore",
+            dependencies: [
+                "ParleyMarkdown",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]),
+        .target(
+            name: "ParleyStore",
+            dependencies: [
+                "ParleyCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        .target(
+            name: "ParleyProviders",
+            dependencies: [
+                "ParleyCore", "ParleyImaging",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "MockUpstream",
+            dependencies: [
+                "ParleyCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .target(
+            name: "ParleyServer",
+            dependencies: [
+                "ParleyCore", "ParleyStore", "ParleyProviders", "ParleyMarkdown",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
+        .executableTarget(
+            name: "Parley",
+            dependencies: [
+                "ParleyServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "ParleyDev",
+            dependencies: [
+                "ParleyServer", "ParleyStore", "MockUpstream",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "ParleyBench",
+            dependencies: [
+                "ParleyCore", "ParleyMarkdown", "ParleyStore", "ParleyProviders", "MockUpstream",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]),
         .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown"]),
-        .testTarget(name: "ParleyBenchTests", dependencies: ["ParleyBench",
-            .product(name: "AsyncHTTPClient", package: "async-http-client")]),
+        .testTarget(
+            name: "ParleyBenchTests",
+            dependencies: [
+                "ParleyBench",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyMarkdown"]),
         .testTarget(name: "ParleyImagingTests", dependencies: ["ParleyImaging", "ParleyCore"]),
-        .testTarget(name: "ParleyProvidersTests", dependencies: ["ParleyProviders", "MockUpstream",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client")]),
-        .testTarget(name: "ParleyServerTests", dependencies: [
-            "ParleyServer", "ParleyCore", "ParleyStore", "ParleyProviders", "ParleyMarkdown", "MockUpstream",
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "JWTKit", package: "jwt-kit"),
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "CompressNIO", package: "compress-nio"),
-        ]),
+        .testTarget(
+            name: "ParleyProvidersTests",
+            dependencies: [
+                "ParleyProviders", "MockUpstream",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]),
+        .testTarget(
+            name: "ParleyServerTests",
+            dependencies: [
+                "ParleyServer", "ParleyCore", "ParleyStore", "ParleyProviders", "ParleyMarkdown", "MockUpstream",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ]),
     ]
 )
 

@@ -9,8 +9,12 @@ let package = Package(
     dependencies: [.package(name: "Parley", path: "..")],
     targets: [
         .target(name: "FuzzSupport"),
-        .executableTarget(name: "FuzzUpstreamStream", dependencies: ["FuzzSupport", .product(name: "ParleyProviders", package: "Parley")]),
-        .executableTarget(name: "FuzzMarkdown", dependencies: ["FuzzSupport", .product(name: "ParleyMarkdown", package: "Parley")]),
-        .executableTarget(name: "FuzzUploads", dependencies: ["FuzzSupport", .product(name: "ParleyServer", package: "Parley")]),
+        .executableTarget(
+            name: "FuzzUpstreamStream",
+            dependencies: ["FuzzSupport", .product(name: "ParleyProviders", package: "Parley")]),
+        .executableTarget(
+            name: "FuzzMarkdown", dependencies: ["FuzzSupport", .product(name: "ParleyMarkdown", package: "Parley")]),
+        .executableTarget(
+            name: "FuzzUploads", dependencies: ["FuzzSupport", .product(name: "ParleyServer", package: "Parley")]),
     ]
 )

@@ -33,15 +33,18 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
                 return Response(status: .ok, headers: [.contentType: "text/event-stream"])
             }
             let rejectTurn = fault == .rateLimited ? await stats.takeRateLimitTurn() : false
-            if let error = fault.error(model: chat.model, rejectTurn: rejectTurn, promptTokens: chat.promptTokens) { throw error }
+            if let error = fault.error(model: chat.model, rejectTurn: rejectTurn, promptTokens: chat.promptTokens) {
+                throw error
+            }
             let script = fault.script(model: chat.model, configuration: configuration)
             guard chat.stream else { return await completeResponse(chat, script: script) }
             let stream = MockStream(script: script, wire: wire, chat: chat, stats: stats, pacer: pacer)
             var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
             // Watching for the client's close consumes the request stream, so the connection cannot serve another.
             if configuration.closesConnections { headers[.connection] = "close" }
-            return Response(status: .ok, headers: headers,
-                            body: stream.body(for: request, watchingForClose: configuration.closesConnections))
+            return Response(
+                status: .ok, headers: headers,
+                body: stream.body(for: request, watchingForClose: configuration.closesConnections))
         } catch {
             return errorResponse(error)
         }

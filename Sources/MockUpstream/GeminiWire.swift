@@ -1,9 +1,11 @@
-import ParleyCore
 import Hummingbird
+import ParleyCore
 
 /// The Gemini `generateContent` / `streamGenerateContent` format (`POST /v1beta/models/{model}:{action}`).
 struct GeminiWire: WireFormat {
-    func chatRequest(body: ChatRequestBody, request: Request, context: BasicRequestContext) throws(MockError) -> ChatRequest {
+    func chatRequest(body: ChatRequestBody, request: Request, context: BasicRequestContext) throws(MockError)
+        -> ChatRequest
+    {
         let modelAction = context.parameters.get("modelAction") ?? ""
         let parts = modelAction.split(separator: ":", maxSplits: 1).map(String.init)
         guard parts.count == 2, ["streamGenerateContent", "generateContent"].contains(parts[1]) else {
@@ -27,7 +29,10 @@ struct GeminiWire: WireFormat {
 
     func finale(_ chat: ChatRequest, completionTokens: Int) -> String {
         let reason = chat.endsAtLimit ? "MAX_TOKENS" : "STOP"
-        return "data: " + response(chat, text: "", finishReason: #""finishReason":"\#(reason)","#, usage: usage(chat, completionTokens)) + "\n\n"
+        return "data: "
+            + response(
+                chat, text: "", finishReason: #""finishReason":"\#(reason)","#, usage: usage(chat, completionTokens))
+            + "\n\n"
     }
 
     func completeBody(_ text: String, chat: ChatRequest, completionTokens: Int) -> String {
@@ -44,9 +49,11 @@ struct GeminiWire: WireFormat {
             case .serverError: (.internalServerError, "INTERNAL")
             case .contextTooLong: (.badRequest, "INVALID_ARGUMENT")
             }
-        return (status, #"{"error":{"code":\#(status.code),"message":\#(JSONText.quoted(error.message)),"status":"\#(name)"}}"#)
+        return (
+            status,
+            #"{"error":{"code":\#(status.code),"message":\#(JSONText.quoted(error.message)),"status":"\#(name)"}}"#
+        )
     }
-
 
     /// One `GenerateContentResponse` object; `finishReason` is empty or a `"finishReason":…,` member.
     private func response(_ chat: ChatRequest, text: String, finishReason: String, usage: String) -> String {

@@ -10,7 +10,8 @@ enum LongDocument {
             ("Sessions", "🧵", "会话"), ("Storage", "💾", "ストレージ"),
         ]
         let sections = topics.enumerated().map { section(number: $0.offset + 1, topic: $0.element) }
-        return "# The Parley mock long reply 📚\n\nThis document is served by `mock-long` to test rendering of long, rich markdown: "
+        return
+            "# The Parley mock long reply 📚\n\nThis document is served by `mock-long` to test rendering of long, rich markdown: "
             + "headings, tables, nested lists, block quotes, fenced code, links, emoji and CJK (中文, 日本語, 한국어).\n\n---\n\n"
             + sections.joined()
             + "## Conclusion 🎉\n\nThat is the end of the **mock long reply**. 完了しました。\n"

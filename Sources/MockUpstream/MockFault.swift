@@ -37,7 +37,8 @@ enum MockFault: String, CaseIterable, Sendable {
     /// The error to answer with, if any; `rejectTurn` says whether this `mock-429` request is one to refuse.
     func error(model: String, rejectTurn: Bool, promptTokens: Int) -> MockError? {
         switch self {
-        case .window where promptTokens > Self.windowTokens: .contextTooLong(promptTokens: promptTokens, window: Self.windowTokens)
+        case .window where promptTokens > Self.windowTokens:
+            .contextTooLong(promptTokens: promptTokens, window: Self.windowTokens)
         case .missing: .modelNotFound(model)
         case .serverError: .serverError
         case .rateLimited where rejectTurn: .rateLimited

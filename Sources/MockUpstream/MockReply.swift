@@ -15,7 +15,10 @@ public enum MockReply {
 
     /// A short markdown reply of exactly `count` word tokens, with a paragraph break every 20 tokens.
     private static func shortChunks(count: Int) -> [String] {
-        let opening = ["Hello!", "This", "is", "a", "**mock**", "reply", "of", "\(count)", "tokens", "from", "the", "*Parley*", "upstream", "simulator."]
+        let opening = [
+            "Hello!", "This", "is", "a", "**mock**", "reply", "of", "\(count)", "tokens", "from", "the", "*Parley*",
+            "upstream", "simulator.",
+        ]
         let filler = ["The", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog."]
         return (0..<count).map { index in
             let word = index < opening.count ? opening[index] : filler[(index - opening.count) % filler.count]

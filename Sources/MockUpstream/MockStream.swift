@@ -72,7 +72,8 @@ struct MockStream<Wire: WireFormat>: Sendable {
         }
     }
 
-    /// Writes and empties `pending` unless it is empty (an empty chunk would end the body); throws if the client has gone.
+    /// Writes and empties `pending` unless it is empty (an empty chunk would end the body); throws if the client has
+    /// gone.
     private func flush(_ pending: inout ByteBuffer, to writer: inout any ResponseBodyWriter) async throws {
         try Task.checkCancellation()
         guard pending.readableBytes > 0 else { return }

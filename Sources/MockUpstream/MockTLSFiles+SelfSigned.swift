@@ -18,11 +18,14 @@ extension MockTLSFiles {
             issuer: name, subject: name, signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                SubjectAlternativeNames([.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])), .dnsName("localhost")])
+                SubjectAlternativeNames([
+                    .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])), .dnsName("localhost"),
+                ])
             },
             issuerPrivateKey: Certificate.PrivateKey(key))
         let files = MockTLSFiles(certificateChain: directory + "/cert.pem", privateKey: directory + "/key.pem")
-        try certificate.serializeAsPEM().pemString.write(toFile: files.certificateChain, atomically: true, encoding: .utf8)
+        try certificate.serializeAsPEM().pemString.write(
+            toFile: files.certificateChain, atomically: true, encoding: .utf8)
         try key.pemRepresentation.write(toFile: files.privateKey, atomically: true, encoding: .utf8)
         return files
     }

@@ -50,9 +50,12 @@ public struct MockUpstream: Sendable {
     /// Plain HTTP/1.1, or HTTPS negotiating HTTP/2 or HTTP/1.1 with the configured certificate.
     private func server() throws -> HTTPServerBuilder {
         guard let tls = configuration.tls else { return .http1() }
-        let chain = try NIOSSLCertificate.fromPEMFile(tls.certificateChain).map { NIOSSLCertificateSource.certificate($0) }
+        let chain = try NIOSSLCertificate.fromPEMFile(tls.certificateChain).map {
+            NIOSSLCertificateSource.certificate($0)
+        }
         let key = try NIOSSLPrivateKey(file: tls.privateKey, format: .pem)
-        return try .http2Upgrade(tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+        return try .http2Upgrade(
+            tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
     }
 
     /// The routes: three chat formats, image generation, the model list and the stats.
@@ -81,6 +84,8 @@ public struct MockUpstream: Sendable {
 
     /// A JSON response with the given body text.
     static func json(_ body: String, status: HTTPResponse.Status = .ok) -> Response {
-        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: body)))
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 }

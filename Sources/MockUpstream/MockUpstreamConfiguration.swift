@@ -55,5 +55,4 @@ public struct MockUpstreamConfiguration: Sendable {
     /// `keepsConnections` (HTTP/2 forbids the `Connection` header, and one watch would spend an HTTP/1.1 connection).
     var closesConnections: Bool { !keepsConnections && tls == nil }
 
-
 }

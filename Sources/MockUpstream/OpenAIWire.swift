@@ -1,15 +1,19 @@
-import ParleyCore
 import Hummingbird
+import ParleyCore
 
 /// The OpenAI-compatible chat completions format (`POST /v1/chat/completions`).
 struct OpenAIWire: WireFormat {
     /// The `GET /v1/models` body listing every mock model.
     static let modelList: String = {
-        let entries = MockFault.listedModels.map { #"{"id":\#(JSONText.quoted($0)),"object":"model","owned_by":"mock"}"# }
+        let entries = MockFault.listedModels.map {
+            #"{"id":\#(JSONText.quoted($0)),"object":"model","owned_by":"mock"}"#
+        }
         return #"{"object":"list","data":[\#(entries.joined(separator: ","))]}"#
     }()
 
-    func chatRequest(body: ChatRequestBody, request: Request, context: BasicRequestContext) throws(MockError) -> ChatRequest {
+    func chatRequest(body: ChatRequestBody, request: Request, context: BasicRequestContext) throws(MockError)
+        -> ChatRequest
+    {
         guard let model = body.model else { throw .badRequest("missing model") }
         let bearer = request.headers[.authorization].map { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : $0 }
         return ChatRequest(
@@ -25,12 +29,15 @@ struct OpenAIWire: WireFormat {
 
     func token(_ text: String, index: Int, chat: ChatRequest) -> String {
         let role = index == 0 ? #""role":"assistant","# : ""
-        return chunk(chat, choices: #"[{"index":0,"delta":{\#(role)"content":\#(JSONText.quoted(text))},"finish_reason":null}]"#)
+        return chunk(
+            chat, choices: #"[{"index":0,"delta":{\#(role)"content":\#(JSONText.quoted(text))},"finish_reason":null}]"#)
     }
 
     func finale(_ chat: ChatRequest, completionTokens: Int) -> String {
-        let stop = chunk(chat, choices: #"[{"index":0,"delta":{},"finish_reason":"\#(chat.endsAtLimit ? "length" : "stop")"}]"#)
-        let usage = chat.includeUsage ? chunk(chat, choices: "[]", extra: #","usage":\#(usage(chat, completionTokens))"#) : ""
+        let stop = chunk(
+            chat, choices: #"[{"index":0,"delta":{},"finish_reason":"\#(chat.endsAtLimit ? "length" : "stop")"}]"#)
+        let usage =
+            chat.includeUsage ? chunk(chat, choices: "[]", extra: #","usage":\#(usage(chat, completionTokens))"#) : ""
         return stop + usage + "data: [DONE]\n\n"
     }
 
@@ -50,7 +57,9 @@ struct OpenAIWire: WireFormat {
             case .serverError: (.internalServerError, "server_error", "server_error")
             case .contextTooLong: (.badRequest, "invalid_request_error", "context_length_exceeded")
             }
-        return (status, #"{"error":{"message":\#(JSONText.quoted(error.message)),"type":"\#(type)","code":"\#(code)"}}"#)
+        return (
+            status, #"{"error":{"message":\#(JSONText.quoted(error.message)),"type":"\#(type)","code":"\#(code)"}}"#
+        )
     }
 
     /// One `chat.completion.chunk` event with the given `choices` and extra members.

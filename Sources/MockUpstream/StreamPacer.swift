@@ -13,7 +13,8 @@ final class StreamPacer: Service {
     private struct State {
         /// Sleeping streams by id.
         var sleepers: [Int: CheckedContinuation<Void, any Error>] = [:]
-        /// Ids of sleepers by the tick they wake at (a cancelled sleeper's id stays until its tick, then is passed over).
+        /// Ids of sleepers by the tick they wake at (a cancelled sleeper's id stays until its tick, then is passed
+        /// over).
         var wakingAt: [Int64: [Int]] = [:]
         var nextID = 0
         /// The ticker, parked while nobody sleeps.

@@ -3,7 +3,8 @@ import Hummingbird
 /// A vendor's wire format: how a chat request is read and how replies and errors are framed.
 protocol WireFormat: Sendable {
     /// Reads the chat request from its body's fields and its HTTP request.
-    func chatRequest(body: ChatRequestBody, request: Request, context: BasicRequestContext) throws(MockError) -> ChatRequest
+    func chatRequest(body: ChatRequestBody, request: Request, context: BasicRequestContext) throws(MockError)
+        -> ChatRequest
     /// Events sent before the first token (may be empty).
     func prelude(_ chat: ChatRequest) -> String
     /// The event carrying the token `text` at position `index`.

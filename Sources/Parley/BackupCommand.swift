@@ -8,7 +8,9 @@ import ParleyStore
 struct BackupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backup", abstract: "Copy the database to a new file, safely while the server runs.",
-        discussion: "To restore: stop the server, replace parley.sqlite in the data folder with the copy (and delete any parley.sqlite-wal and parley.sqlite-shm beside it), then start the server.")
+        discussion:
+            "To restore: stop the server, replace parley.sqlite in the data folder with the copy (and delete any parley.sqlite-wal and parley.sqlite-shm beside it), then start the server."
+    )
 
     @Option(help: "The file to write; it must not exist yet.") var to: String
     @Option(help: "The folder holding parley.sqlite (PARLEY_DATA_DIR).") var dataDir: String?
@@ -16,7 +18,8 @@ struct BackupCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = try ServerSettings(environment: ProcessInfo.processInfo.environment)
         let directory = dataDir ?? settings.dataDirectory
-        guard FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent("parley.sqlite")) else {
+        guard FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent("parley.sqlite"))
+        else {
             throw ValidationError("There is no parley.sqlite in \(directory).")
         }
         let database = try ParleyDatabase(directory: directory)

@@ -6,14 +6,16 @@ import ParleyStore
 
 /// `parley user`: account management from the shell.
 struct UserCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "user", abstract: "Manage accounts.",
-                                                    subcommands: [CreateUser.self])
+    static let configuration = CommandConfiguration(
+        commandName: "user", abstract: "Manage accounts.",
+        subcommands: [CreateUser.self])
 }
 
 /// `parley user create --email E [--admin]`, with the password read from standard input.
 struct CreateUser: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "create",
-                                                    abstract: "Create an account; the password is read from standard input.")
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Create an account; the password is read from standard input.")
 
     @Option(help: "The account's email address.") var email: String
     @Flag(help: "Make the account an admin.") var admin = false
@@ -26,7 +28,8 @@ struct CreateUser: AsyncParsableCommand {
         let database = try ParleyDatabase(directory: dataDir ?? settings.dataDirectory)
         let hash = try await PasswordHasher(cost: settings.bcryptCost).hash(password)
         do {
-            let user = try await SQLiteAccountStore(database: database).createUser(email: email, passwordHash: hash, isAdmin: admin)
+            let user = try await SQLiteAccountStore(database: database).createUser(
+                email: email, passwordHash: hash, isAdmin: admin)
             print("Created \(user.isAdmin ? "admin " : "")account \(user.email) (id \(user.id)).")
         } catch {
             guard error == .duplicate else { throw error }

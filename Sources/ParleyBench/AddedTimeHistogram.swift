@@ -19,8 +19,9 @@ struct AddedTimeHistogram {
         var counts: [Double: Double] = [:]
         for line in exposition.split(separator: "\n") where line.hasPrefix(Self.metric + "_bucket{") {
             guard let le = line.firstRange(of: #"le=""#)?.upperBound, let quote = line[le...].firstIndex(of: "\""),
-                  let count = line.split(separator: " ").last.flatMap({ Double($0) }),
-                  let bound = line[le..<quote] == "+Inf" ? Double.infinity : Double(line[le..<quote]) else { continue }
+                let count = line.split(separator: " ").last.flatMap({ Double($0) }),
+                let bound = line[le..<quote] == "+Inf" ? Double.infinity : Double(line[le..<quote])
+            else { continue }
             counts[bound, default: 0] += count
         }
         buckets = counts.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
@@ -66,7 +67,9 @@ struct AddedTimeHistogram {
     }
 
     /// The histogram the server at `parley` reports at `instant` (empty when it reports none).
-    static func read(_ client: HTTPClient, parley: String, at instant: ContinuousClock.Instant = .now) async throws -> AddedTimeHistogram {
+    static func read(_ client: HTTPClient, parley: String, at instant: ContinuousClock.Instant = .now) async throws
+        -> AddedTimeHistogram
+    {
         try? await Task.sleep(until: instant)
         let response = try await client.execute(HTTPClientRequest(url: parley + "/metrics"), timeout: .seconds(10))
         return AddedTimeHistogram(exposition: String(buffer: try await response.body.collect(upTo: 16 << 20)))

@@ -21,7 +21,8 @@ struct AdminBench: AsyncParsableCommand {
         defer { server.stop() }
         let figures = try await BenchHTTPClient.with(connections: 4) { client in
             _ = try await server.waitUntilHealthy(client: client)
-            let timer = RequestTimer(client: client, token: try await BenchSession.start(client: client, parley: server.baseURL).token)
+            let timer = RequestTimer(
+                client: client, token: try await BenchSession.start(client: client, parley: server.baseURL).token)
             var figures: [String: Double] = [:]
             for path in paths.split(separator: ",") {
                 let summary = Summary(try await timer.time(server.baseURL + path, count: requests).milliseconds)
@@ -31,8 +32,10 @@ struct AdminBench: AsyncParsableCommand {
             return figures
         }
         let met = (figures["/admin p50 ms"] ?? .infinity) < 100
-        try MicroResult(benchmark: "admin (\(String(format: "%.0f", size)) MB fixture, \(requests) requests per page)",
-                        figures: figures, goal: "/admin under 100 ms: " + (met ? "met" : "missed")).report(to: output)
+        try MicroResult(
+            benchmark: "admin (\(String(format: "%.0f", size)) MB fixture, \(requests) requests per page)",
+            figures: figures, goal: "/admin under 100 ms: " + (met ? "met" : "missed")
+        ).report(to: output)
     }
 
     /// Makes the bench user an admin with `parley user create --admin`, unless it exists already.

@@ -5,17 +5,21 @@ import Foundation
 /// `parley-bench`: Parley's benchmarks, end to end (the default) and of its hot paths.
 @main
 struct BenchCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "parley-bench", abstract: "Measure Parley.",
-                                                    subcommands: [LoadBench.self, MarkdownBench.self, PageBench.self, StartupBench.self,
-                                                                  SSEBench.self, FlushBench.self, SendPathBench.self, AdminBench.self, SoakCommand.self],
-                                                    defaultSubcommand: LoadBench.self)
+    static let configuration = CommandConfiguration(
+        commandName: "parley-bench", abstract: "Measure Parley.",
+        subcommands: [
+            LoadBench.self, MarkdownBench.self, PageBench.self, StartupBench.self,
+            SSEBench.self, FlushBench.self, SendPathBench.self, AdminBench.self, SoakCommand.self,
+        ],
+        defaultSubcommand: LoadBench.self)
 }
 
 /// `parley-bench load`: drives a running Parley and its mock upstream, and prints how much Parley adds to the first
 /// token and how fast Stop closes the upstream request.
 struct LoadBench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "load",
-                                                    abstract: "Measure Parley against a running mock-upstream.")
+    static let configuration = CommandConfiguration(
+        commandName: "load",
+        abstract: "Measure Parley against a running mock-upstream.")
 
     @Option(help: "Parley's base URL.") var parley = "http://127.0.0.1:8080"
     @Option(help: "The mock upstream's base URL.") var mock = "http://127.0.0.1:8089"
@@ -24,11 +28,13 @@ struct LoadBench: AsyncParsableCommand {
     @Option(help: "Rounds per concurrency level.") var rounds = 3
     @Option(help: "Milliseconds between the starts of two streams of a round (they ramp up, then run together).")
     var rampMilliseconds = 2.0
-    @Option(help: "Requests straight to the mock per round, spread over the ramp (or the hold).") var directSamples = 100
-    @Option(help: """
-        Seconds to keep every conversation streaming once all have started, each sending again when its reply ends; \
-        only the sends made then are timed, all meeting the level's other streams. 0: one reply per conversation.
-        """)
+    @Option(help: "Requests straight to the mock per round, spread over the ramp (or the hold).") var directSamples =
+        100
+    @Option(
+        help: """
+            Seconds to keep every conversation streaming once all have started, each sending again when its reply ends; \
+            only the sends made then are timed, all meeting the level's other streams. 0: one reply per conversation.
+            """)
     var holdSeconds = 0.0
     @Option(help: "The server's process id, to read its CPU time and memory from /proc.") var serverPid: Int32?
     @Option(help: "Stop measurements to take.") var stops = 20
@@ -42,7 +48,8 @@ struct LoadBench: AsyncParsableCommand {
         let authorities = trust.authorities
         let levels = concurrency.split(separator: ",").compactMap { Int($0) }
         // Over HTTPS, Parley speaks HTTP/2, and each client then carries a share of the streams.
-        let streamClients = parley.hasPrefix("https:") ? (levels.max() ?? 1) / BenchHTTPClient.streamsPerHTTP2Client + 1 : 0
+        let streamClients =
+            parley.hasPrefix("https:") ? (levels.max() ?? 1) / BenchHTTPClient.streamsPerHTTP2Client + 1 : 0
         let results = try await BenchHTTPClient.with(trusting: authorities) { client in
             try await BenchHTTPClient.with(count: streamClients, trusting: authorities) { streams in
                 try await measure(client, streams: streams.isEmpty ? [client] : streams, levels: levels)
@@ -72,26 +79,34 @@ struct LoadBench: AsyncParsableCommand {
                 for _ in 0..<rounds {
                     let round: StreamProbe.SteadyRound
                     if holdSeconds > 0 {
-                        async let holdBefore = AddedTimeHistogram.read(client, parley: parley, at: .now + ramp * conversations.count)
-                        round = await probe.heldRound(conversations: conversations, rampPerStream: ramp,
-                                                      hold: .milliseconds(Int64(holdSeconds * 1000)), directSamples: directSamples)
-                        parleyShare.add(try await AddedTimeHistogram.read(client, parley: parley).subtracting(try await holdBefore))
+                        async let holdBefore = AddedTimeHistogram.read(
+                            client, parley: parley, at: .now + ramp * conversations.count)
+                        round = await probe.heldRound(
+                            conversations: conversations, rampPerStream: ramp,
+                            hold: .milliseconds(Int64(holdSeconds * 1000)), directSamples: directSamples)
+                        parleyShare.add(
+                            try await AddedTimeHistogram.read(client, parley: parley).subtracting(try await holdBefore))
                     } else {
-                        round = await probe.steadyRound(conversations: conversations, rampPerStream: ramp, directSamples: directSamples)
+                        round = await probe.steadyRound(
+                            conversations: conversations, rampPerStream: ramp, directSamples: directSamples)
                     }
                     total.add(round)
                     total.seconds += round.seconds
                 }
             }
             let cpuAfter = server?.cpuSeconds()
-            if let levelBefore { parleyShare = try await AddedTimeHistogram.read(client, parley: parley).subtracting(levelBefore) }
+            if let levelBefore {
+                parleyShare = try await AddedTimeHistogram.read(client, parley: parley).subtracting(levelBefore)
+            }
             let cpu: Double? = if let cpuBefore, let cpuAfter { cpuAfter - cpuBefore } else { nil }
-            results.levels.append(.init(concurrency: level, direct: Summary(total.direct), relayed: Summary(total.relayed),
-                                        errors: total.errors.count, firstErrors: Array(total.errors.prefix(5)),
-                                        tokensPerSecond: Double(total.tokens) / total.seconds,
-                                        cpuSecondsPer1000Tokens: cpu.map { $0 / Double(max(1, total.tokens)) * 1000 },
-                                        peakMemoryMB: peak, parleyShareP50: parleyShare.quantile(0.5),
-                                        parleyShareP99: parleyShare.quantile(0.99)))
+            results.levels.append(
+                .init(
+                    concurrency: level, direct: Summary(total.direct), relayed: Summary(total.relayed),
+                    errors: total.errors.count, firstErrors: Array(total.errors.prefix(5)),
+                    tokensPerSecond: Double(total.tokens) / total.seconds,
+                    cpuSecondsPer1000Tokens: cpu.map { $0 / Double(max(1, total.tokens)) * 1000 },
+                    peakMemoryMB: peak, parleyShareP50: parleyShare.quantile(0.5),
+                    parleyShareP99: parleyShare.quantile(0.99)))
         }
         guard stops > 0 else { return results }
         let stopConversations = try await session.conversations(count: 1, model: "mock-slow")

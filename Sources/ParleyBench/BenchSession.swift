@@ -14,13 +14,16 @@ struct BenchSession {
 
     /// Signs up a user (the bench user by default: the first account) or signs in, and returns the session; other
     /// users need `PARLEY_SIGNUP=open`.
-    static func start(client: HTTPClient, parley: String, email: String = BenchSession.email) async throws -> BenchSession {
+    static func start(client: HTTPClient, parley: String, email: String = BenchSession.email) async throws
+        -> BenchSession
+    {
         var page = HTTPClientRequest(url: parley + "/signup")
         let response = try await client.execute(page, timeout: .seconds(10))
-        let csrf = response.headers["set-cookie"].compactMap { cookie -> String? in
-            guard cookie.hasPrefix("parley_csrf=") else { return nil }
-            return String(cookie.dropFirst("parley_csrf=".count).prefix { $0 != ";" })
-        }.first ?? ""
+        let csrf =
+            response.headers["set-cookie"].compactMap { cookie -> String? in
+                guard cookie.hasPrefix("parley_csrf=") else { return nil }
+                return String(cookie.dropFirst("parley_csrf=".count).prefix { $0 != ";" })
+            }.first ?? ""
         _ = try await response.body.collect(upTo: 1 << 20)
         page = HTTPClientRequest(url: parley + "/signup")
         page.method = .POST
@@ -29,7 +32,8 @@ struct BenchSession {
         let field = email.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? email
         page.body = .bytes(ByteBuffer(string: "csrf_token=\(csrf)&email=\(field)&password=bench+password+1"))
         _ = try await client.execute(page, timeout: .seconds(10)).body.collect(upTo: 1 << 20)
-        let login = try await JSONCall.post(client, parley + "/api/login", token: nil, body: ["email": email, "password": Self.password])
+        let login = try await JSONCall.post(
+            client, parley + "/api/login", token: nil, body: ["email": email, "password": Self.password])
         guard let token = login["token"] as? String else { throw BenchError("sign-in failed: \(login)") }
         return BenchSession(client: client, parley: parley, token: token)
     }
@@ -38,7 +42,8 @@ struct BenchSession {
     func conversations(count: Int, model: String = "mock-fast") async throws -> [Int] {
         var ids: [Int] = []
         for _ in 0..<count {
-            let created = try await JSONCall.post(client, parley + "/api/conversations", token: token, body: ["model": model])
+            let created = try await JSONCall.post(
+                client, parley + "/api/conversations", token: token, body: ["model": model])
             guard let id = created["id"] as? Int else { throw BenchError("creating a conversation failed: \(created)") }
             ids.append(id)
         }
@@ -49,7 +54,9 @@ struct BenchSession {
 /// JSON API calls and their decoded answers.
 enum JSONCall {
     /// A JSON POST; its answer decoded (empty when it is not a JSON object).
-    static func post(_ client: HTTPClient, _ url: String, token: String?, body: [String: Any]) async throws -> [String: Any] {
+    static func post(_ client: HTTPClient, _ url: String, token: String?, body: [String: Any]) async throws -> [String:
+        Any]
+    {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
@@ -73,7 +80,9 @@ enum JSONCall {
     }
 
     /// Sends `request` with the bearer token; the status and the body decoded as a JSON object.
-    private static func decoded(_ client: HTTPClient, _ request: HTTPClientRequest, token: String?) async throws -> (status: UInt, json: [String: Any]) {
+    private static func decoded(_ client: HTTPClient, _ request: HTTPClientRequest, token: String?) async throws -> (
+        status: UInt, json: [String: Any]
+    ) {
         var request = request
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         let response = try await client.execute(request, timeout: .seconds(30))

@@ -9,4 +9,3 @@ enum CPUClock {
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }
-

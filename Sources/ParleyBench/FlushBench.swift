@@ -33,7 +33,8 @@ struct FlushBench: AsyncParsableCommand {
             figures["\(count) replies p50 ms"] = summary.p50
             figures["\(count) replies p95 ms"] = summary.p95
         }
-        try MicroResult(benchmark: "flush (saveProgress, \(flushes) flushes)", figures: figures, goal: nil).report(to: output)
+        try MicroResult(benchmark: "flush (saveProgress, \(flushes) flushes)", figures: figures, goal: nil).report(
+            to: output)
     }
 
     /// Creates a user, one conversation per reply and a streaming reply in each; returns the replies' ids.
@@ -43,9 +44,13 @@ struct FlushBench: AsyncParsableCommand {
         let store = SQLiteChatStore(database: database)
         var ids: [MessageID] = []
         for _ in 0..<count {
-            let conversation = try await store.createConversation(userID: user.id, title: "flush", model: "mock-fast", systemPrompt: "")
-            ids.append(try await store.beginExchange(conversationID: conversation.id, userContent: "Go", images: [],
-                                                     requestID: nil, model: "mock-fast").assistantMessage.id)
+            let conversation = try await store.createConversation(
+                userID: user.id, title: "flush", model: "mock-fast", systemPrompt: "")
+            ids.append(
+                try await store.beginExchange(
+                    conversationID: conversation.id, userContent: "Go", images: [],
+                    requestID: nil, model: "mock-fast"
+                ).assistantMessage.id)
         }
         return ids
     }

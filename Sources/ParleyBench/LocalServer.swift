@@ -21,8 +21,10 @@ final class LocalServer {
             process.arguments = Array(serve.dropFirst())
         }
         var environment = ProcessInfo.processInfo.environment
-        for (key, value) in ["PARLEY_LOG_LEVEL": "warning", "PARLEY_BCRYPT_COST": "4", "PARLEY_MODEL_TITLES": "off",
-                             "PARLEY_SEND_RATE": "0"] {
+        for (key, value) in [
+            "PARLEY_LOG_LEVEL": "warning", "PARLEY_BCRYPT_COST": "4", "PARLEY_MODEL_TITLES": "off",
+            "PARLEY_SEND_RATE": "0",
+        ] {
             environment[key] = value
         }
         process.environment = environment
@@ -43,9 +45,13 @@ final class LocalServer {
     /// Polls `/healthz` every 2 ms for up to 30 s; returns the milliseconds from process start to the first answer.
     func waitUntilHealthy(client: HTTPClient) async throws -> Double {
         for _ in 0..<15_000 {
-            guard process.isRunning else { throw BenchError("parley serve exited with status \(process.terminationStatus)") }
-            if let response = try? await client.execute(HTTPClientRequest(url: baseURL + "/healthz"), timeout: .seconds(1)),
-               response.status == .ok {
+            guard process.isRunning else {
+                throw BenchError("parley serve exited with status \(process.terminationStatus)")
+            }
+            if let response = try? await client.execute(
+                HTTPClientRequest(url: baseURL + "/healthz"), timeout: .seconds(1)),
+                response.status == .ok
+            {
                 return started.duration(to: .now).milliseconds
             }
             try await Task.sleep(for: .milliseconds(2))

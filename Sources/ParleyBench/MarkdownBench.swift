@@ -8,8 +8,9 @@ import ParleyMarkdown
 /// and the real `token` event encoding, at several token rates on a simulated clock, and prints the bytes sent per
 /// byte of final HTML and the CPU time per 1,000 tokens.
 struct MarkdownBench: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "markdown",
-                                                    abstract: "Measure the streaming markdown renderer.")
+    static let configuration = CommandConfiguration(
+        commandName: "markdown",
+        abstract: "Measure the streaming markdown renderer.")
 
     @Option(help: "Token rates to simulate (tokens per second, 0 for an event after every token), comma-separated.")
     var rates = "25,100,400,0"
@@ -28,15 +29,20 @@ struct MarkdownBench: ParsableCommand {
         let text = MockReply.text(model: "mock-long", tokens: 0)
         let deltas = MockReply.chunks(model: "mock-long", tokens: 0)
         let finalHTML = MarkdownRenderer.html(text).utf8.count
-        print("reply: \(text.utf8.count) bytes of markdown in \(deltas.count) deltas of 4 characters; final HTML \(finalHTML) bytes")
+        print(
+            "reply: \(text.utf8.count) bytes of markdown in \(deltas.count) deltas of 4 characters; final HTML \(finalHTML) bytes"
+        )
         print(" tokens/s | events | HTML sent / final | token events sent / final | CPU ms per 1,000 tokens")
         for rate in rates.split(separator: ",").compactMap({ Int($0) }) {
             let outcomes = (0..<runs).map { _ in stream(deltas, tokensPerSecond: rate) }
             let best = outcomes.min { $0.cpuSeconds < $1.cpuSeconds }!
             let label = rate == 0 ? "every" : "\(rate)"
-            print(String(repeating: " ", count: max(0, 9 - label.count)) + label + String(format: " | %6d | %16.2f | %25.2f | %8.2f", best.events,
-                         Double(best.htmlBytes) / Double(finalHTML), Double(best.eventBytes) / Double(finalHTML),
-                         best.cpuSeconds * 1_000_000 / Double(deltas.count)))
+            print(
+                String(repeating: " ", count: max(0, 9 - label.count)) + label
+                    + String(
+                        format: " | %6d | %16.2f | %25.2f | %8.2f", best.events,
+                        Double(best.htmlBytes) / Double(finalHTML), Double(best.eventBytes) / Double(finalHTML),
+                        best.cpuSeconds * 1_000_000 / Double(deltas.count)))
         }
     }
 

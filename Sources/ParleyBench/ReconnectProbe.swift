@@ -7,8 +7,9 @@ extension StreamProbe {
     /// the text read on both connections is not the saved reply. Returns the milliseconds from the send to `done`.
     func reconnectedReply(conversation: Int, dropAfter: Int) async throws -> Double {
         let start = ContinuousClock.now
-        let response = try await client.execute(streamingSend(conversation: conversation, content: "reconnect question"),
-                                                 timeout: .seconds(60))
+        let response = try await client.execute(
+            streamingSend(conversation: conversation, content: "reconnect question"),
+            timeout: .seconds(60))
         guard response.status.code == 200 else { throw BenchError("send: HTTP \(response.status.code)") }
         var dropped = SSEFrames()
         // Leaving the loop early drops the connection; the reply goes on without it.
@@ -33,7 +34,8 @@ extension StreamProbe {
         guard (resumed.doneStatus ?? dropped.doneStatus) == "complete" else {
             throw BenchError("the reply ended as \(resumed.doneStatus ?? dropped.doneStatus ?? "nothing")")
         }
-        let messages = try await JSONCall.get(client, "\(parley)/api/conversations/\(conversation)/messages?limit=100", token: token)
+        let messages = try await JSONCall.get(
+            client, "\(parley)/api/conversations/\(conversation)/messages?limit=100", token: token)
         let saved = (messages["data"] as? [[String: Any]])?.last?["content"] as? String ?? ""
         // A reply that ended before the resume sends only its `done`, which carries the whole reply as HTML.
         let endedBeforeResume = resumed.tokens == 0 && saved.hasPrefix(dropped.text)

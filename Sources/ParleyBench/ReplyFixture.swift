@@ -8,7 +8,8 @@ enum ReplyFixture {
     /// A reply's markdown: alternately the mock's 200-word reply and the first ~1.6 KB of its long document
     /// (headings, lists, code, a table).
     static func reply(_ index: Int) -> String {
-        index % 2 == 0 ? MockReply.text(model: "mock-fast", tokens: 200)
+        index % 2 == 0
+            ? MockReply.text(model: "mock-fast", tokens: 200)
             : MockReply.chunks(model: "mock-long", tokens: 0).prefix(400).joined()
     }
 
@@ -17,14 +18,19 @@ enum ReplyFixture {
     static func conversation(exchanges: Int, email: String, directory: String) async throws -> ConversationID {
         let database = try ParleyDatabase(directory: directory)
         defer { try? database.close() }
-        guard let user = try await SQLiteAccountStore(database: database).user(email: email) else { throw BenchError("no user \(email)") }
+        guard let user = try await SQLiteAccountStore(database: database).user(email: email) else {
+            throw BenchError("no user \(email)")
+        }
         let store = SQLiteChatStore(database: database)
-        let conversation = try await store.createConversation(userID: user.id, title: "Page bench", model: "mock-fast", systemPrompt: "")
+        let conversation = try await store.createConversation(
+            userID: user.id, title: "Page bench", model: "mock-fast", systemPrompt: "")
         for index in 0..<exchanges {
-            let exchange = try await store.beginExchange(conversationID: conversation.id, userContent: "Question \(index): explain it?",
-                                                         images: [], requestID: nil, model: "mock-fast")
-            try await store.finishReply(id: exchange.assistantMessage.id,
-                                        outcome: ReplyOutcome(content: reply(index), status: .complete, usage: Usage()))
+            let exchange = try await store.beginExchange(
+                conversationID: conversation.id, userContent: "Question \(index): explain it?",
+                images: [], requestID: nil, model: "mock-fast")
+            try await store.finishReply(
+                id: exchange.assistantMessage.id,
+                outcome: ReplyOutcome(content: reply(index), status: .complete, usage: Usage()))
         }
         return conversation.id
     }

@@ -48,7 +48,10 @@ struct ReplyStreamReader {
                 var start = 0
                 while start <= haystack.count - needle.count {
                     // memchr finds the candidate starts; only they are compared in full.
-                    guard let found = memchr(haystack.baseAddress! + start, Int32(first), haystack.count - needle.count + 1 - start) else {
+                    guard
+                        let found = memchr(
+                            haystack.baseAddress! + start, Int32(first), haystack.count - needle.count + 1 - start)
+                    else {
                         return nil
                     }
                     start = haystack.baseAddress!.distance(to: found.assumingMemoryBound(to: UInt8.self))

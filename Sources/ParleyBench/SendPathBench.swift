@@ -7,11 +7,14 @@ import ParleyStore
 /// the order a send makes them, in conversations that already hold some exchanges: microseconds per call. Then the
 /// writes of the same sends made many at a time, as when many people send at once: sends a second and CPU a send.
 struct SendPathBench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "send-path", abstract: "Time the store calls of a send.")
+    static let configuration = CommandConfiguration(
+        commandName: "send-path", abstract: "Time the store calls of a send.")
 
     @Option(help: "Messages to send, each in a conversation of its own.") var sends = 1000
-    @Option(help: "Exchanges (a question and its answer) each conversation holds before the timed send.") var earlier = 10
-    @Option(help: "Sends at once in a second pass: each begins its exchange and finishes its reply, as many replies do.")
+    @Option(help: "Exchanges (a question and its answer) each conversation holds before the timed send.") var earlier =
+        10
+    @Option(
+        help: "Sends at once in a second pass: each begins its exchange and finishes its reply, as many replies do.")
     var concurrent = 50
     @Option(help: "Where to write the JSON results.") var output = "bench-results/send-path.json"
 
@@ -30,19 +33,24 @@ struct SendPathBench: AsyncParsableCommand {
         let user = try await accounts.createUser(email: "send@example.com", passwordHash: "-", isAdmin: false)
         let session = Session(id: "send-path-session", userID: user.id, expiresAt: Date().addingTimeInterval(3600))
         try await accounts.createSession(session)
-        let pricing = ReplyPricing(modelID: "mock-fast", providerID: "openai", listRates: TokenRates(input: 1, output: 2))
+        let pricing = ReplyPricing(
+            modelID: "mock-fast", providerID: "openai", listRates: TokenRates(input: 1, output: 2))
         /// Writes a question and its streaming placeholder, as a send does; returns the exchange.
         func exchange(in conversation: Conversation) async throws -> Exchange {
-            try await store.beginExchange(conversationID: conversation.id, userContent: "benchmark question", images: [],
-                                          requestID: nil, model: "mock-fast")
+            try await store.beginExchange(
+                conversationID: conversation.id, userContent: "benchmark question", images: [],
+                requestID: nil, model: "mock-fast")
         }
-        let outcome = ReplyOutcome(content: String(repeating: "A benchmark answer of a few words. ", count: 20), status: .complete,
-                                   usage: Usage(promptTokens: 3, completionTokens: 4), pricing: pricing)
+        let outcome = ReplyOutcome(
+            content: String(repeating: "A benchmark answer of a few words. ", count: 20), status: .complete,
+            usage: Usage(promptTokens: 3, completionTokens: 4), pricing: pricing)
         var conversations: [Conversation] = []
         for _ in 0..<sends {
-            let conversation = try await store.createConversation(userID: user.id, title: "bench", model: "mock-fast", systemPrompt: "")
+            let conversation = try await store.createConversation(
+                userID: user.id, title: "bench", model: "mock-fast", systemPrompt: "")
             for _ in 0..<earlier {
-                _ = try await store.finishReply(id: try await exchange(in: conversation).assistantMessage.id, outcome: outcome)
+                _ = try await store.finishReply(
+                    id: try await exchange(in: conversation).assistantMessage.id, outcome: outcome)
             }
             conversations.append(conversation)
         }
@@ -58,7 +66,9 @@ struct SendPathBench: AsyncParsableCommand {
             _ = try await time("2 conversation") { try await store.conversation(id: conversation.id, userID: user.id) }
             // It reads the conversation the reply answers too.
             let started = try await time("3 beginExchange") { try await exchange(in: conversation) }
-            _ = try await time("4 finishReply") { try await store.finishReply(id: started.assistantMessage.id, outcome: outcome) }
+            _ = try await time("4 finishReply") {
+                try await store.finishReply(id: started.assistantMessage.id, outcome: outcome)
+            }
         }
         // Then every conversation sends again, `concurrent` at a time: the store calls of sends that overlap.
         let cpuBefore = CPUClock.processSeconds()
@@ -73,7 +83,9 @@ struct SendPathBench: AsyncParsableCommand {
             }
             try await group.waitForAll()
         }
-        let overlapped = (wall: wallBefore.duration(to: .now).milliseconds / 1000, cpu: CPUClock.processSeconds() - cpuBefore)
+        let overlapped = (
+            wall: wallBefore.duration(to: .now).milliseconds / 1000, cpu: CPUClock.processSeconds() - cpuBefore
+        )
         try database.close()
         var figures: [String: Double] = [:]
         figures["\(concurrent) at once: sends a second"] = Double(conversations.count) / overlapped.wall
@@ -84,6 +96,9 @@ struct SendPathBench: AsyncParsableCommand {
             figures["\(step) p95 µs"] = summary.p95
         }
         figures["all p50 µs"] = timings.values.map { Summary($0).p50 }.reduce(0, +)
-        try MicroResult(benchmark: "send path (store calls of one send, \(sends) sends after \(earlier) exchanges each)", figures: figures, goal: nil).report(to: output)
+        try MicroResult(
+            benchmark: "send path (store calls of one send, \(sends) sends after \(earlier) exchanges each)",
+            figures: figures, goal: nil
+        ).report(to: output)
     }
 }

@@ -7,8 +7,9 @@ import Foundation
 /// sampled. Exits non-zero when a goal fails: an unexpected error, memory growing after the warm-up by more than the
 /// tolerance, or a reply or event stream still open once the load has stopped.
 struct SoakCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "soak",
-                                                    abstract: "Drive a running Parley with a steady mix for a long time and watch its memory.")
+    static let configuration = CommandConfiguration(
+        commandName: "soak",
+        abstract: "Drive a running Parley with a steady mix for a long time and watch its memory.")
 
     @Option(help: "Parley's base URL (sign-up must be open).") var parley = "http://127.0.0.1:8080"
     @Option(help: "The mock upstream's base URL.") var mock = "http://127.0.0.1:8089"
@@ -43,8 +44,9 @@ struct SoakCommand: AsyncParsableCommand {
         // Every step pauses, so no user can make more requests than this in the time.
         let maxSteps = Int(length / pause) + 1
         Self.say("soak: \(users) users for \(minutes) minutes against \(parley)")
-        async let sampled = Self.sampleMemory(of: serverPid.map(ServerProcess.init(pid:)), every: .seconds(sampleSeconds),
-                                              from: started, until: end, tally: tally)
+        async let sampled = Self.sampleMemory(
+            of: serverPid.map(ServerProcess.init(pid:)), every: .seconds(sampleSeconds),
+            from: started, until: end, tally: tally)
         await withTaskGroup(of: Void.self) { group in
             for (index, user) in people.enumerated() {
                 group.addTask {
@@ -55,15 +57,18 @@ struct SoakCommand: AsyncParsableCommand {
         }
         let memory = await sampled
         let ran = started.duration(to: .now)
-        return SoakResults(minutes: ran.milliseconds / 60_000, users: users, tally: tally.snapshot, memory: memory,
-                           warmUpSeconds: length.milliseconds / 1000 * warmUp, memoryTolerance: memoryTolerance,
-                           leftOpen: try await Self.leftOpen(client: client, parley: parley))
+        return SoakResults(
+            minutes: ran.milliseconds / 60_000, users: users, tally: tally.snapshot, memory: memory,
+            warmUpSeconds: length.milliseconds / 1000 * warmUp, memoryTolerance: memoryTolerance,
+            leftOpen: try await Self.leftOpen(client: client, parley: parley))
     }
 
     /// Samples the server's resident memory every `interval` from `started` until `end`, and prints a progress line
     /// every minute.
-    private static func sampleMemory(of server: ServerProcess?, every interval: Duration, from started: ContinuousClock.Instant,
-                                     until end: ContinuousClock.Instant, tally: SoakTally) async -> [SoakResults.Sample] {
+    private static func sampleMemory(
+        of server: ServerProcess?, every interval: Duration, from started: ContinuousClock.Instant,
+        until end: ContinuousClock.Instant, tally: SoakTally
+    ) async -> [SoakResults.Sample] {
         var samples: [SoakResults.Sample] = []
         var reported = started
         for index in 1..<(Int(started.duration(to: end) / interval) + 1) {
@@ -75,9 +80,11 @@ struct SoakCommand: AsyncParsableCommand {
             guard reported.duration(to: now) >= .seconds(60) else { continue }
             reported = now
             let figures = tally.snapshot.figures.values
-            say(String(format: "  %5.1f min: %d requests, %d unexpected errors, RSS ", seconds / 60,
-                         figures.map(\.requests).reduce(0, +), figures.map(\.errors).reduce(0, +))
-                  + (megabytes.map { String(format: "%.1f MB", $0) } ?? "not sampled"))
+            say(
+                String(
+                    format: "  %5.1f min: %d requests, %d unexpected errors, RSS ", seconds / 60,
+                    figures.map(\.requests).reduce(0, +), figures.map(\.errors).reduce(0, +))
+                    + (megabytes.map { String(format: "%.1f MB", $0) } ?? "not sampled"))
         }
         return samples
     }
@@ -138,13 +145,22 @@ struct SoakResults: Codable {
     var goals: [Goal]
 
     /// Gathers the figures and checks the goals.
-    init(minutes: Double, users: Int, tally: SoakTally.State, memory: [Sample], warmUpSeconds: Double, memoryTolerance: Double,
-         leftOpen: [String: Int]) {
+    init(
+        minutes: Double, users: Int, tally: SoakTally.State, memory: [Sample], warmUpSeconds: Double,
+        memoryTolerance: Double,
+        leftOpen: [String: Int]
+    ) {
         self.minutes = minutes
         self.users = users
-        kinds = Dictionary(uniqueKeysWithValues: tally.figures.map { kind, figures in
-            (kind.rawValue, Kind(requests: figures.requests, unexpectedErrors: figures.errors, milliseconds: Summary(figures.milliseconds)))
-        })
+        kinds = Dictionary(
+            uniqueKeysWithValues: tally.figures.map { kind, figures in
+                (
+                    kind.rawValue,
+                    Kind(
+                        requests: figures.requests, unexpectedErrors: figures.errors,
+                        milliseconds: Summary(figures.milliseconds))
+                )
+            })
         unexpectedErrors = tally.figures.values.map(\.errors).reduce(0, +)
         errorSamples = tally.errorSamples
         self.memory = memory
@@ -156,34 +172,47 @@ struct SoakResults: Codable {
         self.leftOpen = leftOpen
         goals = [
             Goal(goal: "no unexpected errors", met: unexpectedErrors == 0),
-            Goal(goal: String(format: "RSS at the end within %.0f%% of RSS after the warm-up", memoryTolerance * 100),
-                 met: memoryGrowthPercent.map { $0 <= memoryTolerance * 100 } ?? false),
-            Goal(goal: "no reply running and no event stream open once the load stopped",
-                 met: !leftOpen.isEmpty && leftOpen.values.allSatisfy { $0 == 0 }),
+            Goal(
+                goal: String(format: "RSS at the end within %.0f%% of RSS after the warm-up", memoryTolerance * 100),
+                met: memoryGrowthPercent.map { $0 <= memoryTolerance * 100 } ?? false),
+            Goal(
+                goal: "no reply running and no event stream open once the load stopped",
+                met: !leftOpen.isEmpty && leftOpen.values.allSatisfy { $0 == 0 }),
         ]
     }
 
     /// A plain-text report: a table of the kinds of request, the memory, what was left open and the goals.
     var table: String {
-        var lines = [String(format: "soak: %.1f minutes, %d users", minutes, users),
-                     "kind       requests  unexpected errors    p50 ms    p95 ms    p99 ms"]
+        var lines = [
+            String(format: "soak: %.1f minutes, %d users", minutes, users),
+            "kind       requests  unexpected errors    p50 ms    p95 ms    p99 ms",
+        ]
         for kind in SoakAction.allCases {
             guard let figures = kinds[kind.rawValue] else { continue }
-            lines.append(kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
-                         + String(format: " %8d  %17d  %8.1f  %8.1f  %8.1f", figures.requests, figures.unexpectedErrors,
-                                  figures.milliseconds.p50, figures.milliseconds.p95, figures.milliseconds.p99))
+            lines.append(
+                kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)
+                    + String(
+                        format: " %8d  %17d  %8.1f  %8.1f  %8.1f", figures.requests, figures.unexpectedErrors,
+                        figures.milliseconds.p50, figures.milliseconds.p95, figures.milliseconds.p99))
         }
-        lines.append(String(format: "all        %8d  %17d", kinds.values.map(\.requests).reduce(0, +), unexpectedErrors))
-        lines.append("times: send = first token; reconnect = send to done over both connections; stop = stop to upstream closed; "
-                     + "others = the whole request")
+        lines.append(
+            String(format: "all        %8d  %17d", kinds.values.map(\.requests).reduce(0, +), unexpectedErrors))
+        lines.append(
+            "times: send = first token; reconnect = send to done over both connections; stop = stop to upstream closed; "
+                + "others = the whole request")
         if let start = memoryAfterWarmUp, let end = memoryAtEnd, let growth = memoryGrowthPercent {
-            lines.append(String(format: "RSS: %.1f MB after the warm-up (%.0f s), %.1f MB at the end (%.0f s): %+.1f%%; peak %.1f MB",
-                                start.megabytes, start.seconds, end.megabytes, end.seconds, growth,
-                                memory.map(\.megabytes).max() ?? .nan))
+            lines.append(
+                String(
+                    format:
+                        "RSS: %.1f MB after the warm-up (%.0f s), %.1f MB at the end (%.0f s): %+.1f%%; peak %.1f MB",
+                    start.megabytes, start.seconds, end.megabytes, end.seconds, growth,
+                    memory.map(\.megabytes).max() ?? .nan))
         } else {
             lines.append("RSS: not sampled (give --server-pid)")
         }
-        lines.append("left open afterwards: " + leftOpen.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        lines.append(
+            "left open afterwards: "
+                + leftOpen.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         lines += goals.map { "goal: \($0.goal): " + ($0.met ? "met" : "MISSED") }
         if !errorSamples.isEmpty { lines += ["first unexpected errors:"] + errorSamples.map { "  " + $0 } }
         return lines.joined(separator: "\n")

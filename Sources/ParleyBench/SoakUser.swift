@@ -39,7 +39,9 @@ final class SoakTally: Sendable {
             state.withLock { state in
                 state.figures[kind, default: Figures()].requests += 1
                 state.figures[kind, default: Figures()].errors += 1
-                if state.errorSamples.count < Self.keptErrors { state.errorSamples.append("\(kind.rawValue): \(error)") }
+                if state.errorSamples.count < Self.keptErrors {
+                    state.errorSamples.append("\(kind.rawValue): \(error)")
+                }
             }
         }
     }
@@ -91,7 +93,8 @@ struct SoakUser {
         slow = try await session.conversations(count: 1, model: "mock-slow")[0]
     }
 
-    /// Runs the rotation from its step `offset` until `end` (and at most `maxSteps` requests), pausing between requests.
+    /// Runs the rotation from its step `offset` until `end` (and at most `maxSteps` requests), pausing between
+    /// requests.
     mutating func run(offset: Int, until end: ContinuousClock.Instant, pause: Duration, maxSteps: Int) async {
         for step in offset..<(offset + maxSteps) {
             guard ContinuousClock.now < end else { return }
@@ -108,7 +111,9 @@ struct SoakUser {
             await tally.record(.send) { try await probe.relayedReply(conversation: chat).firstToken }
             chatReplies += 1
         case .reconnect:
-            await tally.record(.reconnect) { try await probe.reconnectedReply(conversation: chat, dropAfter: Self.tokensBeforeDrop) }
+            await tally.record(.reconnect) {
+                try await probe.reconnectedReply(conversation: chat, dropAfter: Self.tokensBeforeDrop)
+            }
             chatReplies += 1
         case .stop:
             await tally.record(.stop) { try await probe.stopLatency(conversation: slow) }
@@ -133,7 +138,8 @@ struct SoakUser {
     private func replace(_ conversation: Int, model: String) async -> Int {
         let session = session
         await tally.time(.delete) {
-            try await JSONCall.delete(session.client, "\(session.parley)/api/conversations/\(conversation)", token: session.token)
+            try await JSONCall.delete(
+                session.client, "\(session.parley)/api/conversations/\(conversation)", token: session.token)
         }
         var fresh = conversation
         await tally.time(.create) { fresh = try await session.conversations(count: 1, model: model)[0] }

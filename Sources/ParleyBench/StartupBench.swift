@@ -4,7 +4,8 @@ import Foundation
 /// `parley-bench startup`: the time from starting `parley serve` to `/healthz` answering on a large database, and the
 /// server's resident memory once idle.
 struct StartupBench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "startup", abstract: "Time start-up on a large database.")
+    static let configuration = CommandConfiguration(
+        commandName: "startup", abstract: "Time start-up on a large database.")
 
     @Option(help: "The data folder; a usage fixture is written there first when it holds no database.")
     var dataDir = FixtureFolder.defaultPath
@@ -26,10 +27,16 @@ struct StartupBench: AsyncParsableCommand {
             }
         }
         let start = Summary(startups), idle = Summary(memory)
-        try MicroResult(benchmark: "startup (\(String(format: "%.0f", size)) MB database, \(runs) starts)",
-                        figures: ["database MB": size, "start to healthz p50 ms": start.p50, "start to healthz max ms": startups.max() ?? .nan,
-                                  "idle RSS p50 MB": idle.p50],
-                        goal: "start under 1,000 ms: \(start.p50 < 1000 ? "met" : "missed"); idle under 50 MB: \(idle.p50 < 50 ? "met" : "missed")")
-            .report(to: output)
+        try MicroResult(
+            benchmark: "startup (\(String(format: "%.0f", size)) MB database, \(runs) starts)",
+            figures: [
+                "database MB": size, "start to healthz p50 ms": start.p50,
+                "start to healthz max ms": startups.max() ?? .nan,
+                "idle RSS p50 MB": idle.p50,
+            ],
+            goal:
+                "start under 1,000 ms: \(start.p50 < 1000 ? "met" : "missed"); idle under 50 MB: \(idle.p50 < 50 ? "met" : "missed")"
+        )
+        .report(to: output)
     }
 }

@@ -51,11 +51,14 @@ struct StreamProbe {
         }
     }
 
-    /// Keeps a reply streaming in every conversation for `hold` once all have started: they start `rampPerStream` apart,
-    /// then each sends again as soon as its reply ends. Only the sends made during the hold are timed, each meeting
-    /// the other conversations' streams already running (the ramp's sends, made while fewer ran, are not), with
-    /// `directSamples` requests straight to the mock spread over the hold. A conversation whose reply fails sends no more.
-    func heldRound(conversations: [Int], rampPerStream: Duration, hold: Duration, directSamples: Int) async -> SteadyRound {
+    /// Keeps a reply streaming in every conversation for `hold` once all have started: they start `rampPerStream`
+    /// apart, then each sends again as soon as its reply ends. Only the sends made during the hold are timed, each
+    /// meeting the other conversations' streams already running (the ramp's sends, made while fewer ran, are not), with
+    /// `directSamples` requests straight to the mock spread over the hold. A conversation whose reply fails sends no
+    /// more.
+    func heldRound(conversations: [Int], rampPerStream: Duration, hold: Duration, directSamples: Int) async
+        -> SteadyRound
+    {
         let start = ContinuousClock.now
         let holdStart = start + rampPerStream * conversations.count
         let holdEnd = holdStart + hold
@@ -80,8 +83,10 @@ struct StreamProbe {
     }
 
     /// Runs the requests `addRequests` adds to a task group, and gathers what they measured, timed from `start`.
-    private func round(from start: ContinuousClock.Instant,
-                       _ addRequests: (inout TaskGroup<SteadyRound>) -> Void) async -> SteadyRound {
+    private func round(
+        from start: ContinuousClock.Instant,
+        _ addRequests: (inout TaskGroup<SteadyRound>) -> Void
+    ) async -> SteadyRound {
         var round = await withTaskGroup(of: SteadyRound.self) { group in
             addRequests(&group)
             var round = SteadyRound()
@@ -115,8 +120,9 @@ struct StreamProbe {
     /// `done` reports; throws unless the reply completed.
     func relayedReply(conversation: Int) async throws -> (firstToken: Double, tokens: Int) {
         let start = ContinuousClock.now
-        let response = try await streams[conversation % streams.count].execute(streamingSend(conversation: conversation, content: "benchmark question"),
-                                                 timeout: .seconds(600))
+        let response = try await streams[conversation % streams.count].execute(
+            streamingSend(conversation: conversation, content: "benchmark question"),
+            timeout: .seconds(600))
         guard response.status.code == 200 else { throw BenchError("HTTP \(response.status.code)") }
         var first: Duration?
         var reader = ReplyStreamReader()
@@ -129,7 +135,9 @@ struct StreamProbe {
         let status = done.firstMatch(of: /"status":"(\w+)"/).map { String($0.1) }
         guard status == "complete" else {
             let failure = String(decoding: reader.error, as: UTF8.self)
-            let reason = failure.firstMatch(of: /"code":"([^"]*)","message":"((?:[^"\\]|\\.)*)"/).map { " (\($0.1): \($0.2))" } ?? ""
+            let reason =
+                failure.firstMatch(of: /"code":"([^"]*)","message":"((?:[^"\\]|\\.)*)"/).map { " (\($0.1): \($0.2))" }
+                ?? ""
             throw BenchError("the reply ended as \(status ?? "an unreadable done event")\(reason)")
         }
         guard let first else { throw BenchError("the reply completed without a token event") }
@@ -144,7 +152,11 @@ struct StreamProbe {
         var request = HTTPClientRequest(url: "\(mock)/v1/chat/completions")
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: #"{"model":"mock-fast","stream":true,"messages":[{"role":"user","content":"benchmark question"}]}"#))
+        request.body = .bytes(
+            ByteBuffer(
+                string:
+                    #"{"model":"mock-fast","stream":true,"messages":[{"role":"user","content":"benchmark question"}]}"#)
+        )
         return try await timeToFirst(marker: "\"content\"", request: request)
     }
 
@@ -152,14 +164,17 @@ struct StreamProbe {
     /// reply then ends as `stopped`.
     func stopLatency(conversation: Int) async throws -> Double {
         let before = try await abortedCount()
-        let response = try await client.execute(streamingSend(conversation: conversation, content: "stop me"), timeout: .seconds(30))
+        let response = try await client.execute(
+            streamingSend(conversation: conversation, content: "stop me"), timeout: .seconds(30))
         guard response.status.code == 200 else { throw BenchError("HTTP \(response.status.code)") }
         var iterator = response.body.makeAsyncIterator()
         while let buffer = try await iterator.next(), !String(buffer: buffer).contains("event: token") {}
         let start = ContinuousClock.now
         _ = try await JSONCall.post(client, "\(parley)/api/conversations/\(conversation)/stop", token: token, body: [:])
         while try await abortedCount() == before {
-            guard start.duration(to: .now) < .seconds(5) else { throw BenchError("stop did not close the upstream request") }
+            guard start.duration(to: .now) < .seconds(5) else {
+                throw BenchError("stop did not close the upstream request")
+            }
         }
         let elapsed = start.duration(to: .now)
         var recent = ""

@@ -8,7 +8,9 @@ import ParleyStore
 struct UsageFixtureCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "usage-fixture", abstract: "Fill a database with synthetic usage history (for benchmarks).",
-        discussion: "Writes users fixture-user-NNNNN@example.com (who cannot sign in), conversations of 10 messages whose replies are charged at versioned prices, and the daily rollup. Use a new data folder; create an admin with `parley user create --admin` to look at it.")
+        discussion:
+            "Writes users fixture-user-NNNNN@example.com (who cannot sign in), conversations of 10 messages whose replies are charged at versioned prices, and the daily rollup. Use a new data folder; create an admin with `parley user create --admin` to look at it."
+    )
 
     @Option(help: "The folder holding parley.sqlite (PARLEY_DATA_DIR).") var dataDir: String?
     @Option(help: "How many users.") var users = 1_000
@@ -21,10 +23,13 @@ struct UsageFixtureCommand: AsyncParsableCommand {
         let directory = dataDir ?? settings.dataDirectory
         let database = try ParleyDatabase(directory: directory)
         let started = ContinuousClock.now
-        let summary = try await UsageFixture(users: users, days: days, messages: messages, seed: seed).write(to: database)
+        let summary = try await UsageFixture(users: users, days: days, messages: messages, seed: seed).write(
+            to: database)
         try database.close()
-        print("Wrote \(summary.users) users, \(summary.conversations) conversations, \(summary.messages) messages and "
-              + "\(summary.rollupRows) rollup rows (total $\(MicroDollars.decimal(summary.costMicros))) to \(directory) "
-              + "in \(started.duration(to: .now).formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1)))).")
+        print(
+            "Wrote \(summary.users) users, \(summary.conversations) conversations, \(summary.messages) messages and "
+                + "\(summary.rollupRows) rollup rows (total $\(MicroDollars.decimal(summary.costMicros))) to \(directory) "
+                + "in \(started.duration(to: .now).formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))."
+        )
     }
 }

@@ -47,7 +47,8 @@ final class FittedImageCache: Sendable {
             }
             state.bytes += image.bytes.count
             while state.bytes > byteBudget,
-                  let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })
+            {
                 state.entries[oldest.key] = nil
                 state.bytes -= oldest.value.image.bytes.count
             }

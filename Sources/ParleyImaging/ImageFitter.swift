@@ -19,7 +19,8 @@ public struct ImageFitter: Sendable {
     /// fit (the vendor's own refusal then says why).
     public func fitted(_ image: TurnImage, to limits: ImageLimits) async -> TurnImage {
         guard let facts = try? ImageInspector.inspect(image.bytes),
-              !limits.accepts(facts, byteCount: image.bytes.count) else {
+            !limits.accepts(facts, byteCount: image.bytes.count)
+        else {
             return image
         }
         let key = image.digest.map { FittedImageCache.Key(digest: $0, limits: limits) }
@@ -34,8 +35,10 @@ public struct ImageFitter: Sendable {
     }
 
     /// The image scaled to the limits' longest side and encoded small enough, or nil when libvips cannot; blocks.
-    static func shrunk(_ bytes: [UInt8], facts: ImageFacts,
-                       limits: ImageLimits) -> (format: ImageFormat, bytes: [UInt8])? {
+    static func shrunk(
+        _ bytes: [UInt8], facts: ImageFacts,
+        limits: ImageLimits
+    ) -> (format: ImageFormat, bytes: [UInt8])? {
         var edge = min(limits.maxEdge, max(facts.width, facts.height))
         var format: ImageFormat = facts.format == .jpeg || !limits.formats.contains(.png) ? .jpeg : .png
         for _ in 0..<maxAttempts {

@@ -18,12 +18,14 @@ enum VipsShrinker {
         guard isReady else { return nil }
         var image = parley_vips_image()
         let status = input.withUnsafeBytes { buffer in
-            parley_vips_shrink(buffer.baseAddress, buffer.count, Int32(maxEdge), asJPEG ? 1 : 0,
-                               Int32(jpegQuality), &image)
+            parley_vips_shrink(
+                buffer.baseAddress, buffer.count, Int32(maxEdge), asJPEG ? 1 : 0,
+                Int32(jpegQuality), &image)
         }
         guard status == 0, let bytes = image.bytes else { return nil }
         defer { parley_vips_free(bytes) }
-        return Output(bytes: [UInt8](UnsafeRawBufferPointer(start: bytes, count: image.length)),
-                      width: Int(image.width), height: Int(image.height))
+        return Output(
+            bytes: [UInt8](UnsafeRawBufferPointer(start: bytes, count: image.length)),
+            width: Int(image.width), height: Int(image.height))
     }
 }

@@ -93,7 +93,8 @@ final class CmarkDocument {
         var labels: [String] = []
         forEachNode(under: node) { current in
             guard cmark_node_get_type(current) == CMARK_NODE_ITEM, let type = cmark_node_get_type_string(current),
-                  strcmp(type, "tasklist") == 0 else { return }
+                strcmp(type, "tasklist") == 0
+            else { return }
             labels.append(taskItemLabel(of: current))
         }
         return labels
@@ -106,7 +107,8 @@ final class CmarkDocument {
         let iterator = cmark_iter_new(item)
         defer { cmark_iter_free(iterator) }
         while !label.isFull, cmark_iter_next(iterator) != CMARK_EVENT_DONE {
-            guard cmark_iter_get_event_type(iterator) == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator) else {
+            guard cmark_iter_get_event_type(iterator) == CMARK_EVENT_ENTER, let node = cmark_iter_get_node(iterator)
+            else {
                 continue
             }
             let type = cmark_node_get_type(node)
@@ -130,7 +132,8 @@ final class CmarkDocument {
         forEachNode(under: root) { node in
             let type = cmark_node_get_type(node)
             guard type == CMARK_NODE_LINK || type == CMARK_NODE_IMAGE, let url = cmark_node_get_url(node),
-                  !LinkPolicy.allows(String(cString: url), isImage: type == CMARK_NODE_IMAGE) else { return }
+                !LinkPolicy.allows(String(cString: url), isImage: type == CMARK_NODE_IMAGE)
+            else { return }
             cmark_node_set_url(node, "")
         }
     }

@@ -1,4 +1,5 @@
-/// Turns a growing markdown text into HTML pieces: blocks that can no longer change (append once) and the still-open rest (tail).
+/// Turns a growing markdown text into HTML pieces: blocks that can no longer change (append once) and the still-open
+/// rest (tail).
 public struct IncrementalMarkdownRenderer: Sendable {
     // The text before `committed` has been emitted as `append` HTML. Each render() parses only the pending text after
     // it, preceded by `context` (the carried source of committed link reference definitions, so later references
@@ -34,10 +35,12 @@ public struct IncrementalMarkdownRenderer: Sendable {
         text += delta
     }
 
-    /// Renders what is new since the last call: HTML of blocks that became final, and the HTML of everything after them.
+    /// Renders what is new since the last call: HTML of blocks that became final, and the HTML of everything after
+    /// them.
     public mutating func render() -> MarkdownUpdate {
-        let pending = SourceLines(text.utf8.withContiguousStorageIfAvailable { Array($0[committed...]) }
-            ?? Array(text.utf8.dropFirst(committed)))
+        let pending = SourceLines(
+            text.utf8.withContiguousStorageIfAvailable { Array($0[committed...]) }
+                ?? Array(text.utf8.dropFirst(committed)))
         let document = CmarkDocument(context, pending.bytes)
         let blocks = document.blocks.compactMap { $0.skippingLines(contextLineCount) }
         // Blocks before the last one starting on a complete line are closed. A definition from that block on may
@@ -50,8 +53,9 @@ public struct IncrementalMarkdownRenderer: Sendable {
             if document.dependsOnLaterDefinitions(block, definitionsUnsettled: definitionsUnsettled) { break }
             if blocks[index + 1].startLine > block.startLine { finalCount = index + 1 }
         }
-        let update = MarkdownUpdate(append: blocks[..<finalCount].map(document.html(of:)).joined(),
-                                    tail: blocks[finalCount...].map(document.html(of:)).joined())
+        let update = MarkdownUpdate(
+            append: blocks[..<finalCount].map(document.html(of:)).joined(),
+            tail: blocks[finalCount...].map(document.html(of:)).joined())
         if finalCount > 0 {
             commit(blocks[..<finalCount], before: blocks[finalCount].startLine, of: pending)
         }
@@ -64,7 +68,9 @@ public struct IncrementalMarkdownRenderer: Sendable {
     /// first block); a span with a line that may begin a definition is carried whole, so it parses as it did in
     /// place, definitions inside block quotes and list items included. (cmark's end lines are not used: an HTML
     /// block's can be too small, a setext heading's reaches into the next block.)
-    private mutating func commit(_ blocks: ArraySlice<CmarkDocument.Block>, before boundary: Int, of pending: SourceLines) {
+    private mutating func commit(
+        _ blocks: ArraySlice<CmarkDocument.Block>, before boundary: Int, of pending: SourceLines
+    ) {
         if committed == 0 {
             context = Self.separator
             contextLineCount = Self.separatorLineCount

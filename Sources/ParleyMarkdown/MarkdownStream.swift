@@ -37,7 +37,8 @@ public struct MarkdownStream: Sendable {
         renderer.append(delta)
         credit += delta.utf8.count * Self.creditPerSourceByte
         hasUnrenderedText = hasUnrenderedText || !delta.isEmpty
-        hasUnrenderedLineEnd = hasUnrenderedLineEnd || delta.utf8.contains { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
+        hasUnrenderedLineEnd =
+            hasUnrenderedLineEnd || delta.utf8.contains { $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
     }
 
     /// What to send now: the newly final blocks, and the tail when it changed and is due (always when `final`, when a

@@ -1,4 +1,5 @@
-/// One step of incremental rendering: HTML to append once (blocks that became final) and the HTML of the still-open rest.
+/// One step of incremental rendering: HTML to append once (blocks that became final) and the HTML of the still-open
+/// rest.
 public struct MarkdownUpdate: Sendable, Equatable {
     /// HTML of blocks that can no longer change; emitted exactly once.
     public var append: String

@@ -19,11 +19,14 @@ public struct AnthropicProvider: ChatProvider {
 
     /// Anthropic's image input: JPEG, PNG, GIF and WebP of at most 5 MB in base64; images over 1,568 pixels a side are
     /// scaled down by Anthropic at the cost of a slower first token, so Parley sends them at that size.
-    public static let imageLimits = ImageLimits(formats: [.jpeg, .png, .gif, .webp], maxEdge: 1568,
-                                                maxBytes: 5 * 1024 * 1024 * 3 / 4)
+    public static let imageLimits = ImageLimits(
+        formats: [.jpeg, .png, .gif, .webp], maxEdge: 1568,
+        maxBytes: 5 * 1024 * 1024 * 3 / 4)
 
-    public func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
-                                 onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+    public func streamCompletion(
+        _ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+        onChunk: @escaping @Sendable (CompletionChunk) -> Duration
+    ) async throws(ProviderError) {
         try await fittedRequest(for: request).stream(AnthropicStreamDecoder(), onSent: onSent, onChunk: onChunk)
     }
 
@@ -48,26 +51,35 @@ public struct AnthropicProvider: ChatProvider {
         }
         var headers = [("anthropic-version", Self.apiVersion)]
         if let key = connection.apiKey { headers.append(("x-api-key", key)) }
-        return UpstreamRequest(connection: connection, url: connection.baseURL + "/v1/messages", headers: headers,
-                               body: body.resultBytes, model: request.model)
+        return UpstreamRequest(
+            connection: connection, url: connection.baseURL + "/v1/messages", headers: headers,
+            body: body.resultBytes, model: request.model)
     }
 
-    /// Writes a turn as a message: its content is a string, or with images an array of base64 `image` blocks followed by
-    /// the text.
+    /// Writes a turn as a message: its content is a string, or with images an array of base64 `image` blocks followed
+    /// by the text.
     private static func writeMessage(_ message: inout JSONText, _ turn: ChatTurn) {
         message.field("role", turn.role.rawValue)
         guard !turn.images.isEmpty else { return message.field("content", turn.content) }
         let images = turn.images.map { image in
             JSONText { block in
                 block.field("type", "image")
-                block.field("source", object: JSONText { source in
-                    source.field("type", "base64")
-                    source.field("media_type", image.contentType)
-                    source.field("data", image.base64)
-                })
+                block.field(
+                    "source",
+                    object: JSONText { source in
+                        source.field("type", "base64")
+                        source.field("media_type", image.contentType)
+                        source.field("data", image.base64)
+                    })
             }
         }
-        message.field("content", objects: images + [JSONText { $0.field("type", "text"); $0.field("text", turn.content) }])
+        message.field(
+            "content",
+            objects: images + [
+                JSONText {
+                    $0.field("type", "text"); $0.field("text", turn.content)
+                }
+            ])
     }
 }
 
@@ -94,8 +106,10 @@ struct AnthropicStreamDecoder: StreamDecoder {
             stopReason = event.delta?.stopReason ?? stopReason
             if event.delta?.stopReason == "max_tokens" { chunks.append(.cutAtLimit) }
             if let usage = event.usage {
-                chunks.append(.usage(promptTokens: usage.promptTokens ?? promptTokens, completionTokens: usage.outputTokens ?? 0,
-                                     cachedPromptTokens: usage.cacheReadInputTokens ?? cachedPromptTokens))
+                chunks.append(
+                    .usage(
+                        promptTokens: usage.promptTokens ?? promptTokens, completionTokens: usage.outputTokens ?? 0,
+                        cachedPromptTokens: usage.cacheReadInputTokens ?? cachedPromptTokens))
             }
         case "message_stop":
             hasEnded = true

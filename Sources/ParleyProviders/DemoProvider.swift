@@ -17,8 +17,10 @@ public struct DemoProvider: ChatProvider {
         ModelInfo(id: modelID, providerID: ModelInfo.demoProviderID, contextWindow: 32_000, vision: true)
     }
 
-    public func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
-                                 onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+    public func streamCompletion(
+        _ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+        onChunk: @escaping @Sendable (CompletionChunk) -> Duration
+    ) async throws(ProviderError) {
         onSent()  // nothing goes over a network
         let question = request.turns.last { $0.role == .user }
         let tokens = Self.tokens(of: Self.reply(to: question?.content ?? "", images: question?.images ?? []))
@@ -33,31 +35,34 @@ public struct DemoProvider: ChatProvider {
     /// The reply to a question (and its images): the same question always gets the same reply.
     public static func reply(to question: String, images: [TurnImage] = []) -> String {
         let words = question.split(whereSeparator: \.isWhitespace).count
-        let attached = images.isEmpty ? "" : " and attached \(images.count) image\(images.count == 1 ? "" : "s") ("
-            + images.map { "\($0.contentType), \($0.bytes.count) bytes" }.joined(separator: "; ") + ")"
+        let attached =
+            images.isEmpty
+            ? ""
+            : " and attached \(images.count) image\(images.count == 1 ? "" : "s") ("
+                + images.map { "\($0.contentType), \($0.bytes.count) bytes" }.joined(separator: "; ") + ")"
         return """
-        This is **Parley's demo model**: no provider is configured, so this reply is written by the server itself.
+            This is **Parley's demo model**: no provider is configured, so this reply is written by the server itself.
 
-        You wrote \(words) word\(words == 1 ? "" : "s")\(attached). Here is what a real model's markdown looks like while it streams:
+            You wrote \(words) word\(words == 1 ? "" : "s")\(attached). Here is what a real model's markdown looks like while it streams:
 
-        ## A short list
-        - Replies stream token by token, rendered block by block.
-        - Press **Stop** to end a reply; the partial text is kept.
-        - Reload the page: the reply picks up where it was.
+            ## A short list
+            - Replies stream token by token, rendered block by block.
+            - Press **Stop** to end a reply; the partial text is kept.
+            - Reload the page: the reply picks up where it was.
 
-        | Setting | Purpose |
-        | --- | --- |
-        | `OPENAI_API_KEY` | any OpenAI-compatible server |
-        | `ANTHROPIC_API_KEY` | Anthropic |
-        | `GEMINI_API_KEY` | Gemini |
+            | Setting | Purpose |
+            | --- | --- |
+            | `OPENAI_API_KEY` | any OpenAI-compatible server |
+            | `ANTHROPIC_API_KEY` | Anthropic |
+            | `GEMINI_API_KEY` | Gemini |
 
-        ```swift
-        let greeting = "Hello from Parley"
-        print(greeting)
-        ```
+            ```swift
+            let greeting = "Hello from Parley"
+            print(greeting)
+            ```
 
-        > Set one of the keys above and restart Parley to talk to a real model.
-        """
+            > Set one of the keys above and restart Parley to talk to a real model.
+            """
     }
 
     /// Splits a text into small pieces the way a tokenizer roughly does: words with their leading space.

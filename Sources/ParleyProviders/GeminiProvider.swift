@@ -14,10 +14,13 @@ public struct GeminiProvider: ChatProvider {
 
     /// Gemini's image input: PNG, JPEG and WebP (no GIF) within a request of 20 MB; the model sees at most 3,072 pixels
     /// a side, and each image is kept to 5 MB so that several fit in one request.
-    public static let imageLimits = ImageLimits(formats: [.png, .jpeg, .webp], maxEdge: 3072, maxBytes: 5 * 1024 * 1024)
+    public static let imageLimits = ImageLimits(
+        formats: [.png, .jpeg, .webp], maxEdge: 3072, maxBytes: 5 * 1024 * 1024)
 
-    public func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
-                                 onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+    public func streamCompletion(
+        _ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+        onChunk: @escaping @Sendable (CompletionChunk) -> Duration
+    ) async throws(ProviderError) {
         try await fittedRequest(for: request).stream(GeminiStreamDecoder(), onSent: onSent, onChunk: onChunk)
     }
 
@@ -32,29 +35,40 @@ public struct GeminiProvider: ChatProvider {
     /// The HTTP request for a completion: the key in `x-goog-api-key`, system turns in `systemInstruction`,
     /// the others in `contents` with the roles `user` and `model`.
     func upstreamRequest(for request: CompletionRequest) -> UpstreamRequest {
-        let system = request.turns.filter { $0.role == .system }.map { turn in JSONText { $0.field("text", turn.content) } }
+        let system = request.turns.filter { $0.role == .system }.map { turn in
+            JSONText { $0.field("text", turn.content) }
+        }
         let body = JSONText { body in
             body.field("contents", objectsFrom: request.turns.lazy.filter { $0.role != .system }, Self.writeContent)
-            if !system.isEmpty { body.field("systemInstruction", object: JSONText { $0.field("parts", objects: system) }) }
+            if !system.isEmpty {
+                body.field("systemInstruction", object: JSONText { $0.field("parts", objects: system) })
+            }
             if request.maxTokens != nil || !request.stop.isEmpty {
-                body.field("generationConfig", object: JSONText { config in
-                    if let maxTokens = request.maxTokens { config.field("maxOutputTokens", maxTokens) }
-                    if !request.stop.isEmpty { config.field("stopSequences", strings: request.stop) }
-                })
+                body.field(
+                    "generationConfig",
+                    object: JSONText { config in
+                        if let maxTokens = request.maxTokens { config.field("maxOutputTokens", maxTokens) }
+                        if !request.stop.isEmpty { config.field("stopSequences", strings: request.stop) }
+                    })
             }
         }
         let model = request.model.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? request.model
-        return UpstreamRequest(connection: connection,
-                               url: connection.baseURL + "/v1beta/models/\(model):streamGenerateContent?alt=sse",
-                               headers: connection.apiKey.map { [("x-goog-api-key", $0)] } ?? [],
-                               body: body.resultBytes, model: request.model)
+        return UpstreamRequest(
+            connection: connection,
+            url: connection.baseURL + "/v1beta/models/\(model):streamGenerateContent?alt=sse",
+            headers: connection.apiKey.map { [("x-goog-api-key", $0)] } ?? [],
+            body: body.resultBytes, model: request.model)
     }
 
     /// Writes a turn as content: the role `user` or `model`, its images as `inlineData` parts in base64, then its text.
     private static func writeContent(_ content: inout JSONText, _ turn: ChatTurn) {
         let images = turn.images.map { image in
             JSONText { part in
-                part.field("inlineData", object: JSONText { $0.field("mimeType", image.contentType); $0.field("data", image.base64) })
+                part.field(
+                    "inlineData",
+                    object: JSONText {
+                        $0.field("mimeType", image.contentType); $0.field("data", image.base64)
+                    })
             }
         }
         content.field("role", turn.role == .assistant ? "model" : "user")
@@ -66,7 +80,9 @@ public struct GeminiProvider: ChatProvider {
 /// the finish reason, a blocked prompt, and errors reported inside the stream.
 struct GeminiStreamDecoder: StreamDecoder {
     /// Finish reasons meaning Gemini withheld the reply.
-    static let refusalReasons: Set<String> = ["SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"]
+    static let refusalReasons: Set<String> = [
+        "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY",
+    ]
 
     private let decoder = JSONDecoder()
     private var finishReason: String?
@@ -89,9 +105,11 @@ struct GeminiStreamDecoder: StreamDecoder {
         finishReason = candidate?.finishReason ?? finishReason
         // Early chunks may carry only the prompt's count; the reply's comes with (or after) the finish reason.
         if let usage = response.usageMetadata, usage.candidatesTokenCount != nil || finishReason != nil {
-            chunks.append(.usage(promptTokens: usage.promptTokenCount ?? 0,
-                                 completionTokens: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
-                                 cachedPromptTokens: usage.cachedContentTokenCount ?? 0))
+            chunks.append(
+                .usage(
+                    promptTokens: usage.promptTokenCount ?? 0,
+                    completionTokens: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
+                    cachedPromptTokens: usage.cachedContentTokenCount ?? 0))
         }
     }
 
@@ -99,7 +117,9 @@ struct GeminiStreamDecoder: StreamDecoder {
 
     func finish() throws(ProviderError) {
         guard let finishReason else { throw .unreachable(detail: "the stream ended before a finish reason") }
-        if Self.refusalReasons.contains(finishReason) { throw .refused(detail: "the reply was blocked (\(finishReason))") }
+        if Self.refusalReasons.contains(finishReason) {
+            throw .refused(detail: "the reply was blocked (\(finishReason))")
+        }
     }
 }
 

@@ -52,7 +52,8 @@ extension OpenAICompatibleProvider {
             enum CodingKeys: String, CodingKey { case defaultGenerationSettings = "default_generation_settings" }
         }
         guard let body = try? await connection.answer(to: get(serverRoot + "/props"), upTo: 1024 * 1024),
-              let props = try? JSONDecoder().decode(Props.self, from: Data(body.readableBytesView)) else { return nil }
+            let props = try? JSONDecoder().decode(Props.self, from: Data(body.readableBytesView))
+        else { return nil }
         return ListedModel.plausible(props.defaultGenerationSettings?.nCtx)
     }
 
@@ -75,8 +76,9 @@ extension OpenAICompatibleProvider {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(ByteBuffer(string: JSONText { $0.field("model", model) }.result))
         guard let body = try? await connection.answer(to: request, upTo: 8 * 1024 * 1024),
-              let show = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
-              show["parameters"] != nil || show["model_info"] != nil else { return nil }
+            let show = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
+            show["parameters"] != nil || show["model_info"] != nil
+        else { return nil }
         if let parameters = show["parameters"] as? String, let numCtx = Self.numCtx(in: parameters) {
             return ListedModel.plausible(numCtx)
         }

@@ -19,8 +19,11 @@ extension OpenAICompatibleProvider: ImageProvider {
                 for (header, value) in authorization { request.headers.add(name: header, value: value) }
                 request.body = .bytes(try JSONEncoder().encode(ImageGenerationBody(model: model, prompt: prompt)))
                 let body = try await connection.answer(to: request, upTo: Self.maxImageResponse)
-                guard let answer = try? JSONDecoder().decode(ImageGenerationAnswer.self, from: Data(body.readableBytesView)),
-                      let first = answer.data.first, let encoded = first.b64JSON, let bytes = Data(base64Encoded: encoded) else {
+                guard
+                    let answer = try? JSONDecoder().decode(
+                        ImageGenerationAnswer.self, from: Data(body.readableBytesView)),
+                    let first = answer.data.first, let encoded = first.b64JSON, let bytes = Data(base64Encoded: encoded)
+                else {
                     throw ProviderError.malformedResponse(detail: "the answer holds no base64 image (b64_json)")
                 }
                 return GeneratedImage(bytes: [UInt8](bytes), revisedPrompt: first.revisedPrompt)

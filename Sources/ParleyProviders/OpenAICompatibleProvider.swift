@@ -16,11 +16,14 @@ public struct OpenAICompatibleProvider: ChatProvider {
 
     /// OpenAI's image input: PNG, JPEG and WebP (GIFs go as their first frame), up to 20 MB in base64; the model sees
     /// at most 2,048 pixels a side, so nothing larger is sent.
-    public static let imageLimits = ImageLimits(formats: [.png, .jpeg, .webp], maxEdge: 2048,
-                                                maxBytes: 15 * 1024 * 1024)
+    public static let imageLimits = ImageLimits(
+        formats: [.png, .jpeg, .webp], maxEdge: 2048,
+        maxBytes: 15 * 1024 * 1024)
 
-    public func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
-                                 onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+    public func streamCompletion(
+        _ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+        onChunk: @escaping @Sendable (CompletionChunk) -> Duration
+    ) async throws(ProviderError) {
         try await fittedRequest(for: request).stream(OpenAIStreamDecoder(), onSent: onSent, onChunk: onChunk)
     }
 
@@ -44,8 +47,9 @@ public struct OpenAICompatibleProvider: ChatProvider {
             body.field("stream", true)
             body.field("stream_options", object: JSONText { $0.field("include_usage", true) })
         }
-        return UpstreamRequest(connection: connection, url: connection.baseURL + "/chat/completions", headers: authorization,
-                               body: body.resultBytes, model: request.model)
+        return UpstreamRequest(
+            connection: connection, url: connection.baseURL + "/chat/completions", headers: authorization,
+            body: body.resultBytes, model: request.model)
     }
 
     /// Writes a turn as a message: its content is a string, or with images an array of the text and `image_url` parts
@@ -53,13 +57,20 @@ public struct OpenAICompatibleProvider: ChatProvider {
     private static func writeMessage(_ message: inout JSONText, _ turn: ChatTurn) {
         message.field("role", turn.role.rawValue)
         guard !turn.images.isEmpty else { return message.field("content", turn.content) }
-        let text = JSONText { $0.field("type", "text"); $0.field("text", turn.content) }
-        message.field("content", objects: [text] + turn.images.map { image in
-            JSONText { part in
-                part.field("type", "image_url")
-                part.field("image_url", object: JSONText { $0.field("url", "data:\(image.contentType);base64,\(image.base64)") })
-            }
-        })
+        let text = JSONText {
+            $0.field("type", "text"); $0.field("text", turn.content)
+        }
+        message.field(
+            "content",
+            objects: [text]
+                + turn.images.map { image in
+                    JSONText { part in
+                        part.field("type", "image_url")
+                        part.field(
+                            "image_url",
+                            object: JSONText { $0.field("url", "data:\(image.contentType);base64,\(image.base64)") })
+                    }
+                })
     }
 
     /// The models the server lists at `GET {baseURL}/models`, each with its context window where the list gives it
@@ -117,8 +128,10 @@ struct OpenAIStreamDecoder: StreamDecoder {
         case nil: break
         }
         if let usage = chunk.usage {
-            chunks.append(.usage(promptTokens: usage.promptTokens ?? 0, completionTokens: usage.completionTokens ?? 0,
-                                 cachedPromptTokens: usage.cachedTokens ?? 0))
+            chunks.append(
+                .usage(
+                    promptTokens: usage.promptTokens ?? 0, completionTokens: usage.completionTokens ?? 0,
+                    cachedPromptTokens: usage.cachedTokens ?? 0))
         }
     }
 

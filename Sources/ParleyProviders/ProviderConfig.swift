@@ -25,7 +25,8 @@ public struct ProviderConfig: Sendable, Equatable, Decodable {
         /// `chat` (the default) or `image` (an `images/generations` model).
         public var kind: String?
         enum CodingKeys: String, CodingKey {
-            case id, provider, upstreamID = "upstream_id", contextWindow = "context_window", vision, price, fallback, kind
+            case id, provider, upstreamID = "upstream_id", contextWindow = "context_window", vision, price, fallback,
+                kind
         }
     }
 
@@ -97,13 +98,22 @@ public struct ProviderConfig: Sendable, Equatable, Decodable {
             let place = "models[\(index)]"
             if model.id.isEmpty { return "\(place).id is empty" }
             if !modelIDs.insert(model.id).inserted { return "\(place).id “\(model.id)” is used twice" }
-            if let window = model.contextWindow, !(window >= 1 && window <= Double(Int32.max) && window.rounded() == window) {
+            if let window = model.contextWindow,
+                !(window >= 1 && window <= Double(Int32.max) && window.rounded() == window)
+            {
                 return "\(place).context_window must be a positive whole number"
             }
-            if let kind = model.kind, !["chat", "image"].contains(kind) { return "\(place).kind must be chat or image, not “\(kind)”" }
-            let prices = [("input", model.price?.input), ("cached_input", model.price?.cachedInput), ("output", model.price?.output),
-                          ("per_image", model.price?.perImage)]
-            if let (name, _) = prices.first(where: { ($0.1 ?? 0) < 0 }) { return "\(place).price.\(name) must not be negative" }
+            if let kind = model.kind, !["chat", "image"].contains(kind) {
+                return "\(place).kind must be chat or image, not “\(kind)”"
+            }
+            let prices = [
+                ("input", model.price?.input), ("cached_input", model.price?.cachedInput),
+                ("output", model.price?.output),
+                ("per_image", model.price?.perImage),
+            ]
+            if let (name, _) = prices.first(where: { ($0.1 ?? 0) < 0 }) {
+                return "\(place).price.\(name) must not be negative"
+            }
         }
         return nil
     }

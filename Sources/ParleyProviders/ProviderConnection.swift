@@ -5,7 +5,8 @@ import NIOPosix
 import ParleyCore
 import ParleyImaging
 
-/// How Parley reaches one provider: the name shown to users, the base URL, the API key, the HTTP client and the timeouts.
+/// How Parley reaches one provider: the name shown to users, the base URL, the API key, the HTTP client and the
+/// timeouts.
 public struct ProviderConnection: Sendable {
     /// The name used in messages to users (for example "OpenAI" or a configured provider's id).
     public let name: String
@@ -19,8 +20,10 @@ public struct ProviderConnection: Sendable {
     let images: ImageFitter
 
     /// Creates a connection.
-    public init(name: String, baseURL: String, apiKey: String?, client: HTTPClient,
-                timeouts: UpstreamTimeouts = UpstreamTimeouts(), images: ImageFitter = ImageFitter()) {
+    public init(
+        name: String, baseURL: String, apiKey: String?, client: HTTPClient,
+        timeouts: UpstreamTimeouts = UpstreamTimeouts(), images: ImageFitter = ImageFitter()
+    ) {
         self.name = name
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 }
@@ -35,7 +38,8 @@ public struct ProviderConnection: Sendable {
         let response = try await client.execute(request, deadline: .distantFuture)
         let body = try await response.body.collect(upTo: limit)
         guard response.status == .ok else {
-            throw UpstreamFailure(status: Int(response.status.code), body: String(buffer: body), headers: response.headers)
+            throw UpstreamFailure(
+                status: Int(response.status.code), body: String(buffer: body), headers: response.headers)
         }
         return body
     }
@@ -43,7 +47,9 @@ public struct ProviderConnection: Sendable {
     /// Maps anything thrown while asking this provider about `model` to a provider error.
     func providerError(from error: any Error, model: String) -> ProviderError {
         if let error = error as? ProviderError { return error }
-        if let failure = error as? UpstreamFailure { return failure.providerError(provider: name, hasKey: apiKey != nil, model: model) }
+        if let failure = error as? UpstreamFailure {
+            return failure.providerError(provider: name, hasKey: apiKey != nil, model: model)
+        }
         if error is CancellationError || Task.isCancelled { return .cancelled }
         if let error = error as? HTTPClientError {
             switch error {

@@ -14,7 +14,8 @@ public enum ProviderKind: String, Sendable, CaseIterable, Decodable {
         let container = try decoder.singleValueContainer()
         let name = try container.decode(String.self)
         guard let kind = ProviderKind(rawValue: name) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "unknown kind “\(name)” (expected openai, anthropic or gemini)")
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "unknown kind “\(name)” (expected openai, anthropic or gemini)")
         }
         self = kind
     }

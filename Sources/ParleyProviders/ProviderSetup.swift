@@ -30,8 +30,10 @@ public struct ProviderSetup: Sendable {
     let images = ImageFitter()
 
     /// Resolves the providers and models; throws when the file is unreadable, malformed, or names an unknown provider.
-    public init(environment: [String: String], configPath: String? = nil, timeouts: UpstreamTimeouts = UpstreamTimeouts(),
-                demoTokenDelay: Duration = .milliseconds(25)) throws(ProviderConfigError) {
+    public init(
+        environment: [String: String], configPath: String? = nil, timeouts: UpstreamTimeouts = UpstreamTimeouts(),
+        demoTokenDelay: Duration = .milliseconds(25)
+    ) throws(ProviderConfigError) {
         let config = try configPath.map { path throws(ProviderConfigError) in try ProviderConfig.load(path: path) }
         let value = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         var providers: [Resolved] = []
@@ -40,7 +42,10 @@ public struct ProviderSetup: Sendable {
             let key = value(kind.keyVariable)
             let base = value(kind.baseURLVariable)
             guard key != nil || base != nil else { continue }
-            providers.append(Resolved(id: kind.rawValue, kind: kind, name: kind.displayName, baseURL: base ?? kind.defaultBaseURL, apiKey: key))
+            providers.append(
+                Resolved(
+                    id: kind.rawValue, kind: kind, name: kind.displayName, baseURL: base ?? kind.defaultBaseURL,
+                    apiKey: key))
         }
         for entry in config?.providers ?? [] {
             let kind = entry.kind ?? ProviderKind(rawValue: entry.id) ?? .openai
@@ -49,13 +54,16 @@ public struct ProviderSetup: Sendable {
             let isStandard = entry.id == kind.rawValue
             let key = (entry.apiKeyEnv ?? (isStandard ? kind.keyVariable : nil)).flatMap(value)
             if let variable = entry.apiKeyEnv, key == nil {
-                warnings.append("provider “\(entry.id)”: api_key_env names \(variable), which is not set; requests go without a key")
+                warnings.append(
+                    "provider “\(entry.id)”: api_key_env names \(variable), which is not set; requests go without a key"
+                )
             } else if key == nil, kind.requiresKey {
                 warnings.append("provider “\(entry.id)” has no API key; set api_key_env in PARLEY_CONFIG")
             }
-            let resolved = Resolved(id: entry.id, kind: kind, name: isStandard ? kind.displayName : entry.id,
-                                    baseURL: entry.baseURL ?? (isStandard ? value(kind.baseURLVariable) : nil) ?? kind.defaultBaseURL,
-                                    apiKey: key)
+            let resolved = Resolved(
+                id: entry.id, kind: kind, name: isStandard ? kind.displayName : entry.id,
+                baseURL: entry.baseURL ?? (isStandard ? value(kind.baseURLVariable) : nil) ?? kind.defaultBaseURL,
+                apiKey: key)
             if let index = providers.firstIndex(where: { $0.id == entry.id }) {
                 providers[index] = resolved
             } else {
@@ -73,8 +81,10 @@ public struct ProviderSetup: Sendable {
     }
 
     /// A model of the file, completed from the built-in entry of the same id and provider.
-    private static func model(_ entry: ProviderConfig.Model, place: String, providerIDs: [String],
-                              file: String) throws(ProviderConfigError) -> ModelInfo {
+    private static func model(
+        _ entry: ProviderConfig.Model, place: String, providerIDs: [String],
+        file: String
+    ) throws(ProviderConfigError) -> ModelInfo {
         let builtIn = BuiltInModels.model(entry.id)
         let providerID: String
         if let named = entry.provider ?? builtIn?.providerID {
@@ -82,19 +92,26 @@ public struct ProviderSetup: Sendable {
         } else if providerIDs.count == 1 {
             providerID = providerIDs[0]
         } else {
-            throw ProviderConfigError(file: file, problem: "\(place) (“\(entry.id)”) names no provider, and \(providerIDs.count) are configured")
+            throw ProviderConfigError(
+                file: file,
+                problem: "\(place) (“\(entry.id)”) names no provider, and \(providerIDs.count) are configured")
         }
         guard providerIDs.contains(providerID) || providerID == DemoProvider.model.providerID else {
-            throw ProviderConfigError(file: file, problem: "\(place) (“\(entry.id)”) names the provider “\(providerID)”, "
-                                      + "which is neither in providers nor set in the environment")
+            throw ProviderConfigError(
+                file: file,
+                problem: "\(place) (“\(entry.id)”) names the provider “\(providerID)”, "
+                    + "which is neither in providers nor set in the environment")
         }
-        var model = builtIn.flatMap { $0.providerID == providerID ? $0 : nil } ?? ModelInfo(id: entry.id, providerID: providerID)
+        var model =
+            builtIn.flatMap { $0.providerID == providerID ? $0 : nil }
+            ?? ModelInfo(id: entry.id, providerID: providerID)
         if let upstreamID = entry.upstreamID { model.upstreamID = upstreamID }
         if let window = entry.contextWindow { model.contextWindow = Int(window) }
         if let vision = entry.vision { model.vision = vision }
         if let price = entry.price {
-            model.price = ModelPrice(input: price.input ?? model.price.input, cachedInput: price.cachedInput ?? model.price.cachedInput,
-                                     output: price.output ?? model.price.output)
+            model.price = ModelPrice(
+                input: price.input ?? model.price.input, cachedInput: price.cachedInput ?? model.price.cachedInput,
+                output: price.output ?? model.price.output)
         }
         if let fallback = entry.fallback { model.fallback = fallback }
         if entry.kind == "image" {
@@ -112,7 +129,8 @@ public struct ProviderSetup: Sendable {
         for warning in warnings { logger.warning("\(warning)") }
         let demo = DemoProvider(tokenDelay: demoTokenDelay)
         guard !providers.isEmpty else {
-            return ModelCatalog(models: [DemoProvider.model], providers: [DemoProvider.model.providerID: demo], isDemoOnly: true)
+            return ModelCatalog(
+                models: [DemoProvider.model], providers: [DemoProvider.model.providerID: demo], isDemoOnly: true)
         }
         var models = configuredModels
         var chatProviders: [String: any ChatProvider] = [:]
@@ -120,11 +138,14 @@ public struct ProviderSetup: Sendable {
             let connection = self.connection(to: provider, client: client)
             chatProviders[provider.id] = provider.kind.makeProvider(connection)
             guard provider.id == provider.kind.rawValue,
-                  provider.kind != .openai || connection.baseURL == ProviderKind.openai.defaultBaseURL else { continue }
+                provider.kind != .openai || connection.baseURL == ProviderKind.openai.defaultBaseURL
+            else { continue }
             let known = Set(models.map(\.id))
             models += BuiltInModels.models(of: provider.kind).filter { !known.contains($0.id) }
         }
-        if chatProviders[DemoProvider.model.providerID] == nil, models.contains(where: { $0.providerID == DemoProvider.model.providerID }) {
+        if chatProviders[DemoProvider.model.providerID] == nil,
+            models.contains(where: { $0.providerID == DemoProvider.model.providerID })
+        {
             chatProviders[DemoProvider.model.providerID] = demo
         }
         return ModelCatalog(models: models, providers: chatProviders, isDemoOnly: false)
@@ -178,15 +199,18 @@ public struct ProviderSetup: Sendable {
 
     /// Offers a provider's listed models in the catalog, with the default window where none is known.
     private static func offer(_ models: [ListedModel], of providerID: String, in catalog: ModelCatalog) {
-        catalog.setDiscoveredModels(models.map { model in
-            ModelInfo(id: model.id, providerID: providerID,
-                      contextWindow: model.contextWindow ?? ModelInfo.discoveredContextWindow)
-        }, providerID: providerID)
+        catalog.setDiscoveredModels(
+            models.map { model in
+                ModelInfo(
+                    id: model.id, providerID: providerID,
+                    contextWindow: model.contextWindow ?? ModelInfo.discoveredContextWindow)
+            }, providerID: providerID)
     }
 
     /// How `provider` is reached through `client`.
     private func connection(to provider: Resolved, client: HTTPClient) -> ProviderConnection {
-        ProviderConnection(name: provider.name, baseURL: provider.baseURL, apiKey: provider.apiKey, client: client,
-                           timeouts: timeouts, images: images)
+        ProviderConnection(
+            name: provider.name, baseURL: provider.baseURL, apiKey: provider.apiKey, client: client,
+            timeouts: timeouts, images: images)
     }
 }

@@ -33,8 +33,8 @@ public struct SSEParser: Sendable {
         return Array(bytes).withUnsafeBufferPointer { feed(contiguous: $0) }
     }
 
-    /// Finds the line ends with a scan that copies nothing; a line wholly inside `bytes` is read where it lies, and only
-    /// a line split across reads is gathered in `line`.
+    /// Finds the line ends with a scan that copies nothing; a line wholly inside `bytes` is read where it lies, and
+    /// only a line split across reads is gathered in `line`.
     private mutating func feed(contiguous bytes: UnsafeBufferPointer<UInt8>) -> [SSEMessage] {
         var messages: [SSEMessage] = []
         var lineStart = 0
@@ -64,7 +64,11 @@ public struct SSEParser: Sendable {
             index += 1
             if byte == UInt8(ascii: "\r") {
                 // A "\r\n" is one line end; its "\n" may come with the next read.
-                if index == bytes.count { afterCarriageReturn = true } else if bytes[index] == UInt8(ascii: "\n") { index += 1 }
+                if index == bytes.count {
+                    afterCarriageReturn = true
+                } else if bytes[index] == UInt8(ascii: "\n") {
+                    index += 1
+                }
             }
             lineStart = index
         }

@@ -16,13 +16,17 @@ extension HTTPClient.Configuration {
     /// - No redirects followed: a redirect would carry the vendor's key header (`x-api-key`, `x-goog-api-key`) and the
     ///   conversation to another origin; a 3xx answer becomes `ProviderError.redirected`.
     /// - A TLS connection closes (after a Stop, a shutdown) without waiting for the provider's `close_notify` for
-    ///   longer than `tlsShutdownTimeout`: NIOSSL's default of 5 s kept the connection open, and a provider that did not
+    ///   longer than `tlsShutdownTimeout`: NIOSSL's default of 5 s kept the connection open, and a provider that did
+    /// not
     ///   answer ours streamed (and would bill) the stopped reply until then.
-    public static func upstream(timeouts: UpstreamTimeouts, connections: Int,
-                                authorities: [NIOSSLCertificate] = []) -> HTTPClient.Configuration {
+    public static func upstream(
+        timeouts: UpstreamTimeouts, connections: Int,
+        authorities: [NIOSSLCertificate] = []
+    ) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.httpVersion = .http1Only
-        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
+        configuration.connectionPool = .init(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
         configuration.timeout = timeouts.clientTimeout
         configuration.decompression = .disabled
         configuration.redirectConfiguration = .disallow

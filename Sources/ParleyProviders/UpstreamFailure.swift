@@ -26,13 +26,15 @@ struct UpstreamFailure: Error, Equatable {
     /// Gemini the same or wrapped in an array); a body of another shape becomes the message.
     init(status: Int, body: String, headers: HTTPHeaders = [:]) {
         let data = Data(body.utf8)
-        let envelope = (try? JSONDecoder().decode(ErrorEnvelope.self, from: data))
+        let envelope =
+            (try? JSONDecoder().decode(ErrorEnvelope.self, from: data))
             ?? (try? JSONDecoder().decode([ErrorEnvelope].self, from: data))?.first
         let error = envelope?.error
-        self.init(status: status, code: error?.code ?? error?.status ?? error?.type ?? "",
-                  message: error?.message ?? String(body.prefix(200)),
-                  retryAfterSeconds: Self.retryAfter(headers) ?? error?.retryDelaySeconds,
-                  location: headers.first(name: "location"))
+        self.init(
+            status: status, code: error?.code ?? error?.status ?? error?.type ?? "",
+            message: error?.message ?? String(body.prefix(200)),
+            retryAfterSeconds: Self.retryAfter(headers) ?? error?.retryDelaySeconds,
+            location: headers.first(name: "location"))
     }
 
     /// The provider error this failure means. `provider` names the provider in messages, `hasKey` tells a missing
@@ -67,19 +69,24 @@ struct UpstreamFailure: Error, Equatable {
 
     /// Whether the code or message says the prompt is longer than the model's window.
     private var isContextTooLong: Bool {
-        Self.contextCodes.contains(code) || Self.contextPhrases.contains { message.localizedCaseInsensitiveContains($0) }
+        Self.contextCodes.contains(code)
+            || Self.contextPhrases.contains { message.localizedCaseInsensitiveContains($0) }
     }
 
     /// Error codes meaning the prompt is longer than the model's window.
     private static let contextCodes: Set<String> = ["context_length_exceeded", "request_too_large"]
     /// Phrases of the vendors' "too long" messages: OpenAI and vLLM, Anthropic, Gemini.
-    private static let contextPhrases = ["context length", "prompt is too long", "exceeds the maximum number of tokens"]
+    private static let contextPhrases = [
+        "context length", "prompt is too long", "exceeds the maximum number of tokens",
+    ]
     /// Error codes meaning the provider refused the content.
     private static let refusalCodes: Set<String> = ["content_filter", "content_policy_violation"]
 
     /// The `Retry-After` header in seconds, when given as a number.
     static func retryAfter(_ headers: HTTPHeaders) -> Double? {
-        headers.first(name: "retry-after").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0.isFinite ? $0 : nil }
+        headers.first(name: "retry-after").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }.flatMap {
+            $0.isFinite ? $0 : nil
+        }
     }
 }
 

@@ -23,8 +23,10 @@ struct UpstreamRequest: Sendable {
     /// the request's event loop as the bytes arrive, until the reply ends; cancelling the caller closes the upstream
     /// request. A connection lost once the reply's closing event has come (a proxy that cuts it before the response's
     /// end) leaves the reply complete.
-    func stream<Decoder: StreamDecoder>(_ decoder: Decoder, onSent: @Sendable () -> Void,
-                                        onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+    func stream<Decoder: StreamDecoder>(
+        _ decoder: Decoder, onSent: @Sendable () -> Void,
+        onChunk: @escaping @Sendable (CompletionChunk) -> Duration
+    ) async throws(ProviderError) {
         // Only the delegate (which holds the request) is kept across the wait: this frame is held for as long as the
         // reply streams, by every reply, so a second reference here costs memory at 10,000 streams.
         let delegate: UpstreamStreamDelegate<Decoder>
@@ -47,8 +49,11 @@ struct UpstreamRequest: Sendable {
 
     /// Starts the request, with the delegate that reads its reply.
     @inline(never)
-    private func send<Decoder: StreamDecoder>(_ decoder: Decoder, onChunk: @escaping @Sendable (CompletionChunk) -> Duration)
-        throws -> UpstreamStreamDelegate<Decoder> {
+    private func send<Decoder: StreamDecoder>(
+        _ decoder: Decoder, onChunk: @escaping @Sendable (CompletionChunk) -> Duration
+    )
+        throws -> UpstreamStreamDelegate<Decoder>
+    {
         var headers = HTTPHeaders([("Content-Type", "application/json"), ("Accept", "text/event-stream")])
         headers.add(contentsOf: self.headers)
         let request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .bytes(body))

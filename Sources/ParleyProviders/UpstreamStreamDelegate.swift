@@ -5,10 +5,11 @@ import ParleyCore
 import Synchronization
 
 /// Reads a streamed reply where its bytes arrive, on the request's event loop (usually its connection's): parses the
-/// server-sent events, decodes them and hands each chunk to the sink there, with no task switch per read. When the sink asks for
-/// a pause, the next read waits that long, so that the chunks sent meanwhile arrive in one read. A status outside 2xx
-/// gathers the error body instead and ends the request with an `UpstreamFailure`. It also holds the reply to the
-/// first-token and between-tokens deadlines with one timer on that event loop, failing the request with `.timedOut`.
+/// server-sent events, decodes them and hands each chunk to the sink there, with no task switch per read. When the sink
+/// asks for a pause, the next read waits that long, so that the chunks sent meanwhile arrive in one read. A status
+/// outside 2xx gathers the error body instead and ends the request with an `UpstreamFailure`. It also holds the reply
+/// to the first-token and between-tokens deadlines with one timer on that event loop, failing the request with
+/// `.timedOut`.
 final class UpstreamStreamDelegate<Decoder: StreamDecoder>: HTTPClientResponseDelegate {
     typealias Response = Void
 

@@ -11,7 +11,9 @@ public struct UpstreamTimeouts: Sendable, Equatable {
     public var betweenTokens: Duration
 
     /// Creates timeouts; the defaults are the product's.
-    public init(connect: Duration = .seconds(10), firstToken: Duration = .seconds(120), betweenTokens: Duration = .seconds(60)) {
+    public init(
+        connect: Duration = .seconds(10), firstToken: Duration = .seconds(120), betweenTokens: Duration = .seconds(60)
+    ) {
         self.connect = connect
         self.firstToken = firstToken
         self.betweenTokens = betweenTokens

@@ -10,12 +10,14 @@ enum BudgetLedger {
     /// The user's spend in the month of `today` and their budget (one indexed read of the rollup).
     static func status(_ db: Database, userID: UserID, today: UsageDay) throws -> BudgetStatus {
         let month = today.firstOfMonth
-        let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT COALESCE(u.monthly_budget_micros,
-                            (SELECT CAST(value AS INTEGER) FROM settings WHERE key = ? AND value != '')) AS budget,
-                   (SELECT COALESCE(SUM(cost_micros), 0) FROM usage_daily WHERE user_id = u.id AND day >= ?) AS spent
-            FROM users u WHERE u.id = ?
-            """), arguments: [defaultBudgetKey, month.description, userID])
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT COALESCE(u.monthly_budget_micros,
+                                    (SELECT CAST(value AS INTEGER) FROM settings WHERE key = ? AND value != '')) AS budget,
+                           (SELECT COALESCE(SUM(cost_micros), 0) FROM usage_daily WHERE user_id = u.id AND day >= ?) AS spent
+                    FROM users u WHERE u.id = ?
+                    """), arguments: [defaultBudgetKey, month.description, userID])
         return BudgetStatus(month: month, spentMicros: row?["spent"] ?? 0, budgetMicros: row?["budget"])
     }
 
@@ -23,15 +25,21 @@ enum BudgetLedger {
     /// streaming: replies that have not ended are not in the rollup yet, so running one at a time is what keeps
     /// concurrent sends from overspending by more than one reply.
     static func enforce(_ db: Database, conversationID: ConversationID, today: UsageDay) throws {
-        guard let userID = try UserID.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM conversations WHERE id = ?"),
-                                               arguments: [conversationID]) else { return }
+        guard
+            let userID = try UserID.fetchOne(
+                db.cachedStatement(sql: "SELECT user_id FROM conversations WHERE id = ?"),
+                arguments: [conversationID])
+        else { return }
         let status = try status(db, userID: userID, today: today)
         guard status.budgetMicros != nil else { return }
         if status.isExhausted { throw StoreError.budgetExceeded(status) }
-        let running = try Bool.fetchOne(db.cachedStatement(sql: """
-            SELECT EXISTS (SELECT 1 FROM messages m JOIN conversations c ON c.id = m.conversation_id
-                           WHERE m.status = 'streaming' AND c.user_id = ?)
-            """), arguments: [userID]) ?? false
+        let running =
+            try Bool.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT EXISTS (SELECT 1 FROM messages m JOIN conversations c ON c.id = m.conversation_id
+                                       WHERE m.status = 'streaming' AND c.user_id = ?)
+                        """), arguments: [userID]) ?? false
         if running { throw StoreError.budgetReplyRunning }
     }
 }

@@ -11,8 +11,9 @@ enum DataFolderPermissions {
     static func secure(_ directory: String) throws -> [String] {
         var tightened: [String] = []
         if !FileManager.default.fileExists(atPath: directory) {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         }
         if try restrict(directory, to: 0o700) { tightened.append(directory) }
         let database = (directory as NSString).appendingPathComponent(databaseFiles[0])

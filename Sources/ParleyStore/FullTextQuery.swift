@@ -22,14 +22,17 @@ struct FullTextQuery: Equatable {
             defer { current = "" }
             let isPrefix = !inPhrase && current.hasSuffix("*")
             let words = isPrefix ? String(current.reversed().drop { $0 == "*" }.reversed()) : current
-            guard terms.count < Self.maxTerms, words.unicodeScalars.contains(where: CharacterSet.alphanumerics.contains) else { return }
+            guard terms.count < Self.maxTerms, words.unicodeScalars.contains(where: CharacterSet.alphanumerics.contains)
+            else { return }
             terms.append("\"" + words + "\"" + (isPrefix ? "*" : ""))
         }
         for character in text.prefix(Self.maxInputLength) {
             if character == "\"" {
                 endTerm()
                 inPhrase.toggle()
-            } else if character.isWhitespace || character.unicodeScalars.contains(where: CharacterSet.controlCharacters.contains) {
+            } else if character.isWhitespace
+                || character.unicodeScalars.contains(where: CharacterSet.controlCharacters.contains)
+            {
                 if inPhrase { current.append(" ") } else { endTerm() }
             } else {
                 current.append(character)

@@ -3,10 +3,10 @@ import Synchronization
 
 /// The store's one way to write: the writes that wait while another transaction commits share the next transaction
 /// (group commit), each in its own savepoint, so that a busy server writes a page that several writes changed, and an
-/// FTS5 segment for several replies, once instead of once each. A write that finds the writer idle starts at once, alone.
-/// A write that throws is rolled back to its savepoint and fails alone; the others in its transaction still commit.
-/// When SQLite rolls back the whole transaction itself (a full disk, an I/O error), every write that ran in it fails
-/// with that error, and the ones not yet run get a transaction of their own.
+/// FTS5 segment for several replies, once instead of once each. A write that finds the writer idle starts at once,
+/// alone. A write that throws is rolled back to its savepoint and fails alone; the others in its transaction still
+/// commit. When SQLite rolls back the whole transaction itself (a full disk, an I/O error), every write that ran in it
+/// fails with that error, and the ones not yet run get a transaction of their own.
 public final class GroupCommitWriter: Sendable {
     /// The most writes one transaction takes, so that none waits behind an unbounded batch.
     static let maximumBatch = 64

@@ -6,303 +6,312 @@ enum Migrations {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: accounts, conversations, messages") { db in
-            try db.execute(sql: """
-                CREATE TABLE settings (
-                    key TEXT PRIMARY KEY NOT NULL,
-                    value TEXT NOT NULL
-                );
-                CREATE TABLE users (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    email TEXT NOT NULL UNIQUE COLLATE NOCASE,
-                    password_hash TEXT NOT NULL,
-                    is_admin BOOLEAN NOT NULL DEFAULT 0,
-                    is_disabled BOOLEAN NOT NULL DEFAULT 0,
-                    created_at DATETIME NOT NULL
-                );
-                CREATE TABLE sessions (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    created_at DATETIME NOT NULL,
-                    expires_at DATETIME NOT NULL
-                );
-                CREATE INDEX sessions_by_user ON sessions(user_id);
-                CREATE TABLE conversations (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    title TEXT NOT NULL,
-                    model TEXT NOT NULL,
-                    system_prompt TEXT NOT NULL DEFAULT '',
-                    created_at DATETIME NOT NULL,
-                    updated_at DATETIME NOT NULL
-                );
-                CREATE INDEX conversations_by_activity ON conversations(user_id, updated_at, id);
-                CREATE TABLE messages (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-                    role TEXT NOT NULL,
-                    content TEXT NOT NULL,
-                    status TEXT NOT NULL,
-                    model TEXT NOT NULL,
-                    request_id TEXT,
-                    parent_id INTEGER,
-                    prompt_tokens INTEGER NOT NULL DEFAULT 0,
-                    completion_tokens INTEGER NOT NULL DEFAULT 0,
-                    cost_usd REAL NOT NULL DEFAULT 0,
-                    usage_estimated BOOLEAN NOT NULL DEFAULT 0,
-                    error_code TEXT,
-                    error_message TEXT,
-                    created_at DATETIME NOT NULL,
-                    updated_at DATETIME NOT NULL
-                );
-                CREATE INDEX messages_by_conversation ON messages(conversation_id, id);
-                CREATE UNIQUE INDEX messages_by_request ON messages(conversation_id, request_id) WHERE request_id IS NOT NULL;
-                CREATE INDEX messages_streaming ON messages(status) WHERE status = 'streaming';
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE settings (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        value TEXT NOT NULL
+                    );
+                    CREATE TABLE users (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                        password_hash TEXT NOT NULL,
+                        is_admin BOOLEAN NOT NULL DEFAULT 0,
+                        is_disabled BOOLEAN NOT NULL DEFAULT 0,
+                        created_at DATETIME NOT NULL
+                    );
+                    CREATE TABLE sessions (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        created_at DATETIME NOT NULL,
+                        expires_at DATETIME NOT NULL
+                    );
+                    CREATE INDEX sessions_by_user ON sessions(user_id);
+                    CREATE TABLE conversations (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        title TEXT NOT NULL,
+                        model TEXT NOT NULL,
+                        system_prompt TEXT NOT NULL DEFAULT '',
+                        created_at DATETIME NOT NULL,
+                        updated_at DATETIME NOT NULL
+                    );
+                    CREATE INDEX conversations_by_activity ON conversations(user_id, updated_at, id);
+                    CREATE TABLE messages (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                        role TEXT NOT NULL,
+                        content TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        model TEXT NOT NULL,
+                        request_id TEXT,
+                        parent_id INTEGER,
+                        prompt_tokens INTEGER NOT NULL DEFAULT 0,
+                        completion_tokens INTEGER NOT NULL DEFAULT 0,
+                        cost_usd REAL NOT NULL DEFAULT 0,
+                        usage_estimated BOOLEAN NOT NULL DEFAULT 0,
+                        error_code TEXT,
+                        error_message TEXT,
+                        created_at DATETIME NOT NULL,
+                        updated_at DATETIME NOT NULL
+                    );
+                    CREATE INDEX messages_by_conversation ON messages(conversation_id, id);
+                    CREATE UNIQUE INDEX messages_by_request ON messages(conversation_id, request_id) WHERE request_id IS NOT NULL;
+                    CREATE INDEX messages_streaming ON messages(status) WHERE status = 'streaming';
+                    """)
         }
         migrator.registerMigration("v2: shares") { db in
             // A share keeps its own copy of the messages; attachments will hang off `share_messages.id`.
-            try db.execute(sql: """
-                CREATE TABLE shares (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    token_hash TEXT NOT NULL UNIQUE,
-                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-                    title TEXT NOT NULL,
-                    model TEXT NOT NULL,
-                    author_name TEXT,
-                    created_at DATETIME NOT NULL,
-                    snapshot_at DATETIME NOT NULL,
-                    expires_at DATETIME,
-                    views INTEGER NOT NULL DEFAULT 0
-                );
-                CREATE INDEX shares_by_owner ON shares(user_id, id);
-                CREATE INDEX shares_by_conversation ON shares(conversation_id);
-                CREATE TABLE share_messages (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    share_id INTEGER NOT NULL REFERENCES shares(id) ON DELETE CASCADE,
-                    position INTEGER NOT NULL,
-                    role TEXT NOT NULL,
-                    content TEXT NOT NULL,
-                    status TEXT NOT NULL,
-                    model TEXT NOT NULL,
-                    created_at DATETIME NOT NULL,
-                    UNIQUE (share_id, position)
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE shares (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        token_hash TEXT NOT NULL UNIQUE,
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                        title TEXT NOT NULL,
+                        model TEXT NOT NULL,
+                        author_name TEXT,
+                        created_at DATETIME NOT NULL,
+                        snapshot_at DATETIME NOT NULL,
+                        expires_at DATETIME,
+                        views INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX shares_by_owner ON shares(user_id, id);
+                    CREATE INDEX shares_by_conversation ON shares(conversation_id);
+                    CREATE TABLE share_messages (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        share_id INTEGER NOT NULL REFERENCES shares(id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL,
+                        role TEXT NOT NULL,
+                        content TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        model TEXT NOT NULL,
+                        created_at DATETIME NOT NULL,
+                        UNIQUE (share_id, position)
+                    );
+                    """)
         }
         migrator.registerMigration("v3: search, pins and archive") { db in
             // Full-text indexes over message text and conversation titles, kept in sync by triggers. A reply is
             // indexed once it stops streaming, so the partial text saved every second is never re-indexed.
-            try db.execute(sql: """
-                ALTER TABLE conversations ADD COLUMN pinned BOOLEAN NOT NULL DEFAULT 0;
-                ALTER TABLE conversations ADD COLUMN archived BOOLEAN NOT NULL DEFAULT 0;
-                DROP INDEX conversations_by_activity;
-                CREATE INDEX conversations_by_list_order ON conversations(user_id, archived, pinned, updated_at, id);
+            try db.execute(
+                sql: """
+                    ALTER TABLE conversations ADD COLUMN pinned BOOLEAN NOT NULL DEFAULT 0;
+                    ALTER TABLE conversations ADD COLUMN archived BOOLEAN NOT NULL DEFAULT 0;
+                    DROP INDEX conversations_by_activity;
+                    CREATE INDEX conversations_by_list_order ON conversations(user_id, archived, pinned, updated_at, id);
 
-                CREATE VIRTUAL TABLE messages_fts USING fts5(
-                    content, content = 'messages', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
-                CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.status != 'streaming' BEGIN
-                    INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
-                END;
-                CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.status != 'streaming' BEGIN
-                    INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
-                END;
-                CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status ON messages
-                WHEN old.status != 'streaming' OR new.status != 'streaming' BEGIN
-                    INSERT INTO messages_fts (messages_fts, rowid, content)
-                        SELECT 'delete', old.id, old.content WHERE old.status != 'streaming';
-                    INSERT INTO messages_fts (rowid, content) SELECT new.id, new.content WHERE new.status != 'streaming';
-                END;
-                INSERT INTO messages_fts (rowid, content) SELECT id, content FROM messages WHERE status != 'streaming';
+                    CREATE VIRTUAL TABLE messages_fts USING fts5(
+                        content, content = 'messages', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
+                    CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.status != 'streaming' BEGIN
+                        INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+                    END;
+                    CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.status != 'streaming' BEGIN
+                        INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+                    END;
+                    CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status ON messages
+                    WHEN old.status != 'streaming' OR new.status != 'streaming' BEGIN
+                        INSERT INTO messages_fts (messages_fts, rowid, content)
+                            SELECT 'delete', old.id, old.content WHERE old.status != 'streaming';
+                        INSERT INTO messages_fts (rowid, content) SELECT new.id, new.content WHERE new.status != 'streaming';
+                    END;
+                    INSERT INTO messages_fts (rowid, content) SELECT id, content FROM messages WHERE status != 'streaming';
 
-                CREATE VIRTUAL TABLE conversations_fts USING fts5(
-                    title, content = 'conversations', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
-                CREATE TRIGGER conversations_fts_insert AFTER INSERT ON conversations BEGIN
-                    INSERT INTO conversations_fts (rowid, title) VALUES (new.id, new.title);
-                END;
-                CREATE TRIGGER conversations_fts_delete AFTER DELETE ON conversations BEGIN
-                    INSERT INTO conversations_fts (conversations_fts, rowid, title) VALUES ('delete', old.id, old.title);
-                END;
-                CREATE TRIGGER conversations_fts_update AFTER UPDATE OF title ON conversations BEGIN
-                    INSERT INTO conversations_fts (conversations_fts, rowid, title) VALUES ('delete', old.id, old.title);
-                    INSERT INTO conversations_fts (rowid, title) VALUES (new.id, new.title);
-                END;
-                INSERT INTO conversations_fts (rowid, title) SELECT id, title FROM conversations;
-                """)
+                    CREATE VIRTUAL TABLE conversations_fts USING fts5(
+                        title, content = 'conversations', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
+                    CREATE TRIGGER conversations_fts_insert AFTER INSERT ON conversations BEGIN
+                        INSERT INTO conversations_fts (rowid, title) VALUES (new.id, new.title);
+                    END;
+                    CREATE TRIGGER conversations_fts_delete AFTER DELETE ON conversations BEGIN
+                        INSERT INTO conversations_fts (conversations_fts, rowid, title) VALUES ('delete', old.id, old.title);
+                    END;
+                    CREATE TRIGGER conversations_fts_update AFTER UPDATE OF title ON conversations BEGIN
+                        INSERT INTO conversations_fts (conversations_fts, rowid, title) VALUES ('delete', old.id, old.title);
+                        INSERT INTO conversations_fts (rowid, title) VALUES (new.id, new.title);
+                    END;
+                    INSERT INTO conversations_fts (rowid, title) SELECT id, title FROM conversations;
+                    """)
         }
         migrator.registerMigration("v4: usage accounting") { db in
             // Money is integer micro-dollars. A reply records the price version it was charged at, and the same
             // transaction adds it to `usage_daily`, which the dashboard and budget checks read instead of messages.
             // The rollup keeps the spend of deleted users (no foreign key). Usage is counted from this version on.
-            try db.execute(sql: """
-                CREATE TABLE model_prices (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    model_id TEXT NOT NULL,
-                    input INTEGER NOT NULL,
-                    cached_input INTEGER NOT NULL,
-                    output INTEGER NOT NULL,
-                    effective_from DATETIME NOT NULL
-                );
-                CREATE INDEX model_prices_by_model ON model_prices(model_id, effective_from, id);
+            try db.execute(
+                sql: """
+                    CREATE TABLE model_prices (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        model_id TEXT NOT NULL,
+                        input INTEGER NOT NULL,
+                        cached_input INTEGER NOT NULL,
+                        output INTEGER NOT NULL,
+                        effective_from DATETIME NOT NULL
+                    );
+                    CREATE INDEX model_prices_by_model ON model_prices(model_id, effective_from, id);
 
-                ALTER TABLE messages ADD COLUMN provider TEXT;
-                ALTER TABLE messages ADD COLUMN cached_prompt_tokens INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE messages ADD COLUMN cost_micros INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE messages ADD COLUMN price_version_id INTEGER REFERENCES model_prices(id);
-                UPDATE messages SET cost_micros = CAST(round(cost_usd * 1000000) AS INTEGER) WHERE cost_usd != 0;
-                ALTER TABLE messages DROP COLUMN cost_usd;
+                    ALTER TABLE messages ADD COLUMN provider TEXT;
+                    ALTER TABLE messages ADD COLUMN cached_prompt_tokens INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE messages ADD COLUMN cost_micros INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE messages ADD COLUMN price_version_id INTEGER REFERENCES model_prices(id);
+                    UPDATE messages SET cost_micros = CAST(round(cost_usd * 1000000) AS INTEGER) WHERE cost_usd != 0;
+                    ALTER TABLE messages DROP COLUMN cost_usd;
 
-                CREATE TABLE usage_daily (
-                    day TEXT NOT NULL,
-                    user_id INTEGER NOT NULL,
-                    model TEXT NOT NULL,
-                    requests INTEGER NOT NULL,
-                    input_tokens INTEGER NOT NULL,
-                    cached_input_tokens INTEGER NOT NULL,
-                    output_tokens INTEGER NOT NULL,
-                    cost_micros INTEGER NOT NULL,
-                    PRIMARY KEY (day, user_id, model)
-                ) WITHOUT ROWID;
-                -- Covers the budget check and each user's spend (index only); the next one covers the dashboard's
-                -- spend per day and model, read in order without a sort.
-                CREATE INDEX usage_daily_by_user ON usage_daily(user_id, day, cost_micros);
-                CREATE INDEX usage_daily_by_day_model ON usage_daily(day, model, requests, input_tokens, cached_input_tokens,
-                                                                     output_tokens, cost_micros);
+                    CREATE TABLE usage_daily (
+                        day TEXT NOT NULL,
+                        user_id INTEGER NOT NULL,
+                        model TEXT NOT NULL,
+                        requests INTEGER NOT NULL,
+                        input_tokens INTEGER NOT NULL,
+                        cached_input_tokens INTEGER NOT NULL,
+                        output_tokens INTEGER NOT NULL,
+                        cost_micros INTEGER NOT NULL,
+                        PRIMARY KEY (day, user_id, model)
+                    ) WITHOUT ROWID;
+                    -- Covers the budget check and each user's spend (index only); the next one covers the dashboard's
+                    -- spend per day and model, read in order without a sort.
+                    CREATE INDEX usage_daily_by_user ON usage_daily(user_id, day, cost_micros);
+                    CREATE INDEX usage_daily_by_day_model ON usage_daily(day, model, requests, input_tokens, cached_input_tokens,
+                                                                         output_tokens, cost_micros);
 
-                ALTER TABLE users ADD COLUMN monthly_budget_micros INTEGER;
-                """)
+                    ALTER TABLE users ADD COLUMN monthly_budget_micros INTEGER;
+                    """)
         }
         migrator.registerMigration("v5: attachments") { db in
             // Images live in the database like everything else. An attachment belongs to one message and goes with it
             // (deleting a conversation or regenerating a reply deletes its images); `conversation_id` is the lookup key
             // of a page of messages. A share's snapshot points at the attachments its messages showed.
-            try db.execute(sql: """
-                CREATE TABLE attachments (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-                    message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
-                    position INTEGER NOT NULL,
-                    content_type TEXT NOT NULL,
-                    file_name TEXT NOT NULL,
-                    byte_count INTEGER NOT NULL,
-                    width INTEGER NOT NULL,
-                    height INTEGER NOT NULL,
-                    digest TEXT NOT NULL,
-                    data BLOB NOT NULL,
-                    created_at DATETIME NOT NULL,
-                    UNIQUE (message_id, position)
-                );
-                CREATE INDEX attachments_by_conversation ON attachments(conversation_id, message_id);
-                CREATE TABLE share_attachments (
-                    share_message_id INTEGER NOT NULL REFERENCES share_messages(id) ON DELETE CASCADE,
-                    attachment_id INTEGER NOT NULL REFERENCES attachments(id) ON DELETE CASCADE,
-                    position INTEGER NOT NULL,
-                    PRIMARY KEY (share_message_id, position)
-                );
-                CREATE INDEX share_attachments_by_attachment ON share_attachments(attachment_id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE attachments (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                        message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL,
+                        content_type TEXT NOT NULL,
+                        file_name TEXT NOT NULL,
+                        byte_count INTEGER NOT NULL,
+                        width INTEGER NOT NULL,
+                        height INTEGER NOT NULL,
+                        digest TEXT NOT NULL,
+                        data BLOB NOT NULL,
+                        created_at DATETIME NOT NULL,
+                        UNIQUE (message_id, position)
+                    );
+                    CREATE INDEX attachments_by_conversation ON attachments(conversation_id, message_id);
+                    CREATE TABLE share_attachments (
+                        share_message_id INTEGER NOT NULL REFERENCES share_messages(id) ON DELETE CASCADE,
+                        attachment_id INTEGER NOT NULL REFERENCES attachments(id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL,
+                        PRIMARY KEY (share_message_id, position)
+                    );
+                    CREATE INDEX share_attachments_by_attachment ON share_attachments(attachment_id);
+                    """)
         }
         migrator.registerMigration("v6: questions indexed with their replies") { db in
             // FTS5 writes a new index segment at every commit that indexes something, and that was about half of a
             // send's page writes: one segment for the question, when it was written, and one for the reply. A question
             // is now held out of the index (`search_held`) until its reply ends, and both are indexed in that commit.
-            try db.execute(sql: """
-                ALTER TABLE messages ADD COLUMN search_held BOOLEAN NOT NULL DEFAULT 0;
-                DROP TRIGGER messages_fts_insert;
-                DROP TRIGGER messages_fts_delete;
-                DROP TRIGGER messages_fts_update;
-                CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages
-                WHEN new.status != 'streaming' AND NOT new.search_held BEGIN
-                    INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
-                END;
-                CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
-                WHEN old.status != 'streaming' AND NOT old.search_held BEGIN
-                    INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
-                END;
-                CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status, search_held ON messages
-                WHEN (old.status != 'streaming' AND NOT old.search_held) OR (new.status != 'streaming' AND NOT new.search_held) BEGIN
-                    INSERT INTO messages_fts (messages_fts, rowid, content)
-                        SELECT 'delete', old.id, old.content WHERE old.status != 'streaming' AND NOT old.search_held;
-                    INSERT INTO messages_fts (rowid, content)
-                        SELECT new.id, new.content WHERE new.status != 'streaming' AND NOT new.search_held;
-                END;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE messages ADD COLUMN search_held BOOLEAN NOT NULL DEFAULT 0;
+                    DROP TRIGGER messages_fts_insert;
+                    DROP TRIGGER messages_fts_delete;
+                    DROP TRIGGER messages_fts_update;
+                    CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages
+                    WHEN new.status != 'streaming' AND NOT new.search_held BEGIN
+                        INSERT INTO messages_fts (rowid, content) VALUES (new.id, new.content);
+                    END;
+                    CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages
+                    WHEN old.status != 'streaming' AND NOT old.search_held BEGIN
+                        INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+                    END;
+                    CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status, search_held ON messages
+                    WHEN (old.status != 'streaming' AND NOT old.search_held) OR (new.status != 'streaming' AND NOT new.search_held) BEGIN
+                        INSERT INTO messages_fts (messages_fts, rowid, content)
+                            SELECT 'delete', old.id, old.content WHERE old.status != 'streaming' AND NOT old.search_held;
+                        INSERT INTO messages_fts (rowid, content)
+                            SELECT new.id, new.content WHERE new.status != 'streaming' AND NOT new.search_held;
+                    END;
+                    """)
         }
         migrator.registerMigration("v7: image bytes held once, and each user's stored bytes") { db in
             // An image's bytes move to `attachment_data`, which attachments point at: a fork of a share references the
             // sharer's bytes instead of copying them, and the bytes go when the last attachment pointing at them does.
             // `attachments_by_user` sums a user's stored image bytes (the storage quota) from the index alone.
-            try db.execute(sql: """
-                CREATE TABLE attachment_data (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
-                INSERT INTO attachment_data (id, data) SELECT id, data FROM attachments;
-                ALTER TABLE attachments ADD COLUMN data_id INTEGER REFERENCES attachment_data(id);
-                UPDATE attachments SET data_id = id;
-                ALTER TABLE attachments DROP COLUMN data;
-                CREATE INDEX attachments_by_data ON attachments(data_id);
-                CREATE INDEX attachments_by_user ON attachments(user_id, byte_count);
-                CREATE TRIGGER attachments_release_data AFTER DELETE ON attachments BEGIN
-                    DELETE FROM attachment_data WHERE id = old.data_id
-                        AND NOT EXISTS (SELECT 1 FROM attachments WHERE data_id = old.data_id);
-                END;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE attachment_data (id INTEGER PRIMARY KEY, data BLOB NOT NULL);
+                    INSERT INTO attachment_data (id, data) SELECT id, data FROM attachments;
+                    ALTER TABLE attachments ADD COLUMN data_id INTEGER REFERENCES attachment_data(id);
+                    UPDATE attachments SET data_id = id;
+                    ALTER TABLE attachments DROP COLUMN data;
+                    CREATE INDEX attachments_by_data ON attachments(data_id);
+                    CREATE INDEX attachments_by_user ON attachments(user_id, byte_count);
+                    CREATE TRIGGER attachments_release_data AFTER DELETE ON attachments BEGIN
+                        DELETE FROM attachment_data WHERE id = old.data_id
+                            AND NOT EXISTS (SELECT 1 FROM attachments WHERE data_id = old.data_id);
+                    END;
+                    """)
             // `stored_bytes`, kept by triggers, is what the storage quota counts: the bytes of a user's images and of
             // their messages' text once written (a streaming reply counts when it ends, so its progress saves cost
             // nothing here). A deleted conversation's text is taken off before its messages go: the cascade that
             // deletes them runs after the conversation row, when the messages' trigger can no longer find its owner.
-            try db.execute(sql: """
-                ALTER TABLE users ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE users ADD COLUMN storage_quota_bytes INTEGER;
-                UPDATE users SET stored_bytes =
-                    COALESCE((SELECT SUM(length(CAST(m.content AS BLOB))) FROM messages m JOIN conversations c ON c.id = m.conversation_id
-                              WHERE c.user_id = users.id AND m.status != 'streaming'), 0)
-                    + COALESCE((SELECT SUM(byte_count) FROM attachments WHERE user_id = users.id), 0);
-                CREATE TRIGGER messages_stored_insert AFTER INSERT ON messages WHEN new.status != 'streaming' BEGIN
-                    UPDATE users SET stored_bytes = stored_bytes + length(CAST(new.content AS BLOB))
-                    WHERE id = (SELECT user_id FROM conversations WHERE id = new.conversation_id);
-                END;
-                CREATE TRIGGER messages_stored_update AFTER UPDATE OF content, status ON messages
-                WHEN old.status != 'streaming' OR new.status != 'streaming' BEGIN
-                    UPDATE users SET stored_bytes = stored_bytes
-                        - (CASE WHEN old.status != 'streaming' THEN length(CAST(old.content AS BLOB)) ELSE 0 END)
-                        + (CASE WHEN new.status != 'streaming' THEN length(CAST(new.content AS BLOB)) ELSE 0 END)
-                    WHERE id = (SELECT user_id FROM conversations WHERE id = new.conversation_id);
-                END;
-                CREATE TRIGGER messages_stored_delete AFTER DELETE ON messages WHEN old.status != 'streaming' BEGIN
-                    UPDATE users SET stored_bytes = stored_bytes - length(CAST(old.content AS BLOB))
-                    WHERE id = (SELECT user_id FROM conversations WHERE id = old.conversation_id);
-                END;
-                CREATE TRIGGER conversations_stored_delete BEFORE DELETE ON conversations BEGIN
-                    UPDATE users SET stored_bytes = stored_bytes - COALESCE((SELECT SUM(length(CAST(content AS BLOB)))
-                        FROM messages WHERE conversation_id = old.id AND status != 'streaming'), 0)
-                    WHERE id = old.user_id;
-                END;
-                CREATE TRIGGER attachments_stored_insert AFTER INSERT ON attachments BEGIN
-                    UPDATE users SET stored_bytes = stored_bytes + new.byte_count WHERE id = new.user_id;
-                END;
-                CREATE TRIGGER attachments_stored_delete AFTER DELETE ON attachments BEGIN
-                    UPDATE users SET stored_bytes = stored_bytes - old.byte_count WHERE id = old.user_id;
-                END;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE users ADD COLUMN storage_quota_bytes INTEGER;
+                    UPDATE users SET stored_bytes =
+                        COALESCE((SELECT SUM(length(CAST(m.content AS BLOB))) FROM messages m JOIN conversations c ON c.id = m.conversation_id
+                                  WHERE c.user_id = users.id AND m.status != 'streaming'), 0)
+                        + COALESCE((SELECT SUM(byte_count) FROM attachments WHERE user_id = users.id), 0);
+                    CREATE TRIGGER messages_stored_insert AFTER INSERT ON messages WHEN new.status != 'streaming' BEGIN
+                        UPDATE users SET stored_bytes = stored_bytes + length(CAST(new.content AS BLOB))
+                        WHERE id = (SELECT user_id FROM conversations WHERE id = new.conversation_id);
+                    END;
+                    CREATE TRIGGER messages_stored_update AFTER UPDATE OF content, status ON messages
+                    WHEN old.status != 'streaming' OR new.status != 'streaming' BEGIN
+                        UPDATE users SET stored_bytes = stored_bytes
+                            - (CASE WHEN old.status != 'streaming' THEN length(CAST(old.content AS BLOB)) ELSE 0 END)
+                            + (CASE WHEN new.status != 'streaming' THEN length(CAST(new.content AS BLOB)) ELSE 0 END)
+                        WHERE id = (SELECT user_id FROM conversations WHERE id = new.conversation_id);
+                    END;
+                    CREATE TRIGGER messages_stored_delete AFTER DELETE ON messages WHEN old.status != 'streaming' BEGIN
+                        UPDATE users SET stored_bytes = stored_bytes - length(CAST(old.content AS BLOB))
+                        WHERE id = (SELECT user_id FROM conversations WHERE id = old.conversation_id);
+                    END;
+                    CREATE TRIGGER conversations_stored_delete BEFORE DELETE ON conversations BEGIN
+                        UPDATE users SET stored_bytes = stored_bytes - COALESCE((SELECT SUM(length(CAST(content AS BLOB)))
+                            FROM messages WHERE conversation_id = old.id AND status != 'streaming'), 0)
+                        WHERE id = old.user_id;
+                    END;
+                    CREATE TRIGGER attachments_stored_insert AFTER INSERT ON attachments BEGIN
+                        UPDATE users SET stored_bytes = stored_bytes + new.byte_count WHERE id = new.user_id;
+                    END;
+                    CREATE TRIGGER attachments_stored_delete AFTER DELETE ON attachments BEGIN
+                        UPDATE users SET stored_bytes = stored_bytes - old.byte_count WHERE id = old.user_id;
+                    END;
+                    """)
         }
         migrator.registerMigration("v8: the estimated part of usage, and titles' usage") { db in
             // Replies whose provider reported no usage are charged an estimate; the rollup keeps how much of each day's
             // tokens and cost that is, counted from the replies still stored (their day is the day their reply ended).
             // A title request's usage counts in the rollup (marked as titles') and in its conversation's cost.
-            try db.execute(sql: """
-                ALTER TABLE usage_daily ADD COLUMN estimated_tokens INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE usage_daily ADD COLUMN estimated_cost_micros INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE usage_daily ADD COLUMN title_tokens INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE usage_daily ADD COLUMN title_cost_micros INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE conversations ADD COLUMN title_cost_micros INTEGER NOT NULL DEFAULT 0;
-                UPDATE usage_daily SET estimated_tokens = e.tokens, estimated_cost_micros = e.cost FROM (
-                    SELECT substr(m.updated_at, 1, 10) AS day, c.user_id, m.model,
-                           SUM(m.prompt_tokens + m.completion_tokens) AS tokens, SUM(m.cost_micros) AS cost
-                    FROM messages m JOIN conversations c ON c.id = m.conversation_id
-                    WHERE m.usage_estimated AND m.price_version_id IS NOT NULL
-                    GROUP BY 1, 2, 3) AS e
-                WHERE e.day = usage_daily.day AND e.user_id = usage_daily.user_id AND e.model = usage_daily.model;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE usage_daily ADD COLUMN estimated_tokens INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE usage_daily ADD COLUMN estimated_cost_micros INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE usage_daily ADD COLUMN title_tokens INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE usage_daily ADD COLUMN title_cost_micros INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE conversations ADD COLUMN title_cost_micros INTEGER NOT NULL DEFAULT 0;
+                    UPDATE usage_daily SET estimated_tokens = e.tokens, estimated_cost_micros = e.cost FROM (
+                        SELECT substr(m.updated_at, 1, 10) AS day, c.user_id, m.model,
+                               SUM(m.prompt_tokens + m.completion_tokens) AS tokens, SUM(m.cost_micros) AS cost
+                        FROM messages m JOIN conversations c ON c.id = m.conversation_id
+                        WHERE m.usage_estimated AND m.price_version_id IS NOT NULL
+                        GROUP BY 1, 2, 3) AS e
+                    WHERE e.day = usage_daily.day AND e.user_id = usage_daily.user_id AND e.model = usage_daily.model;
+                    """)
         }
         return migrator
     }

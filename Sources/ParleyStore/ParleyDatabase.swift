@@ -31,8 +31,10 @@ public struct ParleyDatabase: Sendable {
             let checkpointer = try WALCheckpointer(path: path)
             try pool.writeWithoutTransaction { try checkpointer.attach(to: $0) }
             self.checkpointer = checkpointer
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL
-                    || (error.resultCode == .SQLITE_IOERR && Self.hasNoFreeSpace(directory)) {
+        } catch let error as DatabaseError
+            where error.resultCode == .SQLITE_FULL
+            || (error.resultCode == .SQLITE_IOERR && Self.hasNoFreeSpace(directory))
+        {
             // A full disk fails the open as SQLITE_FULL, or as an I/O error when the shared-memory file cannot grow.
             throw StoreError.diskFull
         } catch {

@@ -6,24 +6,30 @@ import ParleyCore
 enum PriceVersions {
     /// The version of `modelID` in force at `moment`: the latest that took effect by then.
     static func current(_ db: Database, modelID: String, at moment: Date) throws -> PriceVersion? {
-        try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT * FROM model_prices WHERE model_id = ? AND effective_from <= ? ORDER BY effective_from DESC, id DESC LIMIT 1
-            """), arguments: [modelID, StoredDate(moment)]).map(PriceVersion.init(row:))
+        try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT * FROM model_prices WHERE model_id = ? AND effective_from <= ? ORDER BY effective_from DESC, id DESC LIMIT 1
+                    """), arguments: [modelID, StoredDate(moment)]
+        ).map(PriceVersion.init(row:))
     }
 
     /// Adds a version of `modelID` taking effect at `moment`.
     static func insert(_ db: Database, modelID: String, rates: TokenRates, at moment: Date) throws -> PriceVersion {
-        try db.cachedStatement(sql: """
-            INSERT INTO model_prices (model_id, input, cached_input, output, effective_from) VALUES (?, ?, ?, ?, ?)
-            """).execute(arguments: [modelID, rates.input, rates.cachedInput, rates.output, StoredDate(moment)])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO model_prices (model_id, input, cached_input, output, effective_from) VALUES (?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [modelID, rates.input, rates.cachedInput, rates.output, StoredDate(moment)])
         return PriceVersion(id: db.lastInsertedRowID, modelID: modelID, rates: rates, effectiveFrom: moment)
     }
 }
 
 extension PriceVersion {
     init(row: Row) {
-        self.init(id: row["id"], modelID: row["model_id"],
-                  rates: TokenRates(input: row["input"], cachedInput: row["cached_input"], output: row["output"]),
-                  effectiveFrom: row.date("effective_from"))
+        self.init(
+            id: row["id"], modelID: row["model_id"],
+            rates: TokenRates(input: row["input"], cachedInput: row["cached_input"], output: row["output"]),
+            effectiveFrom: row.date("effective_from"))
     }
 }

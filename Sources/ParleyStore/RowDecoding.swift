@@ -5,24 +5,28 @@ import ParleyCore
 /// Builds the core's values from database rows, in one place.
 extension User {
     init(row: Row) {
-        self.init(id: row["id"], email: row["email"], passwordHash: row["password_hash"], isAdmin: row["is_admin"],
-                  isDisabled: row["is_disabled"], createdAt: row.date("created_at"))
+        self.init(
+            id: row["id"], email: row["email"], passwordHash: row["password_hash"], isAdmin: row["is_admin"],
+            isDisabled: row["is_disabled"], createdAt: row.date("created_at"))
     }
 }
 
 extension Conversation {
     init(row: Row) {
-        self.init(id: row["id"], userID: row["user_id"], title: row["title"], model: row["model"],
-                  systemPrompt: row["system_prompt"], createdAt: row.date("created_at"), updatedAt: row.date("updated_at"),
-                  pinned: row["pinned"], archived: row["archived"])
+        self.init(
+            id: row["id"], userID: row["user_id"], title: row["title"], model: row["model"],
+            systemPrompt: row["system_prompt"], createdAt: row.date("created_at"), updatedAt: row.date("updated_at"),
+            pinned: row["pinned"], archived: row["archived"])
     }
 }
 
 extension Message {
     /// The columns `init(row:)` reads, in the order it reads them.
-    private static let columnNames = ["id", "conversation_id", "role", "content", "status", "model", "request_id", "parent_id",
-                                      "prompt_tokens", "cached_prompt_tokens", "completion_tokens", "cost_micros",
-                                      "usage_estimated", "error_code", "error_message", "created_at"]
+    private static let columnNames = [
+        "id", "conversation_id", "role", "content", "status", "model", "request_id", "parent_id",
+        "prompt_tokens", "cached_prompt_tokens", "completion_tokens", "cost_micros",
+        "usage_estimated", "error_code", "error_message", "created_at",
+    ]
 
     /// The select list for `init(row:)`, qualified by `table` (a table name or alias).
     static func columns(of table: String = "messages") -> String {
@@ -33,11 +37,13 @@ extension Message {
     /// lowercased names, which was a tenth of the time of a 1,000-message page.
     init(row: Row) {
         let failure: FailureReason? = (row[13] as String?).map { FailureReason(code: $0, message: row[14] ?? "") }
-        self.init(id: row[0], conversationID: row[1], role: MessageRole(rawValue: row[2]) ?? .user, content: row[3],
-                  status: MessageStatus(rawValue: row[4]) ?? .error, model: row[5], requestID: row[6], parentID: row[7],
-                  usage: Usage(promptTokens: row[8], cachedPromptTokens: row[9], completionTokens: row[10], costMicros: row[11],
-                               estimated: row[12]),
-                  failure: failure, createdAt: row.date(15))
+        self.init(
+            id: row[0], conversationID: row[1], role: MessageRole(rawValue: row[2]) ?? .user, content: row[3],
+            status: MessageStatus(rawValue: row[4]) ?? .error, model: row[5], requestID: row[6], parentID: row[7],
+            usage: Usage(
+                promptTokens: row[8], cachedPromptTokens: row[9], completionTokens: row[10], costMicros: row[11],
+                estimated: row[12]),
+            failure: failure, createdAt: row.date(15))
     }
 }
 
@@ -55,18 +61,20 @@ func page<Item>(_ rows: [Row], limit: Int, _ make: (Row) -> Item) -> Page<Item> 
 
 extension Share {
     init(row: Row) {
-        self.init(id: row["id"], userID: row["user_id"], conversationID: row["conversation_id"], title: row["title"],
-                  model: row["model"], authorName: row["author_name"], createdAt: row.date("created_at"),
-                  snapshotAt: row.date("snapshot_at"), expiresAt: row.optionalDate("expires_at"), views: row["views"])
+        self.init(
+            id: row["id"], userID: row["user_id"], conversationID: row["conversation_id"], title: row["title"],
+            model: row["model"], authorName: row["author_name"], createdAt: row.date("created_at"),
+            snapshotAt: row.date("snapshot_at"), expiresAt: row.optionalDate("expires_at"), views: row["views"])
     }
 }
 
 extension Message {
     /// A snapshot message of a share (a `share_messages` row joined with its share's `conversation_id`).
     init(sharedRow row: Row) {
-        self.init(id: row["id"], conversationID: row["conversation_id"],
-                  role: MessageRole(rawValue: row["role"]) ?? .user, content: row["content"],
-                  status: MessageStatus(rawValue: row["status"]) ?? .complete, model: row["model"],
-                  createdAt: row.date("created_at"))
+        self.init(
+            id: row["id"], conversationID: row["conversation_id"],
+            role: MessageRole(rawValue: row["role"]) ?? .user, content: row["content"],
+            status: MessageStatus(rawValue: row["status"]) ?? .complete, model: row["model"],
+            createdAt: row.date("created_at"))
     }
 }

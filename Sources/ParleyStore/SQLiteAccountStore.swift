@@ -14,10 +14,15 @@ public struct SQLiteAccountStore: AccountStore {
     }
 
     public func createUser(email: String, passwordHash: String, isAdmin: Bool) async throws(StoreError) -> User {
-        try await perform { try await writer.write { db in try insertUser(db, email: email, passwordHash: passwordHash, isAdmin: isAdmin) } }
+        try await perform {
+            try await writer.write { db in
+                try insertUser(db, email: email, passwordHash: passwordHash, isAdmin: isAdmin)
+            }
+        }
     }
 
-    public func signUp(email: String, passwordHash: String, allowWhenUsersExist: Bool) async throws(StoreError) -> User {
+    public func signUp(email: String, passwordHash: String, allowWhenUsersExist: Bool) async throws(StoreError) -> User
+    {
         try await perform {
             try await writer.write { db in
                 let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM users")) ?? 0
@@ -28,17 +33,26 @@ public struct SQLiteAccountStore: AccountStore {
     }
 
     public func hasUsers() async throws(StoreError) -> Bool {
-        try await perform { try pool.lookup { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM users)") ?? false } }
+        try await perform {
+            try pool.lookup { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM users)") ?? false }
+        }
     }
 
     public func user(email: String) async throws(StoreError) -> User? {
-        try await perform { try pool.lookup { db in try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE email = ?"), arguments: [email]).map(User.init(row:)) } }
+        try await perform {
+            try pool.lookup { db in
+                try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE email = ?"), arguments: [email])
+                    .map(User.init(row:))
+            }
+        }
     }
 
     public func createSession(_ session: Session) async throws(StoreError) {
         try await perform {
             try await writer.write { db in
-                try db.cachedStatement(sql: "INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)").execute(arguments: [session.id, session.userID, StoredDate.now, StoredDate(session.expiresAt)])
+                try db.cachedStatement(
+                    sql: "INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)"
+                ).execute(arguments: [session.id, session.userID, StoredDate.now, StoredDate(session.expiresAt)])
             }
         }
     }
@@ -46,31 +60,45 @@ public struct SQLiteAccountStore: AccountStore {
     public func session(id: String, now: Date) async throws(StoreError) -> ActiveSession? {
         try await perform {
             try pool.lookup { db in
-                try Row.fetchOne(db.cachedStatement(sql: """
-                    SELECT users.*, sessions.expires_at AS session_expires_at FROM sessions
-                    JOIN users ON users.id = sessions.user_id
-                    WHERE sessions.id = ? AND sessions.expires_at > ?
-                    """), arguments: [id, StoredDate(now)]).map { row in
+                try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT users.*, sessions.expires_at AS session_expires_at FROM sessions
+                            JOIN users ON users.id = sessions.user_id
+                            WHERE sessions.id = ? AND sessions.expires_at > ?
+                            """), arguments: [id, StoredDate(now)]
+                ).map { row in
                     let user = User(row: row)
-                    return ActiveSession(session: Session(id: id, userID: user.id, expiresAt: row.date("session_expires_at")), user: user)
+                    return ActiveSession(
+                        session: Session(id: id, userID: user.id, expiresAt: row.date("session_expires_at")), user: user
+                    )
                 }
             }
         }
     }
 
     public func deleteSession(id: String) async throws(StoreError) {
-        try await perform { try await writer.write { db in try db.cachedStatement(sql: "DELETE FROM sessions WHERE id = ?").execute(arguments: [id]) } }
+        try await perform {
+            try await writer.write { db in
+                try db.cachedStatement(sql: "DELETE FROM sessions WHERE id = ?").execute(arguments: [id])
+            }
+        }
     }
 
     public func deleteSessions(userID: UserID) async throws(StoreError) {
-        try await perform { try await writer.write { db in try db.cachedStatement(sql: "DELETE FROM sessions WHERE user_id = ?").execute(arguments: [userID]) } }
+        try await perform {
+            try await writer.write { db in
+                try db.cachedStatement(sql: "DELETE FROM sessions WHERE user_id = ?").execute(arguments: [userID])
+            }
+        }
     }
 
     public func deleteUser(id: UserID) async throws(StoreError) -> [ConversationID] {
         try await perform {
             try await writer.write { db in
-                let conversations = try ConversationID.fetchAll(db.cachedStatement(sql: "SELECT id FROM conversations WHERE user_id = ?"),
-                                                                arguments: [id])
+                let conversations = try ConversationID.fetchAll(
+                    db.cachedStatement(sql: "SELECT id FROM conversations WHERE user_id = ?"),
+                    arguments: [id])
                 try db.cachedStatement(sql: "DELETE FROM users WHERE id = ?").execute(arguments: [id])
                 if db.changesCount == 0 { throw StoreError.notFound }
                 return conversations
@@ -78,19 +106,26 @@ public struct SQLiteAccountStore: AccountStore {
         }
     }
 
-    public func setting(_ key: String, orInsert makeValue: @escaping @Sendable () -> String) async throws(StoreError) -> String {
+    public func setting(_ key: String, orInsert makeValue: @escaping @Sendable () -> String) async throws(StoreError)
+        -> String
+    {
         try await perform {
             try await writer.write { db in
-                try db.cachedStatement(sql: "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)").execute(arguments: [key, makeValue()])
-                return try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM settings WHERE key = ?"), arguments: [key]) ?? ""
+                try db.cachedStatement(sql: "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)").execute(
+                    arguments: [key, makeValue()])
+                return try String.fetchOne(
+                    db.cachedStatement(sql: "SELECT value FROM settings WHERE key = ?"), arguments: [key]) ?? ""
             }
         }
     }
 
     private func insertUser(_ db: Database, email: String, passwordHash: String, isAdmin: Bool) throws -> User {
         let now = StoredDate.now
-        try db.cachedStatement(sql: "INSERT INTO users (email, password_hash, is_admin, created_at) VALUES (?, ?, ?, ?)").execute(arguments: [email, passwordHash, isAdmin, now])
-        return User(id: db.lastInsertedRowID, email: email, passwordHash: passwordHash, isAdmin: isAdmin, isDisabled: false,
-                    createdAt: now.date)
+        try db.cachedStatement(
+            sql: "INSERT INTO users (email, password_hash, is_admin, created_at) VALUES (?, ?, ?, ?)"
+        ).execute(arguments: [email, passwordHash, isAdmin, now])
+        return User(
+            id: db.lastInsertedRowID, email: email, passwordHash: passwordHash, isAdmin: isAdmin, isDisabled: false,
+            createdAt: now.date)
     }
 }

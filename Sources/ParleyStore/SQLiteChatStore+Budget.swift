@@ -3,6 +3,8 @@ import ParleyCore
 
 extension SQLiteChatStore {
     public func budgetStatus(userID: UserID) async throws(StoreError) -> BudgetStatus {
-        try await perform { try pool.lookup { db in try BudgetLedger.status(db, userID: userID, today: UsageDay(Date())) } }
+        try await perform {
+            try pool.lookup { db in try BudgetLedger.status(db, userID: userID, today: UsageDay(Date())) }
+        }
     }
 }

@@ -4,26 +4,39 @@ import ParleyCore
 
 /// Whole conversations in and out: the owner's transcripts for export, and imports written in one transaction.
 extension SQLiteChatStore {
-    public func transcripts(userID: UserID, conversationID: ConversationID?) async throws(StoreError) -> [ConversationTranscript] {
+    public func transcripts(userID: UserID, conversationID: ConversationID?) async throws(StoreError)
+        -> [ConversationTranscript]
+    {
         try await perform {
             try await pool.scan { db in
                 let only = conversationID == nil ? "" : " AND c.id = ?"
                 var arguments: StatementArguments = [userID]
                 if let conversationID { arguments += [conversationID] }
-                let conversations = try Row.fetchAll(db, sql: """
-                    SELECT c.* FROM conversations c WHERE c.user_id = ?\(only) ORDER BY c.id
-                    """, arguments: arguments).map(Conversation.init(row:))
-                let messages = try Array(Row.fetchCursor(db, sql: """
-                    SELECT \(Message.columns(of: "m")) FROM messages m JOIN conversations c ON c.id = m.conversation_id
-                    WHERE c.user_id = ?\(only) ORDER BY m.id
-                    """, arguments: arguments).map(Message.init(row:)))
+                let conversations = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT c.* FROM conversations c WHERE c.user_id = ?\(only) ORDER BY c.id
+                        """, arguments: arguments
+                ).map(Conversation.init(row:))
+                let messages = try Array(
+                    Row.fetchCursor(
+                        db,
+                        sql: """
+                            SELECT \(Message.columns(of: "m")) FROM messages m JOIN conversations c ON c.id = m.conversation_id
+                            WHERE c.user_id = ?\(only) ORDER BY m.id
+                            """, arguments: arguments
+                    ).map(Message.init(row:)))
                 let byConversation = Dictionary(grouping: messages, by: \.conversationID)
-                return conversations.map { ConversationTranscript(conversation: $0, messages: byConversation[$0.id] ?? []) }
+                return conversations.map {
+                    ConversationTranscript(conversation: $0, messages: byConversation[$0.id] ?? [])
+                }
             }
         }
     }
 
-    public func importTranscripts(_ transcripts: [ConversationTranscript], userID: UserID) async throws(StoreError) -> [Conversation] {
+    public func importTranscripts(_ transcripts: [ConversationTranscript], userID: UserID) async throws(StoreError)
+        -> [Conversation]
+    {
         try await perform {
             try await writer.write { db in
                 let conversations = try transcripts.map { try insert($0, userID: userID, db) }
@@ -33,21 +46,27 @@ extension SQLiteChatStore {
         }
     }
 
-    /// Inserts one transcript as a new conversation of the user; each assistant message answers the user message before it.
+    /// Inserts one transcript as a new conversation of the user; each assistant message answers the user message before
+    /// it.
     private func insert(_ transcript: ConversationTranscript, userID: UserID, _ db: Database) throws -> Conversation {
         var conversation = transcript.conversation
-        try db.cachedStatement(sql: """
-            INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at, pinned, archived)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [userID, conversation.title, conversation.model, conversation.systemPrompt, conversation.createdAt,
-                             conversation.updatedAt, conversation.pinned, conversation.archived])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at, pinned, archived)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            userID, conversation.title, conversation.model, conversation.systemPrompt, conversation.createdAt,
+            conversation.updatedAt, conversation.pinned, conversation.archived,
+        ])
         conversation.id = db.lastInsertedRowID
         conversation.userID = userID
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO messages (conversation_id, role, content, status, model, parent_id, prompt_tokens, completion_tokens,
-                                  cost_micros, usage_estimated, created_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO messages (conversation_id, role, content, status, model, parent_id, prompt_tokens, completion_tokens,
+                                      cost_micros, usage_estimated, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         var question: MessageID?
         for message in transcript.messages {
             try statement.execute(arguments: [

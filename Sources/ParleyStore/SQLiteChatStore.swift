@@ -13,16 +13,21 @@ public struct SQLiteChatStore: ChatStore {
         writer = database.writer
     }
 
-    public func createConversation(userID: UserID, title: String, model: String, systemPrompt: String) async throws(StoreError) -> Conversation {
+    public func createConversation(userID: UserID, title: String, model: String, systemPrompt: String)
+        async throws(StoreError) -> Conversation
+    {
         try await perform {
             try await writer.write { db in
                 let now = StoredDate.now
-                try db.cachedStatement(sql: """
-                    INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """).execute(arguments: [userID, title, model, systemPrompt, now, now])
-                return Conversation(id: db.lastInsertedRowID, userID: userID, title: title, model: model,
-                                    systemPrompt: systemPrompt, createdAt: now.date, updatedAt: now.date)
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """
+                ).execute(arguments: [userID, title, model, systemPrompt, now, now])
+                return Conversation(
+                    id: db.lastInsertedRowID, userID: userID, title: title, model: model,
+                    systemPrompt: systemPrompt, createdAt: now.date, updatedAt: now.date)
             }
         }
     }
@@ -31,22 +36,28 @@ public struct SQLiteChatStore: ChatStore {
         try await perform { try pool.lookup { db in try ownedConversation(db, id: id, userID: userID) } }
     }
 
-    public func conversations(userID: UserID, before: ConversationID?, limit: Int, archived: Bool) async throws(StoreError) -> Page<Conversation> {
+    public func conversations(userID: UserID, before: ConversationID?, limit: Int, archived: Bool)
+        async throws(StoreError) -> Page<Conversation>
+    {
         try await perform {
             try pool.lookup { db in
                 let rows: [Row]
                 if let before {
-                    rows = try Row.fetchAll(db.cachedStatement(sql: """
-                        SELECT c.* FROM conversations c, conversations cursor
-                        WHERE cursor.id = ? AND cursor.user_id = ? AND c.user_id = ? AND c.archived = ?
-                          AND (c.pinned, c.updated_at, c.id) < (cursor.pinned, cursor.updated_at, cursor.id)
-                        ORDER BY c.pinned DESC, c.updated_at DESC, c.id DESC LIMIT ?
-                        """), arguments: [before, userID, userID, archived, limit + 1])
+                    rows = try Row.fetchAll(
+                        db.cachedStatement(
+                            sql: """
+                                SELECT c.* FROM conversations c, conversations cursor
+                                WHERE cursor.id = ? AND cursor.user_id = ? AND c.user_id = ? AND c.archived = ?
+                                  AND (c.pinned, c.updated_at, c.id) < (cursor.pinned, cursor.updated_at, cursor.id)
+                                ORDER BY c.pinned DESC, c.updated_at DESC, c.id DESC LIMIT ?
+                                """), arguments: [before, userID, userID, archived, limit + 1])
                 } else {
-                    rows = try Row.fetchAll(db.cachedStatement(sql: """
-                        SELECT * FROM conversations WHERE user_id = ? AND archived = ?
-                        ORDER BY pinned DESC, updated_at DESC, id DESC LIMIT ?
-                        """), arguments: [userID, archived, limit + 1])
+                    rows = try Row.fetchAll(
+                        db.cachedStatement(
+                            sql: """
+                                SELECT * FROM conversations WHERE user_id = ? AND archived = ?
+                                ORDER BY pinned DESC, updated_at DESC, id DESC LIMIT ?
+                                """), arguments: [userID, archived, limit + 1])
                 }
                 return page(rows, limit: limit, Conversation.init(row:))
             }
@@ -54,46 +65,62 @@ public struct SQLiteChatStore: ChatStore {
     }
 
     public func renameConversation(id: ConversationID, userID: UserID, title: String) async throws(StoreError) {
-        try await updateOwned(id: id, userID: userID, sql: "UPDATE conversations SET title = ? WHERE id = ? AND user_id = ?",
-                              arguments: [title, id, userID])
+        try await updateOwned(
+            id: id, userID: userID, sql: "UPDATE conversations SET title = ? WHERE id = ? AND user_id = ?",
+            arguments: [title, id, userID])
     }
 
-    public func retitleConversation(id: ConversationID, userID: UserID, from current: String, to title: String) async throws(StoreError) -> Bool {
+    public func retitleConversation(id: ConversationID, userID: UserID, from current: String, to title: String)
+        async throws(StoreError) -> Bool
+    {
         try await perform {
             try await writer.write { db in
-                try db.cachedStatement(sql: "UPDATE conversations SET title = ? WHERE id = ? AND user_id = ? AND title = ?").execute(arguments: [title, id, userID, current])
+                try db.cachedStatement(
+                    sql: "UPDATE conversations SET title = ? WHERE id = ? AND user_id = ? AND title = ?"
+                ).execute(arguments: [title, id, userID, current])
                 return db.changesCount == 1
             }
         }
     }
 
-    public func configureConversation(id: ConversationID, userID: UserID, model: String, systemPrompt: String) async throws(StoreError) {
-        try await updateOwned(id: id, userID: userID,
-                              sql: "UPDATE conversations SET model = ?, system_prompt = ? WHERE id = ? AND user_id = ?",
-                              arguments: [model, systemPrompt, id, userID])
+    public func configureConversation(id: ConversationID, userID: UserID, model: String, systemPrompt: String)
+        async throws(StoreError)
+    {
+        try await updateOwned(
+            id: id, userID: userID,
+            sql: "UPDATE conversations SET model = ?, system_prompt = ? WHERE id = ? AND user_id = ?",
+            arguments: [model, systemPrompt, id, userID])
     }
 
     public func deleteConversation(id: ConversationID, userID: UserID) async throws(StoreError) {
-        try await updateOwned(id: id, userID: userID, sql: "DELETE FROM conversations WHERE id = ? AND user_id = ?",
-                              arguments: [id, userID])
+        try await updateOwned(
+            id: id, userID: userID, sql: "DELETE FROM conversations WHERE id = ? AND user_id = ?",
+            arguments: [id, userID])
     }
 
     public func setPinned(_ pinned: Bool, id: ConversationID, userID: UserID) async throws(StoreError) {
-        try await updateOwned(id: id, userID: userID, sql: "UPDATE conversations SET pinned = ? WHERE id = ? AND user_id = ?",
-                              arguments: [pinned, id, userID])
+        try await updateOwned(
+            id: id, userID: userID, sql: "UPDATE conversations SET pinned = ? WHERE id = ? AND user_id = ?",
+            arguments: [pinned, id, userID])
     }
 
     public func setArchived(_ archived: Bool, id: ConversationID, userID: UserID) async throws(StoreError) {
-        try await updateOwned(id: id, userID: userID, sql: "UPDATE conversations SET archived = ? WHERE id = ? AND user_id = ?",
-                              arguments: [archived, id, userID])
+        try await updateOwned(
+            id: id, userID: userID, sql: "UPDATE conversations SET archived = ? WHERE id = ? AND user_id = ?",
+            arguments: [archived, id, userID])
     }
 
-    public func messages(conversationID: ConversationID, userID: UserID, afterID: MessageID?, limit: Int) async throws(StoreError) -> Page<Message> {
+    public func messages(conversationID: ConversationID, userID: UserID, afterID: MessageID?, limit: Int)
+        async throws(StoreError) -> Page<Message>
+    {
         try await perform {
             try pool.lookup { db in
-                guard try ownedConversation(db, id: conversationID, userID: userID) != nil else { throw StoreError.notFound }
-                let messages = try conversationMessages(db, conversationID: conversationID, afterID: afterID,
-                                                        limit: limit == Int.max ? nil : limit + 1)
+                guard try ownedConversation(db, id: conversationID, userID: userID) != nil else {
+                    throw StoreError.notFound
+                }
+                let messages = try conversationMessages(
+                    db, conversationID: conversationID, afterID: afterID,
+                    limit: limit == Int.max ? nil : limit + 1)
                 return Page(items: Array(messages.prefix(limit)), hasMore: messages.count > limit)
             }
         }
@@ -102,22 +129,31 @@ public struct SQLiteChatStore: ChatStore {
     public func message(id: MessageID, userID: UserID) async throws(StoreError) -> Message? {
         try await perform {
             try pool.lookup { db in
-                var messages = try Row.fetchAll(db.cachedStatement(sql: """
-                    SELECT \(Message.columns(of: "m")) FROM messages m JOIN conversations c ON c.id = m.conversation_id
-                    WHERE m.id = ? AND c.user_id = ?
-                    """), arguments: [id, userID]).map(Message.init(row:))
-                if let message = messages.first { try AttachmentRows.attach(db, to: &messages, of: message.conversationID) }
+                var messages = try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT \(Message.columns(of: "m")) FROM messages m JOIN conversations c ON c.id = m.conversation_id
+                            WHERE m.id = ? AND c.user_id = ?
+                            """), arguments: [id, userID]
+                ).map(Message.init(row:))
+                if let message = messages.first {
+                    try AttachmentRows.attach(db, to: &messages, of: message.conversationID)
+                }
                 return messages.first
             }
         }
     }
 
     public func exchange(conversationID: ConversationID, requestID: String) async throws(StoreError) -> Exchange? {
-        try await perform { try pool.lookup { db in try exchange(db, conversationID: conversationID, requestID: requestID) } }
+        try await perform {
+            try pool.lookup { db in try exchange(db, conversationID: conversationID, requestID: requestID) }
+        }
     }
 
-    public func beginExchange(conversationID: ConversationID, userContent: String?, images: [NewImage], requestID: String?,
-                              model: String) async throws(StoreError) -> Exchange {
+    public func beginExchange(
+        conversationID: ConversationID, userContent: String?, images: [NewImage], requestID: String?,
+        model: String
+    ) async throws(StoreError) -> Exchange {
         try await perform {
             try await writer.write { db in
                 let now = StoredDate.now
@@ -125,32 +161,42 @@ public struct SQLiteChatStore: ChatStore {
                 var parentID: MessageID?
                 if let userContent {
                     // Held out of the search index until the reply ends, then indexed with it (one FTS5 segment).
-                    try db.cachedStatement(sql: """
-                        INSERT INTO messages (conversation_id, role, content, status, model, request_id, created_at, updated_at, search_held)
-                        VALUES (?, 'user', ?, 'complete', ?, ?, ?, ?, 1)
-                        """).execute(arguments: [conversationID, userContent, model, requestID, now, now])
+                    try db.cachedStatement(
+                        sql: """
+                            INSERT INTO messages (conversation_id, role, content, status, model, request_id, created_at, updated_at, search_held)
+                            VALUES (?, 'user', ?, 'complete', ?, ?, ?, ?, 1)
+                            """
+                    ).execute(arguments: [conversationID, userContent, model, requestID, now, now])
                     parentID = db.lastInsertedRowID
                     let id = db.lastInsertedRowID
-                    let attachments = try AttachmentRows.insert(db, images: images, messageID: id, conversationID: conversationID, now: now.date)
-                    userMessage = Message(id: id, conversationID: conversationID, role: .user, content: userContent, status: .complete,
-                                          model: model, requestID: requestID, createdAt: now.date, attachments: attachments)
+                    let attachments = try AttachmentRows.insert(
+                        db, images: images, messageID: id, conversationID: conversationID, now: now.date)
+                    userMessage = Message(
+                        id: id, conversationID: conversationID, role: .user, content: userContent, status: .complete,
+                        model: model, requestID: requestID, createdAt: now.date, attachments: attachments)
                 } else {
-                    parentID = try MessageID.fetchOne(db.cachedStatement(sql: """
-                        SELECT MAX(id) FROM messages WHERE conversation_id = ? AND role = 'user'
-                        """), arguments: [conversationID])
+                    parentID = try MessageID.fetchOne(
+                        db.cachedStatement(
+                            sql: """
+                                SELECT MAX(id) FROM messages WHERE conversation_id = ? AND role = 'user'
+                                """), arguments: [conversationID])
                 }
-                // After the question, so that a repeated request id is refused as such (`duplicate`) even past the budget,
-                // and so that the question and its images count against the storage quota.
+                // After the question, so that a repeated request id is refused as such (`duplicate`) even past the
+                // budget, and so that the question and its images count against the storage quota.
                 try BudgetLedger.enforce(db, conversationID: conversationID, today: UsageDay(now.date))
                 try StorageLedger.enforce(db, conversationID: conversationID)
                 let history = try history(db, conversationID: conversationID)
-                try db.cachedStatement(sql: """
-                    INSERT INTO messages (conversation_id, role, content, status, model, parent_id, created_at, updated_at)
-                    VALUES (?, 'assistant', '', 'streaming', ?, ?, ?, ?)
-                    """).execute(arguments: [conversationID, model, parentID, now, now])
-                let assistant = Message(id: db.lastInsertedRowID, conversationID: conversationID, role: .assistant,
-                                        content: "", status: .streaming, model: model, parentID: parentID, createdAt: now.date)
-                try db.cachedStatement(sql: "UPDATE conversations SET updated_at = ?, model = ? WHERE id = ?").execute(arguments: [now, model, conversationID])
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO messages (conversation_id, role, content, status, model, parent_id, created_at, updated_at)
+                        VALUES (?, 'assistant', '', 'streaming', ?, ?, ?, ?)
+                        """
+                ).execute(arguments: [conversationID, model, parentID, now, now])
+                let assistant = Message(
+                    id: db.lastInsertedRowID, conversationID: conversationID, role: .assistant,
+                    content: "", status: .streaming, model: model, parentID: parentID, createdAt: now.date)
+                try db.cachedStatement(sql: "UPDATE conversations SET updated_at = ?, model = ? WHERE id = ?").execute(
+                    arguments: [now, model, conversationID])
                 return Exchange(userMessage: userMessage, assistantMessage: assistant, history: history)
             }
         }
@@ -159,15 +205,25 @@ public struct SQLiteChatStore: ChatStore {
     public func removeLastReply(conversationID: ConversationID, userID: UserID) async throws(StoreError) -> Message? {
         try await perform {
             try await writer.write { db in
-                guard try ownedConversation(db, id: conversationID, userID: userID) != nil else { throw StoreError.notFound }
-                guard let last = try Row.fetchOne(db.cachedStatement(sql: """
-                    SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT 1
-                    """), arguments: [conversationID]).map(Message.init(row:)) else { return nil }
+                guard try ownedConversation(db, id: conversationID, userID: userID) != nil else {
+                    throw StoreError.notFound
+                }
+                guard
+                    let last = try Row.fetchOne(
+                        db.cachedStatement(
+                            sql: """
+                                SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT 1
+                                """), arguments: [conversationID]
+                    ).map(Message.init(row:))
+                else { return nil }
                 guard last.role == .assistant else { return last.role == .user ? last : nil }
                 guard last.status != .streaming else { return nil }
                 try db.cachedStatement(sql: "DELETE FROM messages WHERE id = ?").execute(arguments: [last.id])
                 guard let parentID = last.parentID else { return nil }
-                return try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Message.columns()) FROM messages WHERE id = ?"), arguments: [parentID]).map(Message.init(row:))
+                return try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT \(Message.columns()) FROM messages WHERE id = ?"),
+                    arguments: [parentID]
+                ).map(Message.init(row:))
             }
         }
     }
@@ -185,9 +241,10 @@ public struct SQLiteChatStore: ChatStore {
             let slice = replies[start..<min(start + Self.progressSlice, replies.endIndex)]
             try await perform {
                 try await writer.write { db in
-                    let statement = try db.cachedStatement(sql: """
-                        UPDATE messages SET content = ?, updated_at = ? WHERE id = ? AND status = 'streaming'
-                        """)
+                    let statement = try db.cachedStatement(
+                        sql: """
+                            UPDATE messages SET content = ?, updated_at = ? WHERE id = ? AND status = 'streaming'
+                            """)
                     for (id, content) in slice {
                         try statement.execute(arguments: [content, now, id])
                     }
@@ -204,23 +261,30 @@ public struct SQLiteChatStore: ChatStore {
                 var usage = outcome.usage
                 var priceID: Int64?
                 if let pricing = outcome.pricing {
-                    let price = try PriceVersions.current(db, modelID: pricing.modelID, at: now.date)
+                    let price =
+                        try PriceVersions.current(db, modelID: pricing.modelID, at: now.date)
                         ?? PriceVersions.insert(db, modelID: pricing.modelID, rates: pricing.listRates, at: now.date)
                     usage.costMicros = price.rates.cost(of: usage)
                     priceID = price.id
                 }
-                try db.cachedStatement(sql: """
-                    UPDATE messages SET content = ?, status = ?, model = COALESCE(?, model), provider = ?, prompt_tokens = ?,
-                        cached_prompt_tokens = ?, completion_tokens = ?, cost_micros = ?, usage_estimated = ?,
-                        price_version_id = ?, error_code = ?, error_message = ?, updated_at = ?
-                    WHERE id = ?
-                    """).execute(arguments: [outcome.content, outcome.status.rawValue, outcome.pricing?.modelID, outcome.pricing?.providerID,
-                                     usage.promptTokens, usage.cachedPromptTokens, usage.completionTokens, usage.costMicros,
-                                     usage.estimated, priceID, outcome.failure?.code, outcome.failure?.message, now, id])
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE messages SET content = ?, status = ?, model = COALESCE(?, model), provider = ?, prompt_tokens = ?,
+                            cached_prompt_tokens = ?, completion_tokens = ?, cost_micros = ?, usage_estimated = ?,
+                            price_version_id = ?, error_code = ?, error_message = ?, updated_at = ?
+                        WHERE id = ?
+                        """
+                ).execute(arguments: [
+                    outcome.content, outcome.status.rawValue, outcome.pricing?.modelID, outcome.pricing?.providerID,
+                    usage.promptTokens, usage.cachedPromptTokens, usage.completionTokens, usage.costMicros,
+                    usage.estimated, priceID, outcome.failure?.code, outcome.failure?.message, now, id,
+                ])
                 try indexHeldQuestions(db, ofRepliesWhere: "id = ?", arguments: [id])
-                try db.cachedStatement(sql: """
-                    UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)
-                    """).execute(arguments: [now, id])
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE conversations SET updated_at = ? WHERE id = (SELECT conversation_id FROM messages WHERE id = ?)
+                        """
+                ).execute(arguments: [now, id])
                 if let pricing = outcome.pricing {
                     try UsageRollup.add(db, replyID: id, model: pricing.modelID, usage: usage, day: UsageDay(now.date))
                 }
@@ -230,17 +294,23 @@ public struct SQLiteChatStore: ChatStore {
     }
 
     @discardableResult
-    public func chargeTitle(conversationID: ConversationID, usage: Usage, pricing: ReplyPricing) async throws(StoreError) -> Usage {
+    public func chargeTitle(conversationID: ConversationID, usage: Usage, pricing: ReplyPricing)
+        async throws(StoreError) -> Usage
+    {
         try await perform {
             try await writer.write { db in
                 let now = StoredDate.now
-                let price = try PriceVersions.current(db, modelID: pricing.modelID, at: now.date)
+                let price =
+                    try PriceVersions.current(db, modelID: pricing.modelID, at: now.date)
                     ?? PriceVersions.insert(db, modelID: pricing.modelID, rates: pricing.listRates, at: now.date)
                 var usage = usage
                 usage.costMicros = price.rates.cost(of: usage)
-                try db.cachedStatement(sql: "UPDATE conversations SET title_cost_micros = title_cost_micros + ? WHERE id = ?")
-                    .execute(arguments: [usage.costMicros, conversationID])
-                try UsageRollup.addTitle(db, conversationID: conversationID, model: pricing.modelID, usage: usage, day: UsageDay(now.date))
+                try db.cachedStatement(
+                    sql: "UPDATE conversations SET title_cost_micros = title_cost_micros + ? WHERE id = ?"
+                )
+                .execute(arguments: [usage.costMicros, conversationID])
+                try UsageRollup.addTitle(
+                    db, conversationID: conversationID, model: pricing.modelID, usage: usage, day: UsageDay(now.date))
                 return usage
             }
         }
@@ -250,7 +320,8 @@ public struct SQLiteChatStore: ChatStore {
         try await perform {
             try await writer.write { db in
                 try indexHeldQuestions(db, ofRepliesWhere: "status = 'streaming'", arguments: [])
-                try db.cachedStatement(sql: "UPDATE messages SET status = 'interrupted' WHERE status = 'streaming'").execute()
+                try db.cachedStatement(sql: "UPDATE messages SET status = 'interrupted' WHERE status = 'streaming'")
+                    .execute()
                 return db.changesCount
             }
         }
@@ -258,48 +329,77 @@ public struct SQLiteChatStore: ChatStore {
 
     /// Lets the search index take the questions of the replies that `condition` selects (held out of it since they
     /// were written, until their replies end); the index's triggers add them in the caller's transaction.
-    private func indexHeldQuestions(_ db: Database, ofRepliesWhere condition: String, arguments: StatementArguments) throws {
-        try db.cachedStatement(sql: """
-            UPDATE messages SET search_held = 0 WHERE search_held AND id IN (SELECT parent_id FROM messages WHERE \(condition))
-            """).execute(arguments: arguments)
+    private func indexHeldQuestions(_ db: Database, ofRepliesWhere condition: String, arguments: StatementArguments)
+        throws
+    {
+        try db.cachedStatement(
+            sql: """
+                UPDATE messages SET search_held = 0 WHERE search_held AND id IN (SELECT parent_id FROM messages WHERE \(condition))
+                """
+        ).execute(arguments: arguments)
     }
 
     private func ownedConversation(_ db: Database, id: ConversationID, userID: UserID) throws -> Conversation? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM conversations WHERE id = ? AND user_id = ?"), arguments: [id, userID])
-            .map(Conversation.init(row:))
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT * FROM conversations WHERE id = ? AND user_id = ?"),
+            arguments: [id, userID]
+        )
+        .map(Conversation.init(row:))
     }
 
     /// A conversation's messages with their attachments, oldest first: those after `afterID`, at most `limit` of them.
     /// Each is decoded from the statement as it steps (a cursor): copying every row first, as `fetchAll` does, took
     /// twice as long.
-    private func conversationMessages(_ db: Database, conversationID: ConversationID, afterID: MessageID?, limit: Int?) throws -> [Message] {
-        var messages = try Array(Row.fetchCursor(db.cachedStatement(sql: """
-            SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?
-            """), arguments: [conversationID, afterID ?? 0, limit ?? -1]).map(Message.init(row:)))
+    private func conversationMessages(_ db: Database, conversationID: ConversationID, afterID: MessageID?, limit: Int?)
+        throws -> [Message]
+    {
+        var messages = try Array(
+            Row.fetchCursor(
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?
+                        """), arguments: [conversationID, afterID ?? 0, limit ?? -1]
+            ).map(Message.init(row:)))
         try AttachmentRows.attach(db, to: &messages, of: conversationID)
         return messages
     }
 
     /// What a reply answers: the conversation's messages, oldest first, with only the columns its request needs.
     private func history(_ db: Database, conversationID: ConversationID) throws -> [HistoryMessage] {
-        var messages = try Array(Row.fetchCursor(db.cachedStatement(sql: """
-            SELECT id, role, content FROM messages WHERE conversation_id = ? ORDER BY id
-            """), arguments: [conversationID]).map(HistoryMessage.init(row:)))
+        var messages = try Array(
+            Row.fetchCursor(
+                db.cachedStatement(
+                    sql: """
+                        SELECT id, role, content FROM messages WHERE conversation_id = ? ORDER BY id
+                        """), arguments: [conversationID]
+            ).map(HistoryMessage.init(row:)))
         try AttachmentRows.attach(db, to: &messages, of: conversationID)
         return messages
     }
 
     private func exchange(_ db: Database, conversationID: ConversationID, requestID: String) throws -> Exchange? {
-        guard let user = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? AND request_id = ?
-            """), arguments: [conversationID, requestID]).map(Message.init(row:)) else { return nil }
-        guard let assistant = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT \(Message.columns()) FROM messages WHERE parent_id = ? AND role = 'assistant' ORDER BY id DESC LIMIT 1
-            """), arguments: [user.id]).map(Message.init(row:)) else { return nil }
+        guard
+            let user = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? AND request_id = ?
+                        """), arguments: [conversationID, requestID]
+            ).map(Message.init(row:))
+        else { return nil }
+        guard
+            let assistant = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(Message.columns()) FROM messages WHERE parent_id = ? AND role = 'assistant' ORDER BY id DESC LIMIT 1
+                        """), arguments: [user.id]
+            ).map(Message.init(row:))
+        else { return nil }
         return Exchange(userMessage: user, assistantMessage: assistant)
     }
 
-    private func updateOwned(id: ConversationID, userID: UserID, sql: String, arguments: StatementArguments) async throws(StoreError) {
+    private func updateOwned(id: ConversationID, userID: UserID, sql: String, arguments: StatementArguments)
+        async throws(StoreError)
+    {
         try await perform {
             try await writer.write { db in
                 try db.cachedStatement(sql: sql).execute(arguments: arguments)

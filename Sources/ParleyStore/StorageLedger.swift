@@ -11,11 +11,13 @@ enum StorageLedger {
 
     /// The user's stored bytes and quota (one read of their row).
     static func status(_ db: Database, userID: UserID) throws -> StorageStatus {
-        let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT stored_bytes, COALESCE(storage_quota_bytes,
-                (SELECT CAST(value AS INTEGER) FROM settings WHERE key = ? AND value != ''), ?) AS quota
-            FROM users WHERE id = ?
-            """), arguments: [defaultQuotaKey, fallbackQuotaBytes, userID])
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT stored_bytes, COALESCE(storage_quota_bytes,
+                        (SELECT CAST(value AS INTEGER) FROM settings WHERE key = ? AND value != ''), ?) AS quota
+                    FROM users WHERE id = ?
+                    """), arguments: [defaultQuotaKey, fallbackQuotaBytes, userID])
         return StorageStatus(storedBytes: row?["stored_bytes"] ?? 0, quotaBytes: row?["quota"] ?? fallbackQuotaBytes)
     }
 
@@ -28,8 +30,11 @@ enum StorageLedger {
 
     /// `enforce` for the owner of a conversation.
     static func enforce(_ db: Database, conversationID: ConversationID) throws {
-        guard let userID = try UserID.fetchOne(db.cachedStatement(sql: "SELECT user_id FROM conversations WHERE id = ?"),
-                                               arguments: [conversationID]) else { return }
+        guard
+            let userID = try UserID.fetchOne(
+                db.cachedStatement(sql: "SELECT user_id FROM conversations WHERE id = ?"),
+                arguments: [conversationID])
+        else { return }
         try enforce(db, userID: userID)
     }
 }

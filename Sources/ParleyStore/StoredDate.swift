@@ -78,8 +78,10 @@ struct StoredDate: DatabaseValueConvertible {
 
     /// The date of UTF-8 text in the stored form.
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
-        guard bytes.count == 23, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: " "),
-              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: ".") else { return nil }
+        guard bytes.count == 23, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: " "),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: ".")
+        else { return nil }
         func number(_ start: Int, _ count: Int) -> Int64? {
             var value: Int64 = 0
             for byte in bytes[start..<start + count] {
@@ -89,9 +91,10 @@ struct StoredDate: DatabaseValueConvertible {
             return value
         }
         guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
-              let minute = number(14, 2), let second = number(17, 2), let millisecond = number(20, 3),
-              year >= 1900, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
-              hour < 24, minute < 60, second < 60 else { return nil }
+            let minute = number(14, 2), let second = number(17, 2), let millisecond = number(20, 3),
+            year >= 1900, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
         let seconds = days(fromYear: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
         return Date(timeIntervalSince1970: Double(seconds * 1000 + millisecond) / 1000)
     }

@@ -48,8 +48,9 @@ public struct UsageFixture: Sendable {
         let (userIDs, prices) = try await perform {
             try await database.pool.write { db in
                 let userIDs = try (1...users).map { index -> UserID in
-                    try db.execute(sql: "INSERT INTO users (email, password_hash, is_admin, created_at) VALUES (?, '!', 0, ?)",
-                                   arguments: [String(format: "fixture-user-%05d@example.com", index), start])
+                    try db.execute(
+                        sql: "INSERT INTO users (email, password_hash, is_admin, created_at) VALUES (?, '!', 0, ?)",
+                        arguments: [String(format: "fixture-user-%05d@example.com", index), start])
                     return db.lastInsertedRowID
                 }
                 var prices: [String: [PriceVersion]] = [:]
@@ -58,8 +59,10 @@ public struct UsageFixture: Sendable {
                 }
                 var cheaper = Self.models[1].rates
                 cheaper.input = 2_000_000
-                prices["gpt-4o"]?.append(try PriceVersions.insert(db, modelID: "gpt-4o", rates: cheaper,
-                                                                  at: start.addingTimeInterval(Double(days) * 43_200)))
+                prices["gpt-4o"]?.append(
+                    try PriceVersions.insert(
+                        db, modelID: "gpt-4o", rates: cheaper,
+                        at: start.addingTimeInterval(Double(days) * 43_200)))
                 return (userIDs, prices)
             }
         }
@@ -85,20 +88,24 @@ public struct UsageFixture: Sendable {
         let rollupRows = rollup.values.sorted { ($0.day, $0.userID, $0.model) < ($1.day, $1.userID, $1.model) }
         try await perform {
             try await database.pool.write { db in
-                let statement = try db.makeStatement(sql: """
-                    INSERT INTO usage_daily (day, user_id, model, requests, input_tokens, cached_input_tokens, output_tokens, cost_micros,
-                                             estimated_tokens, estimated_cost_micros)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
+                let statement = try db.makeStatement(
+                    sql: """
+                        INSERT INTO usage_daily (day, user_id, model, requests, input_tokens, cached_input_tokens, output_tokens, cost_micros,
+                                                 estimated_tokens, estimated_cost_micros)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """)
                 for row in rollupRows {
-                    try statement.execute(arguments: [row.day, row.userID, row.model, row.totals.requests, row.totals.inputTokens,
-                                                      row.totals.cachedInputTokens, row.totals.outputTokens, row.totals.costMicros,
-                                                      row.totals.estimatedTokens, row.totals.estimatedCostMicros])
+                    try statement.execute(arguments: [
+                        row.day, row.userID, row.model, row.totals.requests, row.totals.inputTokens,
+                        row.totals.cachedInputTokens, row.totals.outputTokens, row.totals.costMicros,
+                        row.totals.estimatedTokens, row.totals.estimatedCostMicros,
+                    ])
                 }
             }
         }
-        return Summary(users: users, conversations: conversations, messages: conversations * Self.messagesPerConversation,
-                       rollupRows: rollupRows.count, costMicros: rollupRows.reduce(0) { $0 + $1.totals.costMicros })
+        return Summary(
+            users: users, conversations: conversations, messages: conversations * Self.messagesPerConversation,
+            rollupRows: rollupRows.count, costMicros: rollupRows.reduce(0) { $0 + $1.totals.costMicros })
     }
 
     /// A reply as the rollup counts it.
@@ -110,41 +117,54 @@ public struct UsageFixture: Sendable {
     }
 
     /// Inserts planned conversations with their messages, charging each reply at the version in force when it ended.
-    private static func insert(_ plans: [ConversationPlan], numbered first: Int, prices: [String: [PriceVersion]],
-                               _ db: Database) throws -> [ChargedReply] {
-        let conversation = try db.makeStatement(sql: """
-            INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at) VALUES (?, ?, ?, '', ?, ?)
-            """)
-        let question = try db.makeStatement(sql: """
-            INSERT INTO messages (conversation_id, role, content, status, model, created_at, updated_at)
-            VALUES (?, 'user', ?, 'complete', ?, ?, ?)
-            """)
-        let reply = try db.makeStatement(sql: """
-            INSERT INTO messages (conversation_id, role, content, status, model, provider, parent_id, prompt_tokens,
-                                  cached_prompt_tokens, completion_tokens, cost_micros, usage_estimated, price_version_id,
-                                  created_at, updated_at)
-            VALUES (?, 'assistant', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
+    private static func insert(
+        _ plans: [ConversationPlan], numbered first: Int, prices: [String: [PriceVersion]],
+        _ db: Database
+    ) throws -> [ChargedReply] {
+        let conversation = try db.makeStatement(
+            sql: """
+                INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at) VALUES (?, ?, ?, '', ?, ?)
+                """)
+        let question = try db.makeStatement(
+            sql: """
+                INSERT INTO messages (conversation_id, role, content, status, model, created_at, updated_at)
+                VALUES (?, 'user', ?, 'complete', ?, ?, ?)
+                """)
+        let reply = try db.makeStatement(
+            sql: """
+                INSERT INTO messages (conversation_id, role, content, status, model, provider, parent_id, prompt_tokens,
+                                      cached_prompt_tokens, completion_tokens, cost_micros, usage_estimated, price_version_id,
+                                      created_at, updated_at)
+                VALUES (?, 'assistant', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         var charged: [ChargedReply] = []
         for (offset, plan) in plans.enumerated() {
             let model = models[plan.model]
             let last = plan.replies.last?.endedAt ?? plan.startedAt
-            try conversation.execute(arguments: [plan.userID, "Fixture conversation \(first + offset + 1)", model.id, plan.startedAt, last])
+            try conversation.execute(arguments: [
+                plan.userID, "Fixture conversation \(first + offset + 1)", model.id, plan.startedAt, last,
+            ])
             let conversationID = db.lastInsertedRowID
             for (turn, planned) in plan.replies.enumerated() {
-                try question.execute(arguments: [conversationID, "Question \(turn + 1) about topic \(plan.topic)", model.id,
-                                                 planned.askedAt, planned.askedAt])
+                try question.execute(arguments: [
+                    conversationID, "Question \(turn + 1) about topic \(plan.topic)", model.id,
+                    planned.askedAt, planned.askedAt,
+                ])
                 let questionID = db.lastInsertedRowID
                 let versions = prices[model.id] ?? []
                 let price = versions.last { $0.effectiveFrom <= planned.endedAt } ?? versions[0]
                 var usage = planned.usage
                 usage.costMicros = price.rates.cost(of: usage)
-                try reply.execute(arguments: [conversationID, "Answer \(turn + 1) about topic \(plan.topic).", planned.status.rawValue,
-                                              model.id, model.provider, questionID, usage.promptTokens, usage.cachedPromptTokens,
-                                              usage.completionTokens, usage.costMicros, usage.estimated, price.id,
-                                              planned.askedAt, planned.endedAt])
-                charged.append(ChargedReply(day: UsageDay(planned.endedAt).description, userID: plan.userID, model: model.id,
-                                            totals: UsageTotals(reply: usage)))
+                try reply.execute(arguments: [
+                    conversationID, "Answer \(turn + 1) about topic \(plan.topic).", planned.status.rawValue,
+                    model.id, model.provider, questionID, usage.promptTokens, usage.cachedPromptTokens,
+                    usage.completionTokens, usage.costMicros, usage.estimated, price.id,
+                    planned.askedAt, planned.endedAt,
+                ])
+                charged.append(
+                    ChargedReply(
+                        day: UsageDay(planned.endedAt).description, userID: plan.userID, model: model.id,
+                        totals: UsageTotals(reply: usage)))
             }
         }
         return charged
@@ -166,7 +186,8 @@ private struct ConversationPlan {
     var startedAt: Date
     var replies: [Reply]
 
-    /// A random conversation: users mostly keep to their own favourite model; most replies complete, a few stop or fail.
+    /// A random conversation: users mostly keep to their own favourite model; most replies complete, a few stop or
+    /// fail.
     init(random: inout SplitMix64, users: [UserID], days: Int, now: Date) {
         let user = Int(random.next() % UInt64(users.count))
         userID = users[user]
@@ -183,9 +204,13 @@ private struct ConversationPlan {
             let completion = status == .error ? Int(random.next() % 40) : 50 + Int(random.next() % 1_200)
             prompt += 150 + Int(random.next() % 800)
             let cached = turn > 0 && random.next() % 2 == 0 ? prompt / 2 : 0
-            replies.append(Reply(askedAt: askedAt, endedAt: askedAt.addingTimeInterval(5 + Double(random.next() % 40)), status: status,
-                                 usage: Usage(promptTokens: prompt, cachedPromptTokens: cached, completionTokens: completion,
-                                              estimated: status == .error)))
+            replies.append(
+                Reply(
+                    askedAt: askedAt, endedAt: askedAt.addingTimeInterval(5 + Double(random.next() % 40)),
+                    status: status,
+                    usage: Usage(
+                        promptTokens: prompt, cachedPromptTokens: cached, completionTokens: completion,
+                        estimated: status == .error)))
             prompt += completion
         }
         self.replies = replies

@@ -32,7 +32,8 @@ final class WALCheckpointer: Sendable {
     /// once the writer connection is closed.
     func detach() throws {
         try connection.close()
-        guard isDetached.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        guard isDetached.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
         Unmanaged.passUnretained(self).release()
     }
 
@@ -43,7 +44,9 @@ final class WALCheckpointer: Sendable {
 
     /// Starts a PASSIVE checkpoint on the checkpoint connection's queue, unless one is running.
     private func checkpoint() {
-        guard isCheckpointing.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        guard
+            isCheckpointing.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
         connection.asyncWriteWithoutTransaction { db in
             // A failed checkpoint leaves the WAL to the next one; the WAL itself is durable.
             _ = try? db.checkpoint(.passive)
@@ -53,7 +56,9 @@ final class WALCheckpointer: Sendable {
 }
 
 /// SQLite's WAL hook on the writer connection: `context` is the `WALCheckpointer` that `attach` retained.
-private func walHook(_ context: UnsafeMutableRawPointer?, _ db: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ pages: Int32) -> Int32 {
+private func walHook(
+    _ context: UnsafeMutableRawPointer?, _ db: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ pages: Int32
+) -> Int32 {
     if let context { Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(walPages: pages) }
     return SQLITE_OK
 }

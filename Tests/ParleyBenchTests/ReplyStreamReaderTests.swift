@@ -1,6 +1,7 @@
 import NIOCore
-@testable import ParleyBench
 import Testing
+
+@testable import ParleyBench
 
 /// The load generator's reading of a reply's event stream, piece by piece.
 @Suite struct ReplyStreamReaderTests {
@@ -26,7 +27,9 @@ import Testing
         #expect(reader.sawToken)
         let error = String(decoding: reader.error, as: UTF8.self)
         #expect(error.hasPrefix("event: error\ndata: {\"code\":\"upstream_timeout\""))
-        #expect(String(decoding: reader.done, as: UTF8.self) == #"event: done\#ndata: {"status":"error","usage":{"completion_tokens":1}}\#n\#n"#)
+        #expect(
+            String(decoding: reader.done, as: UTF8.self)
+                == #"event: done\#ndata: {"status":"error","usage":{"completion_tokens":1}}\#n\#n"#)
     }
 
     @Test func aStreamWithoutTheEventsFindsNone() {

@@ -1,12 +1,14 @@
-@testable import ParleyCore
 import Testing
+
+@testable import ParleyCore
 
 /// Parley's part of a reply's first token: what `parley_added_first_token_seconds` records.
 @Suite struct AddedFirstTokenTimeTests {
     /// A reply started by a request received at `receivedAt`.
     static func generation(receivedAt: ContinuousClock.Instant = .now) -> ReplyRun {
-        let job = GenerationJob(conversationID: 1, userID: 1, assistantMessageID: 1, systemPrompt: "",
-                                model: ModelInfo(id: "model", providerID: "provider"))
+        let job = GenerationJob(
+            conversationID: 1, userID: 1, assistantMessageID: 1, systemPrompt: "",
+            model: ModelInfo(id: "model", providerID: "provider"))
         return ReplyRun(job: job, receivedAt: receivedAt)
     }
 
@@ -35,7 +37,9 @@ import Testing
         #expect(generation.addedFirstTokenTime(wroteUpTo: 3) == nil)  // a second stream writing it counts no more
     }
 
-    @Test("when the first text comes before the request is seen on its way, the time from the request to the write counts once")
+    @Test(
+        "when the first text comes before the request is seen on its way, the time from the request to the write counts once"
+    )
     func countsTheTimeBeforeTheRequestLeftOnce() async throws {
         let received = ContinuousClock.now - .milliseconds(400)
         let generation = Self.generation(receivedAt: received)

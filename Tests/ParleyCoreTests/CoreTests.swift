@@ -1,7 +1,8 @@
 import Foundation
-@testable import ParleyCore
 import ParleyMarkdown
 import Testing
+
+@testable import ParleyCore
 
 /// Fitting a conversation into a model's context window.
 @Suite struct ContextWindowTests {
@@ -21,7 +22,9 @@ import Testing
         #expect(ContextWindow.estimatedTokens("é") == 1)
     }
 
-    @Test("the estimate errs high where tokenizers split finely: a token a digit or CJK character, two symbols a token, prose about four letters a token")
+    @Test(
+        "the estimate errs high where tokenizers split finely: a token a digit or CJK character, two symbols a token, prose about four letters a token"
+    )
     func estimatesDenseTextHigh() {
         // 3,521 digits were 3,519 tokens for a real tokenizer; four characters a token made 881.
         #expect(ContextWindow.estimatedTokens(String(repeating: "7", count: 3_521)) == 3_521)
@@ -33,13 +36,18 @@ import Testing
         #expect(ContextWindow.estimatedTokens(prose) == (prose.utf8.count + 3) / 4)
     }
 
-    @Test("halving keeps the system prompt and the latest turns in about half the estimate; one turn alone cannot be halved")
+    @Test(
+        "halving keeps the system prompt and the latest turns in about half the estimate; one turn alone cannot be halved"
+    )
     func halving() throws {
         let turns = [ChatTurn(role: .system, content: "sys")] + Self.history
         let halved = try #require(ContextWindow.halved(turns))
         #expect(halved.first == turns.first)
         #expect(halved.last == Self.history.last)
-        #expect(halved.reduce(0) { $0 + ContextWindow.estimatedTokens($1) } <= turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1) } / 2)
+        #expect(
+            halved.reduce(0) { $0 + ContextWindow.estimatedTokens($1) } <= turns.reduce(0) {
+                $0 + ContextWindow.estimatedTokens($1)
+            } / 2)
         #expect(ContextWindow.halved([ChatTurn(role: .system, content: "sys"), Self.history[0]]) == nil)
     }
 
@@ -78,8 +86,9 @@ import Testing
 
     @Test func emptyHistoryIsFine() throws {
         #expect(try ContextWindow.fit(systemPrompt: "", history: [], window: 100, reserve: 10) == [])
-        #expect(try ContextWindow.fit(systemPrompt: "sys", history: [], window: 100, reserve: 10)
-            == [ChatTurn(role: .system, content: "sys")])
+        #expect(
+            try ContextWindow.fit(systemPrompt: "sys", history: [], window: 100, reserve: 10)
+                == [ChatTurn(role: .system, content: "sys")])
     }
 }
 
@@ -119,13 +128,20 @@ import Testing
         let message: MessageID = 77
         let events: [StreamEvent] = [
             .start(messageID: message, model: "gpt \"4\""),
-            .token(messageID: message, text: "Hello, <world>", html: StreamedHTML(append: "", tail: "<p>Hello, &lt;world&gt;</p>")),
+            .token(
+                messageID: message, text: "Hello, <world>",
+                html: StreamedHTML(append: "", tail: "<p>Hello, &lt;world&gt;</p>")),
             .token(messageID: message, text: " ünïcødé\n\n", html: StreamedHTML(append: "<p>Hello</p>\n", tail: nil)),
             .error(messageID: message, reason: FailureReason(code: "rate_limited", message: "Slow down.")),
         ]
         var numbered = events.enumerated().map { ($1, EventID(messageID: message, sequence: Int64($0 + 1))) }
-        numbered.append((.done(messageID: message, status: .stopped, html: "<p>Hello</p>\n", usage: Usage(promptTokens: 3, completionTokens: 4)),
-                         EventID(messageID: message, sequence: EventID.doneSequence)))
+        numbered.append(
+            (
+                .done(
+                    messageID: message, status: .stopped, html: "<p>Hello</p>\n",
+                    usage: Usage(promptTokens: 3, completionTokens: 4)),
+                EventID(messageID: message, sequence: EventID.doneSequence)
+            ))
         return numbered
     }()
 
@@ -138,8 +154,10 @@ import Testing
             let expected = Self.events[index...].map { $0.0.frame(id: $0.1) }.joined()
             #expect(String(decoding: log.events(from: index).frames(), as: UTF8.self) == expected)
         }
-        #expect(Self.events[1].0.frame(id: Self.events[1].1)
-                == "id: 770000002\nevent: token\ndata: {\"message_id\":77,\"text\":\"Hello, <world>\",\"append\":\"\",\"tail\":\"<p>Hello, &lt;world&gt;</p>\"}\n\n")
+        #expect(
+            Self.events[1].0.frame(id: Self.events[1].1)
+                == "id: 770000002\nevent: token\ndata: {\"message_id\":77,\"text\":\"Hello, <world>\",\"append\":\"\",\"tail\":\"<p>Hello, &lt;world&gt;</p>\"}\n\n"
+        )
     }
 
     @Test("a log of short tokens keeps under 60% of its frames' bytes")
@@ -185,9 +203,11 @@ import Testing
         }
         json.field("noneEach", objectsFrom: [Int]()) { object, number in object.field("n", number) }
         json.field("after", 0)
-        #expect(json.result == #"{"i":42,"big":-9223372036854775808,"d":0.5,"inf":0,"nested":{"ok":true,"no":false},"#
-            + #""list":[{"ok":true,"no":false},{"s":"x"},{}],"none":[],"#
-            + #""each":[{"n":0,"q":"\"0\""},{"n":-7,"q":"\"-7\""},{"n":1000000,"q":"\"1000000\""}],"noneEach":[],"after":0}"#)
+        #expect(
+            json.result == #"{"i":42,"big":-9223372036854775808,"d":0.5,"inf":0,"nested":{"ok":true,"no":false},"#
+                + #""list":[{"ok":true,"no":false},{"s":"x"},{}],"none":[],"#
+                + #""each":[{"n":0,"q":"\"0\""},{"n":-7,"q":"\"-7\""},{"n":1000000,"q":"\"1000000\""}],"noneEach":[],"after":0}"#
+        )
         #expect(JSONText().result == "{}")
     }
 
@@ -269,8 +289,11 @@ import Testing
 
     @Test func onlyTransientErrorsAreRetryable() {
         let retryable = Self.everyError.filter(\.isRetryable)
-        #expect(retryable == [.rateLimited(retryAfterSeconds: 3), .rateLimited(retryAfterSeconds: nil),
-                              .overloaded(status: 503), .unreachable(detail: "refused")])
+        #expect(
+            retryable == [
+                .rateLimited(retryAfterSeconds: 3), .rateLimited(retryAfterSeconds: nil),
+                .overloaded(status: 503), .unreachable(detail: "refused"),
+            ])
     }
 
     @Test func everyErrorHasAReason() {
@@ -318,7 +341,8 @@ import Testing
     @Test func aRefreshedListAddsNewModelsAndWithdrawsOnlyDiscoveredOnes() {
         let configured = ModelInfo(id: "configured", providerID: "local", vision: true)
         let catalog = ModelCatalog(models: [configured], providers: [:], isDemoOnly: false)
-        catalog.setDiscoveredModels(["configured", "a", "b"].map { ModelInfo(id: $0, providerID: "local") }, providerID: "local")
+        catalog.setDiscoveredModels(
+            ["configured", "a", "b"].map { ModelInfo(id: $0, providerID: "local") }, providerID: "local")
         #expect(catalog.models.map(\.id) == ["configured", "a", "b"])
         #expect(catalog.model("configured")?.vision == true)  // the configured entry wins over the listed one
         catalog.setDiscoveredModels(["b", "c"].map { ModelInfo(id: $0, providerID: "local") }, providerID: "local")
@@ -344,18 +368,23 @@ import Testing
 /// An image model's revised prompt is shown as written, never as markdown of the upstream's choosing.
 @Suite struct GeneratedCaptionTests {
     @Test func everyMarkdownCharacterIsEscapedAndLinesAreJoined() {
-        #expect(GenerationManager.escapedMarkdown("![x](http://evil) *b* <i>\nnext") ==
-                #"\!\[x\]\(http\:\/\/evil\) \*b\* \<i\> next"#)
+        #expect(
+            GenerationManager.escapedMarkdown("![x](http://evil) *b* <i>\nnext")
+                == #"\!\[x\]\(http\:\/\/evil\) \*b\* \<i\> next"#)
         #expect(GenerationManager.escapedMarkdown("a fox, in snow") == #"a fox\, in snow"#)
     }
 }
 
 /// How a model is named in lists.
 @Suite struct ModelDisplayNameTests {
-    @Test("an id is its own name; a model file's path shows the file's name without .gguf; a long one is cut to 60 characters")
+    @Test(
+        "an id is its own name; a model file's path shows the file's name without .gguf; a long one is cut to 60 characters"
+    )
     func displayNames() {
         #expect(ModelInfo(id: "gpt-4o", providerID: "openai").displayName == "gpt-4o")
-        #expect(ModelInfo(id: "/models/SmolLM2-135M-Instruct.Q8_0.gguf", providerID: "local").displayName == "SmolLM2-135M-Instruct.Q8_0")
+        #expect(
+            ModelInfo(id: "/models/SmolLM2-135M-Instruct.Q8_0.gguf", providerID: "local").displayName
+                == "SmolLM2-135M-Instruct.Q8_0")
         #expect(ModelInfo(id: "meta-llama/Llama-3.1-8B", providerID: "vllm").displayName == "meta-llama/Llama-3.1-8B")
         #expect(ModelInfo(id: "models/tiny.gguf", providerID: "local").displayName == "tiny")
         #expect(ModelInfo(id: "/", providerID: "odd").displayName == "/")

@@ -9,17 +9,25 @@ import Testing
         return [UInt8](try Data(contentsOf: root.appendingPathComponent("Fixtures/images/\(name)")))
     }
 
-    @Test("each format is recognised with its size", arguments: [
-        ("gradient.png", ImageFormat.png, 64, 48), ("gradient.jpg", .jpeg, 64, 48), ("gradient.gif", .gif, 64, 48),
-        ("gradient.webp", .webp, 64, 48), ("gradient-lossless.webp", .webp, 64, 48), ("translucent.webp", .webp, 30, 20),
-    ])
+    @Test(
+        "each format is recognised with its size",
+        arguments: [
+            ("gradient.png", ImageFormat.png, 64, 48), ("gradient.jpg", .jpeg, 64, 48), ("gradient.gif", .gif, 64, 48),
+            ("gradient.webp", .webp, 64, 48), ("gradient-lossless.webp", .webp, 64, 48),
+            ("translucent.webp", .webp, 30, 20),
+        ])
     func recognises(_ name: String, _ format: ImageFormat, _ width: Int, _ height: Int) throws {
-        #expect(try ImageInspector.inspect(try Self.fixture(name)) == ImageFacts(format: format, width: width, height: height))
+        #expect(
+            try ImageInspector.inspect(try Self.fixture(name))
+                == ImageFacts(format: format, width: width, height: height))
     }
 
-    @Test("every fixture cut short anywhere is refused, never misread", arguments: [
-        "gradient.png", "gradient.jpg", "gradient.gif", "gradient.webp", "gradient-lossless.webp", "translucent.webp",
-    ])
+    @Test(
+        "every fixture cut short anywhere is refused, never misread",
+        arguments: [
+            "gradient.png", "gradient.jpg", "gradient.gif", "gradient.webp", "gradient-lossless.webp",
+            "translucent.webp",
+        ])
     func truncated(_ name: String) throws {
         let bytes = try Self.fixture(name)
         for length in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 97)) {
@@ -48,11 +56,14 @@ import Testing
         #expect(throws: ImageRejection.malformed) { try ImageInspector.inspect(bytes) }
     }
 
-    @Test("file names keep their last component, lose control characters and quotes, and never end empty", arguments: [
-        ("cat.png", "cat.png"), ("../../etc/passwd", "passwd"), ("C:\\Users\\me\\dog.jpg", "dog.jpg"),
-        ("evil\r\nSet-Cookie: x=1.png", "evilSet-Cookie: x=1.png"), ("a\"b;c.png", "abc.png"), ("", "image.png"), ("..", "image.png"),
-        ("été 🌞.png", "été 🌞.png"),
-    ])
+    @Test(
+        "file names keep their last component, lose control characters and quotes, and never end empty",
+        arguments: [
+            ("cat.png", "cat.png"), ("../../etc/passwd", "passwd"), ("C:\\Users\\me\\dog.jpg", "dog.jpg"),
+            ("evil\r\nSet-Cookie: x=1.png", "evilSet-Cookie: x=1.png"), ("a\"b;c.png", "abc.png"), ("", "image.png"),
+            ("..", "image.png"),
+            ("été 🌞.png", "été 🌞.png"),
+        ])
     func cleanNames(_ given: String, _ kept: String) throws {
         #expect(try NewImage(fileName: given, bytes: try Self.fixture("gradient.png")).fileName == kept)
     }

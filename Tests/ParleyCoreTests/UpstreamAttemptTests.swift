@@ -1,5 +1,6 @@
-@testable import ParleyCore
 import Testing
+
+@testable import ParleyCore
 
 /// What a reply does after its provider failed, decided without a server: halving a context found too long, retries
 /// with backoff, the fallback model, and failing.
@@ -7,8 +8,10 @@ import Testing
     /// A provider that is never asked: the decisions only carry it.
     struct Unasked: ChatProvider {
         let name: String
-        func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
-                              onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+        func streamCompletion(
+            _ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+            onChunk: @escaping @Sendable (CompletionChunk) -> Duration
+        ) async throws(ProviderError) {
             throw .cancelled
         }
     }
@@ -22,15 +25,18 @@ import Testing
         let history = (0..<turns).map { index in
             ChatTurn(role: index.isMultiple(of: 2) ? .user : .assistant, content: String(repeating: "word ", count: 8))
         }
-        return UpstreamAttempt(modelID: "main", provider: Unasked(name: "main"),
-                               request: CompletionRequest(model: "main-v1", turns: history))
+        return UpstreamAttempt(
+            modelID: "main", provider: Unasked(name: "main"),
+            request: CompletionRequest(model: "main-v1", turns: history))
     }
 }
 
 extension UpstreamAttempt {
     /// `next(after:…)` with the suite's policy, before any text, and the suite's fallback unless told otherwise.
-    mutating func decide(_ error: ProviderError, hasText: Bool = false,
-                         fallback: Fallback? = UpstreamAttemptTests.fallback) -> Next {
+    mutating func decide(
+        _ error: ProviderError, hasText: Bool = false,
+        fallback: Fallback? = UpstreamAttemptTests.fallback
+    ) -> Next {
         next(after: error, hasText: hasText, policy: UpstreamAttemptTests.policy, fallback: fallback)
     }
 }
@@ -57,17 +63,20 @@ extension UpstreamAttemptTests {
 
     @Test func aRateLimitWaitsWhatTheProviderSays() {
         var attempt = Self.attempt()
-        #expect(attempt.decide(.rateLimited(retryAfterSeconds: 0.5), fallback: nil)
+        #expect(
+            attempt.decide(.rateLimited(retryAfterSeconds: 0.5), fallback: nil)
                 == .retry(after: .milliseconds(500)))
         #expect(attempt.retries == 1)
     }
 
     @Test func aConnectionThatCouldNotBeOpenedGoesToTheFallbackAtOnce() {
         var attempt = Self.attempt()
-        #expect(attempt.decide(.connectFailed(detail: "refused"))
+        #expect(
+            attempt.decide(.connectFailed(detail: "refused"))
                 == .fallBack)
         var alone = Self.attempt()
-        #expect(alone.decide(.connectFailed(detail: "refused"), fallback: nil)
+        #expect(
+            alone.decide(.connectFailed(detail: "refused"), fallback: nil)
                 == .fail(.connectFailed(detail: "refused")))
     }
 
@@ -90,8 +99,10 @@ extension UpstreamAttemptTests {
     }
 
     @Test func aRefusalOrABadKeyFailsAtOnce() {
-        let errors: [ProviderError] = [.refused(detail: "policy"), .rejectedKey(provider: "main"),
-                                       .modelNotFound(model: "main-v1"), .timedOut, .malformedResponse(detail: "x")]
+        let errors: [ProviderError] = [
+            .refused(detail: "policy"), .rejectedKey(provider: "main"),
+            .modelNotFound(model: "main-v1"), .timedOut, .malformedResponse(detail: "x"),
+        ]
         for error in errors {
             var attempt = Self.attempt()
             #expect(attempt.decide(error) == .fail(error))
@@ -103,8 +114,9 @@ extension UpstreamAttemptTests {
 @Suite struct ReplyContextTests {
     static func message(_ id: Int64, _ role: MessageRole, _ content: String, images: Int = 0) -> HistoryMessage {
         let attachments = (0..<images).map { index in
-            Attachment(id: Int64(index), messageID: id, format: .png,
-                       fileName: "a.png", byteCount: 1, width: 1, height: 1, digest: "d\(index)")
+            Attachment(
+                id: Int64(index), messageID: id, format: .png,
+                fileName: "a.png", byteCount: 1, width: 1, height: 1, digest: "d\(index)")
         }
         return HistoryMessage(id: id, role: role, content: content, attachments: attachments)
     }
@@ -114,8 +126,9 @@ extension UpstreamAttemptTests {
             Self.message(Int64(id), id.isMultiple(of: 2) ? .assistant : .user, String(repeating: "x", count: 400))
         }
         let model = ModelInfo(id: "m", providerID: "p", contextWindow: 2_000)
-        let (turns, kept) = try ReplyContext.fittedTurns(systemPrompt: "Be brief.", history: history, model: model,
-                                                         reserve: 500)
+        let (turns, kept) = try ReplyContext.fittedTurns(
+            systemPrompt: "Be brief.", history: history, model: model,
+            reserve: 500)
         #expect(turns.first == ChatTurn(role: .system, content: "Be brief."))
         #expect(kept.count == turns.count - 1 && kept.count < 40)
         #expect(kept.last?.message.id == 40)
@@ -123,15 +136,18 @@ extension UpstreamAttemptTests {
     }
 
     @Test func imagesArePlaceholdersForAVisionModelOnlyAndOnlyForTheUser() throws {
-        let history = [Self.message(1, .user, "look", images: 2), Self.message(2, .assistant, "a cat", images: 1),
-                       Self.message(3, .user, "and this?")]
+        let history = [
+            Self.message(1, .user, "look", images: 2), Self.message(2, .assistant, "a cat", images: 1),
+            Self.message(3, .user, "and this?"),
+        ]
         let vision = ModelInfo(id: "v", providerID: "p", vision: true)
         let seeing = try ReplyContext.fittedTurns(systemPrompt: "", history: history, model: vision, reserve: 100).turns
         #expect(seeing.map(\.images.count) == [2, 0, 0])
         #expect(seeing[0].images.allSatisfy { $0.bytes.isEmpty && $0.contentType == "image/png" })
         let blind = ModelInfo(id: "b", providerID: "p", vision: false)
-        #expect(try ReplyContext.fittedTurns(systemPrompt: "", history: history, model: blind, reserve: 100).turns
-                    .allSatisfy(\.images.isEmpty))
+        #expect(
+            try ReplyContext.fittedTurns(systemPrompt: "", history: history, model: blind, reserve: 100).turns
+                .allSatisfy(\.images.isEmpty))
     }
 
     @Test func aQuestionLargerThanTheWindowIsRefusedClearly() {

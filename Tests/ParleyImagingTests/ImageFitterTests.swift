@@ -1,7 +1,8 @@
 import Foundation
 import ParleyCore
-@testable import ParleyImaging
 import Testing
+
+@testable import ParleyImaging
 
 /// Images fitted to a vendor's limits with the real libvips, from images that libvips' own command-line tool and
 /// Pillow (the fixtures) made.

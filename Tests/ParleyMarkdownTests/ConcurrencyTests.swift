@@ -5,7 +5,8 @@ import Testing
 /// still agree with sequential ones (without serialised parsing, a few percent lose their strikethrough or autolinks).
 @Suite struct ConcurrencyTests {
     @Test func concurrentRendersMatchSequentialOnes() async {
-        let documents = ["a ~~b~~ c www.example.com", "| a | b |\n|---|---|\n| ~~x~~ | https://e.com |"]
+        let documents =
+            ["a ~~b~~ c www.example.com", "| a | b |\n|---|---|\n| ~~x~~ | https://e.com |"]
             + MarkdownCorpus.combinations(count: 8, seed: 99)
         let expected = documents.map(MarkdownRenderer.html)
         await withTaskGroup(of: Bool.self) { group in

@@ -8,8 +8,10 @@ enum HTMLSafetyScanner {
     private static let allowedAttributes: Set<String> = [
         "href", "src", "alt", "title", "class", "align", "type", "checked", "disabled", "start", "aria-label",
     ]
-    private static let dangerousFragments = ["javascript:", "vbscript:", "livescript:", "data:text", "data:image/svg",
-                                             "file:"]
+    private static let dangerousFragments = [
+        "javascript:", "vbscript:", "livescript:", "data:text", "data:image/svg",
+        "file:",
+    ]
     private static let rawFragments = ["<script", "<iframe", "<svg", "<object", "<embed", "<style", "<math", "<form"]
     private static let namedEntities: [String: String] = [
         "colon": ":", "tab": "\t", "newline": "\n", "amp": "&", "quot": "\"", "apos": "'", "lt": "<", "gt": ">",

@@ -1,4 +1,5 @@
-/// Realistic LLM-style markdown replies: hand-written fragments, seeded-random combinations of them, and whole documents.
+/// Realistic LLM-style markdown replies: hand-written fragments, seeded-random combinations of them, and whole
+/// documents.
 enum MarkdownCorpus {
     /// Every document: the fragments alone, 200 seeded combinations, and the hand-written replies.
     static let documents: [String] = fragments + combinations(count: 200, seed: 0x5EED_CAFE) + replies
@@ -8,7 +9,8 @@ enum MarkdownCorpus {
         var random = SplitMix64(seed: seed)
         let separators = ["\n\n", "\n\n", "\n\n", "\n", "\n\n\n"]
         return (0..<count).map { _ in
-            let pieces = (0..<Int.random(in: 3...8, using: &random)).map { _ in fragments.randomElement(using: &random)! }
+            let pieces = (0..<Int.random(in: 3...8, using: &random)).map { _ in fragments.randomElement(using: &random)!
+            }
             return pieces.dropFirst().reduce(pieces[0]) { document, piece in
                 document + separators.randomElement(using: &random)! + piece
             }

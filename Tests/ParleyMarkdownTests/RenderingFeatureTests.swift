@@ -5,25 +5,26 @@ import Testing
 @Suite struct RenderingFeatureTests {
     @Test func tableWithAlignment() {
         let html = MarkdownRenderer.html("| L | C | R |\n|:--|:-:|--:|\n| a | `x \\| y` | c |\n")
-        #expect(html == """
-            <table>
-            <thead>
-            <tr>
-            <th align="left">L</th>
-            <th align="center">C</th>
-            <th align="right">R</th>
-            </tr>
-            </thead>
-            <tbody>
-            <tr>
-            <td align="left">a</td>
-            <td align="center"><code>x | y</code></td>
-            <td align="right">c</td>
-            </tr>
-            </tbody>
-            </table>
+        #expect(
+            html == """
+                <table>
+                <thead>
+                <tr>
+                <th align="left">L</th>
+                <th align="center">C</th>
+                <th align="right">R</th>
+                </tr>
+                </thead>
+                <tbody>
+                <tr>
+                <td align="left">a</td>
+                <td align="center"><code>x | y</code></td>
+                <td align="right">c</td>
+                </tr>
+                </tbody>
+                </table>
 
-            """)
+                """)
     }
 
     @Test func strikethrough() {
@@ -31,41 +32,46 @@ import Testing
     }
 
     @Test func autolinks() {
-        #expect(MarkdownRenderer.html("Visit www.example.com, https://swift.org/x?y=1 or me@example.com")
-            == "<p>Visit <a href=\"http://www.example.com\">www.example.com</a>, "
-            + "<a href=\"https://swift.org/x?y=1\">https://swift.org/x?y=1</a> or "
-            + "<a href=\"mailto:me@example.com\">me@example.com</a></p>\n")
+        #expect(
+            MarkdownRenderer.html("Visit www.example.com, https://swift.org/x?y=1 or me@example.com")
+                == "<p>Visit <a href=\"http://www.example.com\">www.example.com</a>, "
+                + "<a href=\"https://swift.org/x?y=1\">https://swift.org/x?y=1</a> or "
+                + "<a href=\"mailto:me@example.com\">me@example.com</a></p>\n")
     }
 
     @Test func taskListCheckboxes() {
-        #expect(MarkdownRenderer.html("- [ ] todo\n- [x] done\n") == """
-            <ul>
-            <li><input type="checkbox" aria-label="todo" disabled="" /> todo</li>
-            <li><input type="checkbox" aria-label="done" checked="" disabled="" /> done</li>
-            </ul>
+        #expect(
+            MarkdownRenderer.html("- [ ] todo\n- [x] done\n") == """
+                <ul>
+                <li><input type="checkbox" aria-label="todo" disabled="" /> todo</li>
+                <li><input type="checkbox" aria-label="done" checked="" disabled="" /> done</li>
+                </ul>
 
-            """)
+                """)
     }
 
     @Test func fencedCodeWithLanguageClass() {
-        #expect(MarkdownRenderer.html("```swift\nlet x = [1] < 2\n```\n")
-            == "<pre><code class=\"language-swift\">let x = [1] &lt; 2\n</code></pre>\n")
+        #expect(
+            MarkdownRenderer.html("```swift\nlet x = [1] < 2\n```\n")
+                == "<pre><code class=\"language-swift\">let x = [1] &lt; 2\n</code></pre>\n")
     }
 
     @Test func rawHTMLIsOmittedAndTextEscaped() {
-        #expect(MarkdownRenderer.html("<div>\nhi\n</div>\n\na <b>b</b> & c")
-            == "<!-- raw HTML omitted -->\n<p>a <!-- raw HTML omitted -->b<!-- raw HTML omitted --> &amp; c</p>\n")
+        #expect(
+            MarkdownRenderer.html("<div>\nhi\n</div>\n\na <b>b</b> & c")
+                == "<!-- raw HTML omitted -->\n<p>a <!-- raw HTML omitted -->b<!-- raw HTML omitted --> &amp; c</p>\n")
     }
 
     @Test func orderedListStartAndHardBreak() {
-        #expect(MarkdownRenderer.html("3. three\n4. four\n\na  \nb") == """
-            <ol start="3">
-            <li>three</li>
-            <li>four</li>
-            </ol>
-            <p>a<br />
-            b</p>
+        #expect(
+            MarkdownRenderer.html("3. three\n4. four\n\na  \nb") == """
+                <ol start="3">
+                <li>three</li>
+                <li>four</li>
+                </ol>
+                <p>a<br />
+                b</p>
 
-            """)
+                """)
     }
 }

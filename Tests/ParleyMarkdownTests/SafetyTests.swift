@@ -100,7 +100,9 @@ import Testing
             for delta in Chunkings.characters(payload) {
                 renderer.append(delta)
                 let update = renderer.render()
-                #expect(HTMLSafetyScanner.violations(in: update.append + update.tail).isEmpty, "\(payload.debugDescription)")
+                #expect(
+                    HTMLSafetyScanner.violations(in: update.append + update.tail).isEmpty, "\(payload.debugDescription)"
+                )
             }
         }
     }
@@ -108,14 +110,18 @@ import Testing
     @Test func dangerousLinksAreBlankedButSafeOnesKept() {
         #expect(MarkdownRenderer.html("[x](javascript:alert(1))") == "<p><a href=\"\">x</a></p>\n")
         #expect(MarkdownRenderer.html("![x](data:image/svg+xml;base64,AAAA)") == "<p><img src=\"\" alt=\"x\" /></p>\n")
-        #expect(MarkdownRenderer.html("![x](data:image/png;base64,AAAA)")
-            == "<p><img src=\"data:image/png;base64,AAAA\" alt=\"x\" /></p>\n")
-        #expect(MarkdownRenderer.html("[x](https://example.com/a?b=c#d)")
-            == "<p><a href=\"https://example.com/a?b=c#d\">x</a></p>\n")
-        #expect(MarkdownRenderer.html("[x](/relative/path:with-colon)")
-            == "<p><a href=\"/relative/path:with-colon\">x</a></p>\n")
-        #expect(MarkdownRenderer.html("[x](mailto:someone@example.com)")
-            == "<p><a href=\"mailto:someone@example.com\">x</a></p>\n")
+        #expect(
+            MarkdownRenderer.html("![x](data:image/png;base64,AAAA)")
+                == "<p><img src=\"data:image/png;base64,AAAA\" alt=\"x\" /></p>\n")
+        #expect(
+            MarkdownRenderer.html("[x](https://example.com/a?b=c#d)")
+                == "<p><a href=\"https://example.com/a?b=c#d\">x</a></p>\n")
+        #expect(
+            MarkdownRenderer.html("[x](/relative/path:with-colon)")
+                == "<p><a href=\"/relative/path:with-colon\">x</a></p>\n")
+        #expect(
+            MarkdownRenderer.html("[x](mailto:someone@example.com)")
+                == "<p><a href=\"mailto:someone@example.com\">x</a></p>\n")
         #expect(MarkdownRenderer.html("<script>alert(1)</script>") == "<!-- raw HTML omitted -->\n")
     }
 

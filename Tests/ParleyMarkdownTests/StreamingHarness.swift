@@ -14,8 +14,10 @@ enum StreamingHarness {
     /// Streams `deltas`, rendering after every `renderEvery`-th delta and after the last, and expects every `append`
     /// to continue the one-shot HTML exactly where the previous one stopped and the last tail to complete it.
     @discardableResult
-    static func stream(_ deltas: [String], renderEvery: Int = 1,
-                       sourceLocation: SourceLocation = #_sourceLocation) -> Totals {
+    static func stream(
+        _ deltas: [String], renderEvery: Int = 1,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Totals {
         let expected = MarkdownRenderer.html(deltas.joined())
         let expectedBytes = Array(expected.utf8)
         var renderer = IncrementalMarkdownRenderer()
@@ -26,17 +28,20 @@ enum StreamingHarness {
             guard (index + 1) % renderEvery == 0 || index == deltas.count - 1 else { continue }
             let update = renderer.render()
             let appended = Array(update.append.utf8)
-            let continues = expectedBytes.count - totals.appended >= appended.count
+            let continues =
+                expectedBytes.count - totals.appended >= appended.count
                 && expectedBytes[totals.appended..<(totals.appended + appended.count)].elementsEqual(appended)
-            #expect(continues, "append diverged at delta \(index) of \(deltas.joined().debugDescription)",
-                    sourceLocation: sourceLocation)
+            #expect(
+                continues, "append diverged at delta \(index) of \(deltas.joined().debugDescription)",
+                sourceLocation: sourceLocation)
             guard continues else { return totals }
             totals.appended += appended.count
             totals.emitted += appended.count + update.tail.utf8.count
             tail = update.tail
         }
-        #expect(String(decoding: expectedBytes[..<totals.appended], as: UTF8.self) + tail == expected,
-                sourceLocation: sourceLocation)
+        #expect(
+            String(decoding: expectedBytes[..<totals.appended], as: UTF8.self) + tail == expected,
+            sourceLocation: sourceLocation)
         #expect(totals.appended <= expectedBytes.count, sourceLocation: sourceLocation)
         return totals
     }
@@ -46,8 +51,10 @@ extension StreamingHarness {
     /// Streams `deltas` through a `MarkdownStream`, asking for an event after every `eventEvery`-th delta and a final
     /// one at the end, and expects the appends plus the last tail sent to equal the one-shot HTML.
     @discardableResult
-    static func pacedStream(_ deltas: [String], eventEvery: Int = 1,
-                            sourceLocation: SourceLocation = #_sourceLocation) -> Totals {
+    static func pacedStream(
+        _ deltas: [String], eventEvery: Int = 1,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> Totals {
         let expected = MarkdownRenderer.html(deltas.joined())
         var stream = MarkdownStream()
         var totals = Totals()

@@ -20,8 +20,9 @@ import Testing
         }
         StreamingHarness.stream(Chunkings.lines(document))
         StreamingHarness.stream(Chunkings.randomSizes(document, using: &random))
-        StreamingHarness.stream(Chunkings.randomSizes(document, using: &random),
-                                renderEvery: Int.random(in: 2...4, using: &random))
+        StreamingHarness.stream(
+            Chunkings.randomSizes(document, using: &random),
+            renderEvery: Int.random(in: 2...4, using: &random))
         StreamingHarness.stream(Chunkings.scalars(document), renderEvery: Int.random(in: 3...6, using: &random))
     }
 
@@ -30,15 +31,19 @@ import Testing
         let document = MarkdownCorpus.documents[index]
         var random = SplitMix64(seed: UInt64(index) ^ 0xFACE)
         StreamingHarness.pacedStream(Chunkings.randomSizes(document, using: &random))
-        StreamingHarness.pacedStream(Chunkings.fixedSize(document, characters: 4), eventEvery: Int.random(in: 1...3, using: &random))
+        StreamingHarness.pacedStream(
+            Chunkings.fixedSize(document, characters: 4), eventEvery: Int.random(in: 1...3, using: &random))
     }
 
     @Test func blocksBecomeFinalOnceALaterBlockStartsOnACompleteLine() {
         var renderer = IncrementalMarkdownRenderer()
         renderer.append("# Title\n\nFirst paragraph.\n\nSecond")
         let first = renderer.render()
-        #expect(first == MarkdownUpdate(append: "<h1>Title</h1>\n",
-                                        tail: "<p>First paragraph.</p>\n<p>Second</p>\n"))
+        #expect(
+            first
+                == MarkdownUpdate(
+                    append: "<h1>Title</h1>\n",
+                    tail: "<p>First paragraph.</p>\n<p>Second</p>\n"))
         #expect(renderer.render() == MarkdownUpdate(append: "", tail: first.tail))
         renderer.append(" line.\n")
         #expect(renderer.render() == MarkdownUpdate(append: "<p>First paragraph.</p>\n", tail: "<p>Second line.</p>\n"))

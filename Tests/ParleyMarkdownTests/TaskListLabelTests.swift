@@ -20,14 +20,21 @@ import Testing
     }
 
     @Test func eachCheckboxIsNamedByItsItemsPlainText() {
-        let html = MarkdownRenderer.html("""
+        let html = MarkdownRenderer.html(
+            """
             - [x] Read **the** [guide](https://example.com) and run `swift test`
             - [ ] Line one
               continues here
             1. [ ] A numbered task
             """)
-        #expect(Self.labels(in: html) == ["Read the guide and run swift test", "Line one continues here", "A numbered task"])
-        #expect(html.contains(#"<li><input type="checkbox" aria-label="Read the guide and run swift test" checked="" disabled="" /> Read"#))
+        #expect(
+            Self.labels(in: html) == [
+                "Read the guide and run swift test", "Line one continues here", "A numbered task",
+            ])
+        #expect(
+            html.contains(
+                #"<li><input type="checkbox" aria-label="Read the guide and run swift test" checked="" disabled="" /> Read"#
+            ))
     }
 
     @Test func quotesAndMarkupCharactersAreEscapedInTheName() {
@@ -52,7 +59,8 @@ import Testing
     }
 
     @Test func nestedListsNameEachItemByItsOwnText() {
-        let html = MarkdownRenderer.html("""
+        let html = MarkdownRenderer.html(
+            """
             - [ ] Outer task
               - [x] Inner task
                 - [ ] Innermost
@@ -61,13 +69,17 @@ import Testing
             - [ ] Task over a plain list
               - not a task
             """)
-        #expect(Self.labels(in: html) == ["Outer task", "Inner task", "Innermost", "Task under a plain item",
-                                          "Task over a plain list"])
+        #expect(
+            Self.labels(in: html) == [
+                "Outer task", "Inner task", "Innermost", "Task under a plain item",
+                "Task over a plain list",
+            ])
         #expect(html.contains("<li>not a task</li>"))
     }
 
     @Test func blocksAreSeparatedAndAnItemWithoutTextIsStillNamed() {
-        let html = MarkdownRenderer.html("""
+        let html = MarkdownRenderer.html(
+            """
             - [ ] First paragraph.
 
               Second paragraph.

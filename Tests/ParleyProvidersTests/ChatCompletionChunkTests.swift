@@ -1,7 +1,8 @@
 import Foundation
 import ParleyCore
-@testable import ParleyProviders
 import Testing
+
+@testable import ParleyProviders
 
 /// The hand-written chunk reader against Foundation's JSONDecoder: the same answers for valid chunks, a refusal for
 /// everything JSONDecoder refuses.
@@ -23,9 +24,14 @@ import Testing
         var usage: TokenUsage?
 
         var chunk: (choices: [ChatCompletionChunk.Choice]?, usage: ChatCompletionChunk.TokenUsage?) {
-            (choices?.map { ChatCompletionChunk.Choice(content: $0.delta?.content, finishReason: $0.finish_reason) },
-             usage.map { ChatCompletionChunk.TokenUsage(promptTokens: $0.prompt_tokens, completionTokens: $0.completion_tokens,
-                                                        cachedTokens: $0.prompt_tokens_details?.cached_tokens) })
+            (
+                choices?.map { ChatCompletionChunk.Choice(content: $0.delta?.content, finishReason: $0.finish_reason) },
+                usage.map {
+                    ChatCompletionChunk.TokenUsage(
+                        promptTokens: $0.prompt_tokens, completionTokens: $0.completion_tokens,
+                        cachedTokens: $0.prompt_tokens_details?.cached_tokens)
+                }
+            )
         }
     }
 
@@ -54,15 +60,19 @@ import Testing
     ]
 
     static let invalid = [
-        "", "null", "[]", #"{"choices":[{"delta":{"content":"unterminated}}]}"#, #"{"choices":[{"delta":{"content":5}}]}"#,
+        "", "null", "[]", #"{"choices":[{"delta":{"content":"unterminated}}]}"#,
+        #"{"choices":[{"delta":{"content":5}}]}"#,
         #"{"choices":{"delta":{}}}"#, #"{"usage":{"prompt_tokens":"12"}}"#, #"{"usage":{"prompt_tokens":1.5}}"#,
         #"{"choices":[{"delta":{"content":"bad \x escape"}}]}"#, #"{"choices":[{"delta":{"content":"\u12"}}]}"#,
         #"{"choices":[{"delta":{"content":"a"}}]} trailing"#, #"{"choices":[{"delta":{"content":"a"}},]}"#,
         "{\"choices\":[{\"delta\":{\"content\":\"raw \n newline\"}}]}", #"{"a":tru}"#, #"{"a":01x}"#, #"{"a" "b"}"#,
-        #"{"choices":[{"finish_reason":7}]}"#, #"{"usage":{"prompt_tokens_details":{"cached_tokens":"9"}}}"#, #"{"choices":[{"delta":{"content":"\ud83d"}}]}"#,
+        #"{"choices":[{"finish_reason":7}]}"#, #"{"usage":{"prompt_tokens_details":{"cached_tokens":"9"}}}"#,
+        #"{"choices":[{"delta":{"content":"\ud83d"}}]}"#,
         // Malformed skipped numbers and strings.
-        #"{"created":01}"#, #"{"created":-}"#, #"{"created":1.}"#, #"{"created":1e}"#, #"{"created":.5}"#, #"{"created":+1}"#,
-        #"{"created":nan}"#, #"{"created":inf}"#, #"{"created":Infinity}"#, #"{"created":1.5.2}"#, #"{"id":"bad \q escape"}"#,
+        #"{"created":01}"#, #"{"created":-}"#, #"{"created":1.}"#, #"{"created":1e}"#, #"{"created":.5}"#,
+        #"{"created":+1}"#,
+        #"{"created":nan}"#, #"{"created":inf}"#, #"{"created":Infinity}"#, #"{"created":1.5.2}"#,
+        #"{"id":"bad \q escape"}"#,
         #"{"id":"\u12"}"#, "{\"id\":\"raw \t tab\"}", #"{"id":"unterminated}"#,
         // Malformed keys.
         #"{"bad\q":1}"#, #"{"ch\u006fices":{}}"#, #"{"unterminated:1}"#, #"{choices:[]}"#,
@@ -82,14 +92,18 @@ import Testing
         #expect(throws: (any Error).self) { try ChatCompletionChunk(json: json) }
     }
 
-    @Test("nesting is read to 512 levels; a hostile line of deeper brackets is refused instead of overflowing the stack")
+    @Test(
+        "nesting is read to 512 levels; a hostile line of deeper brackets is refused instead of overflowing the stack")
     func nestingIsBounded() throws {
-        let nested = { (depth: Int) in #"{"choices":[],"x":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}" }
+        let nested = { (depth: Int) in
+            #"{"choices":[],"x":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}"
+        }
         // The chunk object itself is the first level.
         #expect(try ChatCompletionChunk(json: nested(JSONCursor.maximumDepth - 1)).choices == [])
         #expect(throws: JSONCursor.Invalid.self) { try ChatCompletionChunk(json: nested(JSONCursor.maximumDepth)) }
         #expect(throws: JSONCursor.Invalid.self) { try ChatCompletionChunk(json: nested(1_000_000)) }
-        let objects = #"{"x":"# + String(repeating: #"{"a":"#, count: 1_000_000) + "1" + String(repeating: "}", count: 1_000_001)
+        let objects =
+            #"{"x":"# + String(repeating: #"{"a":"#, count: 1_000_000) + "1" + String(repeating: "}", count: 1_000_001)
         #expect(throws: JSONCursor.Invalid.self) { try ChatCompletionChunk(json: objects) }
     }
 

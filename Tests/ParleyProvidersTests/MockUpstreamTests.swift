@@ -1,16 +1,19 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
-@testable import MockUpstream
 import ParleyCore
 import Testing
+
+@testable import MockUpstream
 
 /// End-to-end tests of the mock upstream over loopback HTTP.
 @Suite struct MockUpstreamTests {
     static let tokens = 12
     static let prompt = "Say hello to the mock upstream"  // 30 characters: 7 prompt tokens
-    static let openAIBody = #"{"model":"mock-fast","messages":[{"role":"user","content":"Say hello to the mock upstream"}],"stream":true,"stream_options":{"include_usage":true}}"#
-    static let anthropicBody = #"{"model":"mock-fast","max_tokens":100,"messages":[{"role":"user","content":"Say hello to the mock upstream"}],"stream":true}"#
+    static let openAIBody =
+        #"{"model":"mock-fast","messages":[{"role":"user","content":"Say hello to the mock upstream"}],"stream":true,"stream_options":{"include_usage":true}}"#
+    static let anthropicBody =
+        #"{"model":"mock-fast","max_tokens":100,"messages":[{"role":"user","content":"Say hello to the mock upstream"}],"stream":true}"#
     static let geminiBody = #"{"contents":[{"role":"user","parts":[{"text":"Say hello to the mock upstream"}]}]}"#
 
     @Test func replyChunksConcatenateToTheText() {
@@ -23,7 +26,8 @@ import Testing
         #expect(long.allSatisfy { (1...4).contains($0.count) })
         let document = long.joined()
         #expect(document.utf8.count > 15_000)
-        for construct in ["\n## ", "|:--------|", "\n   - ", "\n> > ", "```swift\n", "\n\n\n", "](https://", "🚀", "中文"] {
+        for construct in ["\n## ", "|:--------|", "\n   - ", "\n> > ", "```swift\n", "\n\n\n", "](https://", "🚀", "中文"]
+        {
             #expect(document.contains(construct), "missing \(construct)")
         }
     }
@@ -39,7 +43,9 @@ import Testing
             let choices = chunks.map { $0["choices"] as? [[String: Any]] ?? [] }
             let deltas = choices.compactMap { $0.first?["delta"] as? [String: Any] }
             #expect(deltas.first?["role"] as? String == "assistant")
-            #expect(deltas.compactMap { $0["content"] as? String }.joined() == MockReply.text(model: "mock-fast", tokens: Self.tokens))
+            #expect(
+                deltas.compactMap { $0["content"] as? String }.joined()
+                    == MockReply.text(model: "mock-fast", tokens: Self.tokens))
             #expect(choices.compactMap { $0.first?["finish_reason"] as? String } == ["stop"])
             let usageChunk = try #require(chunks.last)
             #expect((usageChunk["choices"] as? [Any])?.isEmpty == true)
@@ -76,19 +82,27 @@ import Testing
             let candidates = payloads.compactMap { ($0["candidates"] as? [[String: Any]])?.first }
             #expect(candidates.count == payloads.count)
             let texts = candidates.flatMap { (($0["content"] as? [String: Any])?["parts"] as? [[String: Any]]) ?? [] }
-            #expect(texts.compactMap { $0["text"] as? String }.joined() == MockReply.text(model: "mock-fast", tokens: Self.tokens))
+            #expect(
+                texts.compactMap { $0["text"] as? String }.joined()
+                    == MockReply.text(model: "mock-fast", tokens: Self.tokens))
             #expect(candidates.compactMap { $0["finishReason"] as? String } == ["STOP"])
             #expect(candidates.last?["finishReason"] as? String == "STOP")
             let usage = try #require(payloads.last?["usageMetadata"] as? [String: Int])
-            #expect(usage == ["promptTokenCount": 7, "candidatesTokenCount": Self.tokens, "totalTokenCount": 7 + Self.tokens])
+            #expect(
+                usage == [
+                    "promptTokenCount": 7, "candidatesTokenCount": Self.tokens, "totalTokenCount": 7 + Self.tokens,
+                ])
         }
     }
 
     @Test func longReplyStreamsTheWholeDocument() async throws {
         try await withMock { mock in
-            let reply = try await mock.post("/v1/chat/completions", Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-long"))
+            let reply = try await mock.post(
+                "/v1/chat/completions", Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-long"))
             let chunks = try events(reply.text).map(\.data).dropLast().map(json)
-            let contents = chunks.compactMap { (($0["choices"] as? [[String: Any]])?.first?["delta"] as? [String: Any])?["content"] as? String }
+            let contents = chunks.compactMap {
+                (($0["choices"] as? [[String: Any]])?.first?["delta"] as? [String: Any])?["content"] as? String
+            }
             #expect(contents == MockReply.chunks(model: "mock-long", tokens: Self.tokens))
         }
     }
@@ -98,7 +112,8 @@ import Testing
             let body = #"{"model":"gpt-4o","messages":[{"role":"user","content":"Hi"}]}"#
             let reply = try await mock.post("/v1/chat/completions", body)
             #expect(reply.status == 200)
-            let message = try #require((json(reply.text)["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any])
+            let message = try #require(
+                (json(reply.text)["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any])
             #expect(message["content"] as? String == MockReply.text(model: "gpt-4o", tokens: Self.tokens))
         }
     }
@@ -115,9 +130,11 @@ import Testing
     @Test("each token leaves at its due instant from the start (first delay + i × delay) and never before")
     func tokensAreNeverEarly() async throws {
         let (tokens, first, delay) = (8, 50, 20)
-        try await withMock(.init(port: 0, tokens: tokens, delayMilliseconds: delay, firstTokenMilliseconds: first)) { mock in
+        try await withMock(.init(port: 0, tokens: tokens, delayMilliseconds: delay, firstTokenMilliseconds: first)) {
+            mock in
             let start = ContinuousClock.now
-            let response = try await mock.client.execute(mock.request("/v1/chat/completions", Self.openAIBody), timeout: .seconds(30))
+            let response = try await mock.client.execute(
+                mock.request("/v1/chat/completions", Self.openAIBody), timeout: .seconds(30))
             var arrivals: [Duration] = []
             var text = ""
             for try await buffer in response.body {
@@ -141,7 +158,8 @@ import Testing
                 statuses.append(reply.status)
                 if reply.status == 429 {
                     #expect(reply.headers["retry-after"] == "1")
-                    #expect((try json(reply.text)["error"] as? [String: Any])?["code"] as? String == "rate_limit_exceeded")
+                    #expect(
+                        (try json(reply.text)["error"] as? [String: Any])?["code"] as? String == "rate_limit_exceeded")
                 }
             }
             #expect(statuses == [429, 200, 429, 200])
@@ -150,10 +168,12 @@ import Testing
 
     @Test func serverErrorUsesEachVendorsErrorShape() async throws {
         try await withMock { mock in
-            let openAI = try await mock.post("/v1/chat/completions", Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-500"))
+            let openAI = try await mock.post(
+                "/v1/chat/completions", Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-500"))
             #expect(openAI.status == 500)
             #expect((try json(openAI.text)["error"] as? [String: Any])?["type"] as? String == "server_error")
-            let anthropic = try await mock.post("/v1/messages", Self.anthropicBody.replacingOccurrences(of: "mock-fast", with: "mock-500"))
+            let anthropic = try await mock.post(
+                "/v1/messages", Self.anthropicBody.replacingOccurrences(of: "mock-fast", with: "mock-500"))
             #expect(anthropic.status == 500)
             let anthropicError = try json(anthropic.text)
             #expect(anthropicError["type"] as? String == "error")
@@ -168,18 +188,22 @@ import Testing
 
     @Test func badKeyIsRejectedAndMissingModelIsNotFound() async throws {
         try await withMock { mock in
-            let openAI = try await mock.post("/v1/chat/completions", Self.openAIBody, headers: ["authorization": "Bearer bad-key"])
+            let openAI = try await mock.post(
+                "/v1/chat/completions", Self.openAIBody, headers: ["authorization": "Bearer bad-key"])
             #expect(openAI.status == 401)
             #expect((try json(openAI.text)["error"] as? [String: Any])?["code"] as? String == "invalid_api_key")
-            let good = try await mock.post("/v1/chat/completions", Self.openAIBody, headers: ["authorization": "Bearer good-key"])
+            let good = try await mock.post(
+                "/v1/chat/completions", Self.openAIBody, headers: ["authorization": "Bearer good-key"])
             #expect(good.status == 200)
             let anthropic = try await mock.post("/v1/messages", Self.anthropicBody, headers: ["x-api-key": "bad-key"])
             #expect(anthropic.status == 401)
             #expect((try json(anthropic.text)["error"] as? [String: Any])?["type"] as? String == "authentication_error")
-            let gemini = try await mock.post("/v1beta/models/mock-fast:streamGenerateContent?alt=sse&key=bad-key", Self.geminiBody)
+            let gemini = try await mock.post(
+                "/v1beta/models/mock-fast:streamGenerateContent?alt=sse&key=bad-key", Self.geminiBody)
             #expect(gemini.status == 403)
             #expect((try json(gemini.text)["error"] as? [String: Any])?["status"] as? String == "PERMISSION_DENIED")
-            let missing = try await mock.post("/v1/chat/completions", Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-missing"))
+            let missing = try await mock.post(
+                "/v1/chat/completions", Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-missing"))
             #expect(missing.status == 404)
             #expect((try json(missing.text)["error"] as? [String: Any])?["code"] as? String == "model_not_found")
         }
@@ -187,13 +211,16 @@ import Testing
 
     @Test("prompt tokens count the characters of every message text, in text parts too, and not image URLs or roles")
     func promptTokensCountMessageTexts() throws {
-        let openAI = #"{"model":"m","messages":[{"role":"system","content":"12345678"},{"role":"user","content":[{"type":"text","text":"abcd\"efg"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAAAAAAAAAAAAAA"}}]}]}"#
+        let openAI =
+            #"{"model":"m","messages":[{"role":"system","content":"12345678"},{"role":"user","content":[{"type":"text","text":"abcd\"efg"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AAAAAAAAAAAAAAAA"}}]}]}"#
         let openAIBody = try ChatRequestBody(json: openAI)
         #expect(openAIBody.textLength == 8 + 8)
         #expect(openAIBody.promptTokens == 4)
-        let anthropic = #"{"model":"m","system":[{"type":"text","text":"café 😀"}],"messages":[{"role":"user","content":"日本"}],"stream":true}"#
+        let anthropic =
+            #"{"model":"m","system":[{"type":"text","text":"café 😀"}],"messages":[{"role":"user","content":"日本"}],"stream":true}"#
         #expect(try ChatRequestBody(json: anthropic).textLength == 6 + 2)
-        let gemini = #"{"systemInstruction":{"parts":[{"text":"1234"}]},"contents":[{"role":"user","parts":[{"text":"5678"}]}],"generationConfig":{"text":"not counted"}}"#
+        let gemini =
+            #"{"systemInstruction":{"parts":[{"text":"1234"}]},"contents":[{"role":"user","parts":[{"text":"5678"}]}],"generationConfig":{"text":"not counted"}}"#
         #expect(try ChatRequestBody(json: gemini).textLength == 8)
         #expect(try ChatRequestBody(json: #"{"model":"m"}"#).promptTokens == 1)
     }
@@ -204,18 +231,24 @@ import Testing
         #expect(typed.model == "m" && typed.stream == true && typed.includeUsage == true)
         let mistyped = try ChatRequestBody(json: #"{"model":7,"stream":"yes","stream_options":[true]}"#)
         #expect(mistyped.model == nil && mistyped.stream == nil && mistyped.includeUsage == nil)
-        for invalid in ["", "[]", "\"text\"", "{", #"{"model":"m",}"#, #"{"model":"m"} trailing"#,
-                        #"{"messages":"# + String(repeating: "[", count: 100_000)] {
+        for invalid in [
+            "", "[]", "\"text\"", "{", #"{"model":"m",}"#, #"{"model":"m"} trailing"#,
+            #"{"messages":"# + String(repeating: "[", count: 100_000),
+        ] {
             #expect(throws: JSONCursor.Invalid.self) { try ChatRequestBody(json: invalid) }
         }
     }
 
     @Test func malformedBodiesAreRefusedAndTheMockCarriesOn() async throws {
         try await withMock { mock in
-            for body in ["not json", "[1,2]", #"{"model":"mock-fast","messages":[}"#, String(repeating: "[", count: 10_000)] {
+            for body in [
+                "not json", "[1,2]", #"{"model":"mock-fast","messages":[}"#, String(repeating: "[", count: 10_000),
+            ] {
                 let reply = try await mock.post("/v1/chat/completions", body)
                 #expect(reply.status == 400)
-                #expect((try json(reply.text)["error"] as? [String: Any])?["message"] as? String == "Invalid request: body is not a JSON object")
+                #expect(
+                    (try json(reply.text)["error"] as? [String: Any])?["message"] as? String
+                        == "Invalid request: body is not a JSON object")
             }
             let missingModel = try await mock.post("/v1/chat/completions", #"{"messages":[]}"#)
             #expect(missingModel.status == 400)
@@ -230,8 +263,12 @@ import Testing
             let reply = try await mock.get("/v1/models")
             let models = try #require(json(reply.text)["data"] as? [[String: Any]])
             let ids = models.compactMap { $0["id"] as? String }
-            #expect(ids == ["mock-fast", "mock-slow", "mock-429", "mock-500", "mock-reset", "mock-stall", "mock-garbage", "mock-long",
-                            "mock-empty", "mock-nousage", "mock-window", "mock-length"])
+            #expect(
+                ids == [
+                    "mock-fast", "mock-slow", "mock-429", "mock-500", "mock-reset", "mock-stall", "mock-garbage",
+                    "mock-long",
+                    "mock-empty", "mock-nousage", "mock-window", "mock-length",
+                ])
         }
     }
 
@@ -242,7 +279,8 @@ import Testing
             let reset = try json(try await mock.post("/stats/reset", "").text)
             #expect(reset["requests"] as? Int == 0)
             #expect(reset["last_request"] is NSNull)
-            _ = try await mock.post("/v1/messages", Self.anthropicBody.replacingOccurrences(of: "mock-fast", with: "mock-429"))
+            _ = try await mock.post(
+                "/v1/messages", Self.anthropicBody.replacingOccurrences(of: "mock-fast", with: "mock-429"))
             _ = try await mock.post("/v1/messages", Self.anthropicBody)
             let stats = try await mock.stats()
             #expect(stats["requests"] as? Int == 2)
@@ -259,21 +297,29 @@ import Testing
             let (received, receivedContinuation) = AsyncStream.makeStream(of: String.self)
             let reader = Task {
                 let response = try await mock.client.execute(
-                    mock.request("/v1/chat/completions", Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-stall")),
+                    mock.request(
+                        "/v1/chat/completions",
+                        Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-stall")),
                     timeout: .seconds(30)
                 )
                 var text = ""
                 for try await buffer in response.body {
                     text += String(decoding: buffer.readableBytesView, as: UTF8.self)
-                    if text.components(separatedBy: "\n\n").count - 1 == MockReply.tokensBeforeFault { receivedContinuation.yield(text) }
+                    if text.components(separatedBy: "\n\n").count - 1 == MockReply.tokensBeforeFault {
+                        receivedContinuation.yield(text)
+                    }
                 }
             }
             var iterator = received.makeAsyncIterator()
             let text = try #require(await iterator.next())
             let contents = try events(text).compactMap {
-                ((try json($0.data)["choices"] as? [[String: Any]])?.first?["delta"] as? [String: Any])?["content"] as? String
+                ((try json($0.data)["choices"] as? [[String: Any]])?.first?["delta"] as? [String: Any])?["content"]
+                    as? String
             }
-            #expect(contents == Array(MockReply.chunks(model: "mock-stall", tokens: Self.tokens).prefix(MockReply.tokensBeforeFault)))
+            #expect(
+                contents
+                    == Array(
+                        MockReply.chunks(model: "mock-stall", tokens: Self.tokens).prefix(MockReply.tokensBeforeFault)))
             #expect(try await mock.stats()["open"] as? Int == 1)
 
             let closed = ContinuousClock.now
@@ -302,11 +348,12 @@ import Testing
             }
             #expect(try await mock.stats()["completed"] as? Int == 2)
 
-            // `mock-slow` (100 ms a token): a stream that a loaded machine held back past all its instants would send the
-            // rest in one write and complete before the client's close could be seen.
+            // `mock-slow` (100 ms a token): a stream that a loaded machine held back past all its instants would send
+            // the rest in one write and complete before the client's close could be seen.
             let slow = Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-slow")
             let reader = Task {
-                let response = try await mock.client.execute(mock.request("/v1/chat/completions", slow), timeout: .seconds(30))
+                let response = try await mock.client.execute(
+                    mock.request("/v1/chat/completions", slow), timeout: .seconds(30))
                 for try await _ in response.body { return }
             }
             _ = await reader.result
@@ -325,7 +372,8 @@ import Testing
     @Test func resetModelDropsTheConnectionMidStream() async throws {
         try await withMock { mock in
             await #expect(throws: (any Error).self) {
-                _ = try await mock.post("/v1/chat/completions", Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-reset"))
+                _ = try await mock.post(
+                    "/v1/chat/completions", Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-reset"))
             }
             let stats = try await mock.stats()
             #expect(stats["requests"] as? Int == 1)
@@ -336,7 +384,8 @@ import Testing
 
     @Test func garbageModelSendsMalformedLines() async throws {
         try await withMock { mock in
-            let reply = try await mock.post("/v1/chat/completions", Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-garbage"))
+            let reply = try await mock.post(
+                "/v1/chat/completions", Self.openAIBody.replacingOccurrences(of: "mock-fast", with: "mock-garbage"))
             #expect(reply.status == 200)
             #expect(reply.text.contains("data: {not json\n\n"))
             #expect(reply.bytes.contains(0xFF))
@@ -387,7 +436,10 @@ struct MockHarness {
     private func send(_ request: HTTPClientRequest) async throws -> Reply {
         let response = try await client.execute(request, timeout: .seconds(10))
         let body = try await response.body.collect(upTo: 10 << 20)
-        return Reply(status: Int(response.status.code), headers: Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }) { first, _ in first }, bytes: Array(body.readableBytesView))
+        return Reply(
+            status: Int(response.status.code),
+            headers: Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }) { first, _ in first },
+            bytes: Array(body.readableBytesView))
     }
 }
 

@@ -2,9 +2,10 @@ import AsyncHTTPClient
 import Foundation
 import MockUpstream
 import ParleyCore
-@testable import ParleyProviders
 import Synchronization
 import Testing
+
+@testable import ParleyProviders
 
 /// Helpers to run the providers against the mock upstream.
 enum ProviderHarness {
@@ -13,11 +14,13 @@ enum ProviderHarness {
 
     /// A conversation with a system prompt and one earlier exchange, asking `question` of `model`.
     static func request(model: String, system: String? = "Be brief.") -> CompletionRequest {
-        CompletionRequest(model: model, turns: (system.map { [ChatTurn(role: .system, content: $0)] } ?? []) + [
-            ChatTurn(role: .user, content: "earlier question"),
-            ChatTurn(role: .assistant, content: "earlier answer"),
-            ChatTurn(role: .user, content: question),
-        ])
+        CompletionRequest(
+            model: model,
+            turns: (system.map { [ChatTurn(role: .system, content: $0)] } ?? []) + [
+                ChatTurn(role: .user, content: "earlier question"),
+                ChatTurn(role: .assistant, content: "earlier answer"),
+                ChatTurn(role: .user, content: question),
+            ])
     }
 
     /// The prompt size the mock reports for `request(model:)`: (9 + 16 + 14 + 30) characters / 4.
@@ -29,10 +32,14 @@ enum ProviderHarness {
     }
 
     /// A provider of `kind` talking to the mock.
-    static func provider(_ kind: ProviderKind, mock: MockHarness, key: String? = "test-key",
-                         timeouts: UpstreamTimeouts = UpstreamTimeouts()) -> any ChatProvider {
-        kind.makeProvider(ProviderConnection(name: kind.displayName, baseURL: baseURL(kind, port: mock.port), apiKey: key,
-                                             client: mock.client, timeouts: timeouts))
+    static func provider(
+        _ kind: ProviderKind, mock: MockHarness, key: String? = "test-key",
+        timeouts: UpstreamTimeouts = UpstreamTimeouts()
+    ) -> any ChatProvider {
+        kind.makeProvider(
+            ProviderConnection(
+                name: kind.displayName, baseURL: baseURL(kind, port: mock.port), apiKey: key,
+                client: mock.client, timeouts: timeouts))
     }
 
     /// Runs `body` with a client configured from `timeouts` as the server's is, then shuts it down.
@@ -51,8 +58,10 @@ enum ProviderHarness {
 
     /// Streams `request`, returning every chunk received and the error it ended with, if any;
     /// `observe` sees each chunk as it arrives, and every chunk asks the provider to leave bytes unread for `pause`.
-    static func collect(_ provider: any ChatProvider, _ request: CompletionRequest, pause: Duration = .zero,
-                        observe: @escaping @Sendable (CompletionChunk) -> Void = { _ in }) async -> (chunks: [CompletionChunk], error: ProviderError?) {
+    static func collect(
+        _ provider: any ChatProvider, _ request: CompletionRequest, pause: Duration = .zero,
+        observe: @escaping @Sendable (CompletionChunk) -> Void = { _ in }
+    ) async -> (chunks: [CompletionChunk], error: ProviderError?) {
         let chunks = Mutex<[CompletionChunk]>([])
         do throws(ProviderError) {
             try await provider.streamCompletion(request) { chunk in

@@ -1,8 +1,9 @@
 import MockUpstream
 import ParleyCore
-@testable import ParleyProviders
 import Synchronization
 import Testing
+
+@testable import ParleyProviders
 
 /// Every wire format against the mock upstream over loopback HTTP: replies, faults, deadlines and cancellation.
 @Suite struct ProviderStreamTests {
@@ -11,16 +12,23 @@ import Testing
     @Test("a reply streams its text, then the provider's usage", arguments: ProviderKind.allCases)
     func replyStreamsTextThenUsage(kind: ProviderKind) async throws {
         try await withMock { mock in
-            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-fast"))
+            let (chunks, error) = await Harness.collect(
+                Harness.provider(kind, mock: mock), Harness.request(model: "mock-fast"))
             #expect(error == nil)
-            #expect(chunks == Harness.texts("mock-fast") + [.usage(promptTokens: Harness.promptTokens, completionTokens: MockUpstreamTests.tokens)])
+            #expect(
+                chunks == Harness.texts("mock-fast") + [
+                    .usage(promptTokens: Harness.promptTokens, completionTokens: MockUpstreamTests.tokens)
+                ])
         }
     }
 
-    @Test("a reply cut at its output limit (finish_reason length, stop_reason max_tokens, finishReason MAX_TOKENS) says so", arguments: ProviderKind.allCases)
+    @Test(
+        "a reply cut at its output limit (finish_reason length, stop_reason max_tokens, finishReason MAX_TOKENS) says so",
+        arguments: ProviderKind.allCases)
     func replyCutAtLimit(kind: ProviderKind) async throws {
         try await withMock { mock in
-            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-length"))
+            let (chunks, error) = await Harness.collect(
+                Harness.provider(kind, mock: mock), Harness.request(model: "mock-length"))
             #expect(error == nil)
             #expect(chunks.filter { $0 == .cutAtLimit }.count == 1)
             #expect(chunks.filter { if case .text = $0 { true } else { false } } == Harness.texts("mock-length"))
@@ -30,24 +38,30 @@ import Testing
     @Test("a long reply arrives whole", arguments: ProviderKind.allCases)
     func longReplyArrivesWhole(kind: ProviderKind) async throws {
         try await withMock { mock in
-            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-long"))
+            let (chunks, error) = await Harness.collect(
+                Harness.provider(kind, mock: mock), Harness.request(model: "mock-long"))
             #expect(error == nil)
             #expect(Array(chunks.dropLast()) == Harness.texts("mock-long"))
         }
     }
 
-    @Test("a sink that asks for a pause gets the chunks sent meanwhile at once, and the whole reply at the upstream's pace",
-          arguments: ProviderKind.allCases)
+    @Test(
+        "a sink that asks for a pause gets the chunks sent meanwhile at once, and the whole reply at the upstream's pace",
+        arguments: ProviderKind.allCases)
     func readPauseBatchesChunks(kind: ProviderKind) async throws {
         let tokens = 40
         try await withMock(.init(port: 0, tokens: tokens, delayMilliseconds: 10)) { mock in
             let arrivals = Mutex<[ContinuousClock.Instant]>([])
-            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-fast"),
-                                                        pause: .milliseconds(200)) { chunk in
+            let (chunks, error) = await Harness.collect(
+                Harness.provider(kind, mock: mock), Harness.request(model: "mock-fast"),
+                pause: .milliseconds(200)
+            ) { chunk in
                 if case .text = chunk { arrivals.withLock { $0.append(.now) } }
             }
             #expect(error == nil)
-            #expect(Array(chunks.dropLast()) == MockReply.chunks(model: "mock-fast", tokens: tokens).map(CompletionChunk.text))
+            #expect(
+                Array(chunks.dropLast())
+                    == MockReply.chunks(model: "mock-fast", tokens: tokens).map(CompletionChunk.text))
             // 40 chunks 10 ms apart, read every 200 ms: a few bursts (one per chunk without the pause).
             let times = arrivals.withLock { $0 }
             let bursts = 1 + zip(times, times.dropFirst()).filter { $0.duration(to: $1) > .milliseconds(5) }.count
@@ -74,7 +88,8 @@ import Testing
     @Test("a server error is an overloaded provider", arguments: ProviderKind.allCases)
     func serverErrorIsOverloaded(kind: ProviderKind) async throws {
         try await withMock { mock in
-            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-500"))
+            let (chunks, error) = await Harness.collect(
+                Harness.provider(kind, mock: mock), Harness.request(model: "mock-500"))
             #expect(error == .overloaded(status: 500))
             #expect(error?.reason.code == "provider_overloaded")
             #expect(chunks.isEmpty)
@@ -84,17 +99,20 @@ import Testing
     @Test("a dropped connection is unreachable, after the text that came", arguments: ProviderKind.allCases)
     func droppedConnectionIsUnreachable(kind: ProviderKind) async throws {
         try await withMock { mock in
-            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-reset"))
+            let (chunks, error) = await Harness.collect(
+                Harness.provider(kind, mock: mock), Harness.request(model: "mock-reset"))
             #expect(error?.reason.code == "upstream_unreachable")
             #expect(chunks == Harness.texts("mock-reset", first: MockReply.tokensBeforeFault))
         }
     }
 
-    @Test("a reply whose closing events came is complete, though the connection dropped before the response's end",
-          arguments: ProviderKind.allCases)
+    @Test(
+        "a reply whose closing events came is complete, though the connection dropped before the response's end",
+        arguments: ProviderKind.allCases)
     func connectionDroppedAfterTheReplyEnded(kind: ProviderKind) async throws {
         try await withMock { mock in
-            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-cut"))
+            let (chunks, error) = await Harness.collect(
+                Harness.provider(kind, mock: mock), Harness.request(model: "mock-cut"))
             #expect(error == nil)
             #expect(Array(chunks.dropLast()) == Harness.texts("mock-cut"))
             // The mock counts a stream it dropped on purpose as neither completed nor aborted.
@@ -111,8 +129,9 @@ import Testing
             // loose: the whole suite runs in parallel on two cores).
             let timeouts = UpstreamTimeouts(firstToken: .seconds(120), betweenTokens: .milliseconds(300))
             let started = ContinuousClock.now
-            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock, timeouts: timeouts),
-                                                        Harness.request(model: "mock-stall"))
+            let (chunks, error) = await Harness.collect(
+                Harness.provider(kind, mock: mock, timeouts: timeouts),
+                Harness.request(model: "mock-stall"))
             #expect(error == .timedOut)
             #expect(chunks == Harness.texts("mock-stall", first: MockReply.tokensBeforeFault))
             #expect(ContinuousClock.now - started < .seconds(60))
@@ -126,8 +145,9 @@ import Testing
     func slowFirstTokenTimesOut(kind: ProviderKind) async throws {
         try await withMock(.init(port: 0, tokens: 3, firstTokenMilliseconds: 3_000)) { mock in
             let timeouts = UpstreamTimeouts(firstToken: .milliseconds(300), betweenTokens: .seconds(10))
-            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock, timeouts: timeouts),
-                                                        Harness.request(model: "mock-fast"))
+            let (chunks, error) = await Harness.collect(
+                Harness.provider(kind, mock: mock, timeouts: timeouts),
+                Harness.request(model: "mock-fast"))
             #expect(error == .timedOut)
             #expect(chunks.isEmpty)
         }
@@ -135,23 +155,30 @@ import Testing
 
     @Test("the first token has its own, longer deadline", arguments: ProviderKind.allCases)
     func firstTokenMayTakeLongerThanTheGapBetweenTokens(kind: ProviderKind) async throws {
-        // The first token comes after 8 s, twice the gap allowed between tokens (which is wide, for busy test machines).
+        // The first token comes after 8 s, twice the gap allowed between tokens (which is wide, for busy test
+        // machines).
         try await withMock(.init(port: 0, tokens: 3, delayMilliseconds: 10, firstTokenMilliseconds: 8_000)) { mock in
             let timeouts = UpstreamTimeouts(firstToken: .seconds(60), betweenTokens: .seconds(4))
-            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock, timeouts: timeouts),
-                                                        Harness.request(model: "mock-fast"))
+            let (chunks, error) = await Harness.collect(
+                Harness.provider(kind, mock: mock, timeouts: timeouts),
+                Harness.request(model: "mock-fast"))
             #expect(error == nil)
-            #expect(chunks == MockReply.chunks(model: "mock-fast", tokens: 3).map(CompletionChunk.text)
-                + [.usage(promptTokens: Harness.promptTokens, completionTokens: 3)])
+            #expect(
+                chunks == MockReply.chunks(model: "mock-fast", tokens: 3).map(CompletionChunk.text)
+                    + [.usage(promptTokens: Harness.promptTokens, completionTokens: 3)])
         }
     }
 
-    @Test("a malformed stream is reported as such, after the text that came", arguments: [
-        (ProviderKind.openai, "undecodable chunk"), (.anthropic, "undecodable event"), (.gemini, "undecodable response"),
-    ])
+    @Test(
+        "a malformed stream is reported as such, after the text that came",
+        arguments: [
+            (ProviderKind.openai, "undecodable chunk"), (.anthropic, "undecodable event"),
+            (.gemini, "undecodable response"),
+        ])
     func garbageIsMalformed(kind: ProviderKind, detail: String) async throws {
         try await withMock { mock in
-            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-garbage"))
+            let (chunks, error) = await Harness.collect(
+                Harness.provider(kind, mock: mock), Harness.request(model: "mock-garbage"))
             #expect(error == .malformedResponse(detail: detail))
             #expect(chunks == Harness.texts("mock-garbage", first: MockReply.tokensBeforeFault))
         }
@@ -160,7 +187,8 @@ import Testing
     @Test("a rejected key names the provider", arguments: ProviderKind.allCases)
     func rejectedKeyNamesTheProvider(kind: ProviderKind) async throws {
         try await withMock { mock in
-            let (chunks, error) = await Harness.collect(Harness.provider(kind, mock: mock, key: "bad-key"), Harness.request(model: "mock-fast"))
+            let (chunks, error) = await Harness.collect(
+                Harness.provider(kind, mock: mock, key: "bad-key"), Harness.request(model: "mock-fast"))
             #expect(error == .rejectedKey(provider: kind.displayName))
             #expect(error?.reason.code == "provider_rejected_key")
             #expect(chunks.isEmpty)
@@ -170,24 +198,31 @@ import Testing
     @Test("an unknown model is named", arguments: ProviderKind.allCases)
     func unknownModelIsNamed(kind: ProviderKind) async throws {
         try await withMock { mock in
-            let (_, error) = await Harness.collect(Harness.provider(kind, mock: mock), Harness.request(model: "mock-missing"))
+            let (_, error) = await Harness.collect(
+                Harness.provider(kind, mock: mock), Harness.request(model: "mock-missing"))
             #expect(error == .modelNotFound(model: "mock-missing"))
             #expect(error?.reason.message == "The provider does not know the model “mock-missing”.")
         }
     }
 
-    @Test("a server that refuses connections is connectFailed once the connect timeout passes: unreachable to the user, not retried by the reply (the client already tried until then), its fallback asked", arguments: ProviderKind.allCases)
+    @Test(
+        "a server that refuses connections is connectFailed once the connect timeout passes: unreachable to the user, not retried by the reply (the client already tried until then), its fallback asked",
+        arguments: ProviderKind.allCases)
     func closedPortIsUnreachable(kind: ProviderKind) async throws {
         // A refused connection ends as unreachable, not as a hang; the time bound is loose because the whole suite
         // runs in parallel on two cores.
         let timeouts = UpstreamTimeouts(connect: .milliseconds(300))
         try await Harness.withClient(timeouts) { client in
-            let provider = kind.makeProvider(ProviderConnection(name: kind.displayName, baseURL: "http://127.0.0.1:1", apiKey: "k",
-                                                                client: client, timeouts: timeouts))
+            let provider = kind.makeProvider(
+                ProviderConnection(
+                    name: kind.displayName, baseURL: "http://127.0.0.1:1", apiKey: "k",
+                    client: client, timeouts: timeouts))
             let started = ContinuousClock.now
             let (_, error) = await Harness.collect(provider, Harness.request(model: "mock-fast"))
             #expect(error?.reason.code == "upstream_unreachable")
-            #expect(error.map { if case .connectFailed = $0 { true } else { false } } == true, "\(String(describing: error))")
+            #expect(
+                error.map { if case .connectFailed = $0 { true } else { false } } == true,
+                "\(String(describing: error))")
             #expect(error?.isRetryable == false && error?.allowsFallback == true)
             #expect(ContinuousClock.now - started < .seconds(30))
         }
@@ -197,7 +232,9 @@ import Testing
         let timeout = UpstreamTimeouts(connect: .milliseconds(1_500)).clientTimeout
         #expect(timeout.connect == .milliseconds(1_500))
         #expect(timeout.read == nil)
-        #expect(UpstreamTimeouts() == UpstreamTimeouts(connect: .seconds(10), firstToken: .seconds(120), betweenTokens: .seconds(60)))
+        #expect(
+            UpstreamTimeouts()
+                == UpstreamTimeouts(connect: .seconds(10), firstToken: .seconds(120), betweenTokens: .seconds(60)))
     }
 
     @Test("cancelling mid-stream closes the upstream connection", arguments: ProviderKind.allCases)

@@ -51,15 +51,17 @@ import Testing
     }
 
     @Test func everySplitPointGivesTheSameMessages() {
-        let stream = ": hello\r\nevent: delta\r\nid: 7\r\ndata: {\"t\":\"héllo 👋\"}\r\ndata: second\r\n\r\n"
+        let stream =
+            ": hello\r\nevent: delta\r\nid: 7\r\ndata: {\"t\":\"héllo 👋\"}\r\ndata: second\r\n\r\n"
             + "data:no space\rdata:  two spaces \r\r" + "event: done\ndata: [DONE]\n\n"
         let bytes = Array(stream.utf8)
         let whole = Self.parse(bytes, cuts: [])
-        #expect(whole == [
-            SSEMessage(event: "delta", data: "{\"t\":\"héllo 👋\"}\nsecond", id: "7"),
-            SSEMessage(data: "no space\n two spaces "),
-            SSEMessage(event: "done", data: "[DONE]"),
-        ])
+        #expect(
+            whole == [
+                SSEMessage(event: "delta", data: "{\"t\":\"héllo 👋\"}\nsecond", id: "7"),
+                SSEMessage(data: "no space\n two spaces "),
+                SSEMessage(event: "done", data: "[DONE]"),
+            ])
         for cut in 1..<bytes.count {
             #expect(Self.parse(bytes, cuts: [cut]) == whole, "split at \(cut)")
         }
@@ -82,8 +84,11 @@ import Testing
 
     @Test func readsEventAndIDPerMessage() {
         let messages = Self.parse("event: add\nid: 42\ndata: one\n\ndata: two\n\nid:\ndata: three\n\n")
-        #expect(messages == [SSEMessage(event: "add", data: "one", id: "42"), SSEMessage(data: "two"),
-                             SSEMessage(data: "three", id: "")])
+        #expect(
+            messages == [
+                SSEMessage(event: "add", data: "one", id: "42"), SSEMessage(data: "two"),
+                SSEMessage(data: "three", id: ""),
+            ])
         #expect(Self.parse("event: only\n\n").isEmpty)
     }
 
@@ -128,11 +133,14 @@ import Testing
     @Test func tokensConcatenateToTheReplyAndUsageFollows() async throws {
         let chunks = Mutex<[CompletionChunk]>([])
         let question = "How does streaming work here?"
-        let request = CompletionRequest(model: DemoProvider.modelID,
-                                        turns: [ChatTurn(role: .system, content: "Be brief."),
-                                                ChatTurn(role: .user, content: "earlier question"),
-                                                ChatTurn(role: .assistant, content: "earlier answer"),
-                                                ChatTurn(role: .user, content: question)])
+        let request = CompletionRequest(
+            model: DemoProvider.modelID,
+            turns: [
+                ChatTurn(role: .system, content: "Be brief."),
+                ChatTurn(role: .user, content: "earlier question"),
+                ChatTurn(role: .assistant, content: "earlier answer"),
+                ChatTurn(role: .user, content: question),
+            ])
         try await DemoProvider(tokenDelay: .zero).streamCompletion(request) { chunk in
             chunks.withLock { $0.append(chunk) }
             return .zero

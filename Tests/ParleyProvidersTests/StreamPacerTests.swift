@@ -1,4 +1,5 @@
 import Testing
+
 @testable import MockUpstream
 
 /// The mock's shared timer: sleepers wake at their instants, never before, and leave at once when cancelled or when it
@@ -27,7 +28,9 @@ import Testing
             }
             #expect(woken.map(\.offset).sorted() == [0, 20, 20, 40, 60])
             for wake in woken {
-                #expect(wake.at >= start + .milliseconds(wake.offset), "woke \(start.duration(to: wake.at)) for \(wake.offset) ms")
+                #expect(
+                    wake.at >= start + .milliseconds(wake.offset),
+                    "woke \(start.duration(to: wake.at)) for \(wake.offset) ms")
             }
         }
     }

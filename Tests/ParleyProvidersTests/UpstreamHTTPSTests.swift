@@ -3,9 +3,10 @@ import Foundation
 import MockUpstream
 import NIOSSL
 import ParleyCore
-@testable import ParleyProviders
 import Synchronization
 import Testing
+
+@testable import ParleyProviders
 
 /// Which replies have had a token, how many have ended, and the first error one ended with.
 private final class Progress: Sendable {
@@ -21,15 +22,19 @@ private final class Progress: Sendable {
 @Suite struct UpstreamHTTPSTests {
     /// Runs `body` with the mock serving HTTPS (`tokens` tokens `delay` apart, certificate made for the test) and a
     /// client configured as the server's, trusting it; shuts both down after.
-    static func withHTTPSMock(tokens: Int, delayMilliseconds: Int,
-                              _ body: (Int, HTTPClient) async throws -> Void) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-tls-" + UUID().uuidString).path
+    static func withHTTPSMock(
+        tokens: Int, delayMilliseconds: Int,
+        _ body: (Int, HTTPClient) async throws -> Void
+    ) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-tls-" + UUID().uuidString)
+            .path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let files = try MockTLSFiles.selfSigned(in: folder)
         // A loaded test machine may take longer than the 10 s default to finish a burst of TLS handshakes.
-        let configuration = HTTPClient.Configuration.upstream(timeouts: UpstreamTimeouts(connect: .seconds(60)), connections: 1000,
-                                                              authorities: try NIOSSLCertificate.fromPEMFile(files.certificateChain))
+        let configuration = HTTPClient.Configuration.upstream(
+            timeouts: UpstreamTimeouts(connect: .seconds(60)), connections: 1000,
+            authorities: try NIOSSLCertificate.fromPEMFile(files.certificateChain))
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let mock = MockUpstreamConfiguration(port: 0, tokens: tokens, delayMilliseconds: delayMilliseconds, tls: files)
         do {
@@ -43,14 +48,17 @@ private final class Progress: Sendable {
 
     /// An OpenAI-compatible provider for the mock on `port`.
     static func provider(port: Int, client: HTTPClient) -> OpenAICompatibleProvider {
-        OpenAICompatibleProvider(connection: ProviderConnection(name: "mock", baseURL: "https://127.0.0.1:\(port)/v1",
-                                                                apiKey: "k", client: client))
+        OpenAICompatibleProvider(
+            connection: ProviderConnection(
+                name: "mock", baseURL: "https://127.0.0.1:\(port)/v1",
+                apiKey: "k", client: client))
     }
 
     /// Starts `count` replies of `provider` at once; returns when all have had a token, when one has ended (or failed),
     /// or after 90 s, and cancels them.
     static func startAndCancel(_ count: Int, _ provider: OpenAICompatibleProvider) async
-        -> (started: Int, finished: Int, firstError: ProviderError?) {
+        -> (started: Int, finished: Int, firstError: ProviderError?)
+    {
         let progress = Progress()
         return await withTaskGroup(of: Void.self) { group in
             for index in 0..<count {
@@ -78,8 +86,9 @@ private final class Progress: Sendable {
 
     @Test func aReplyStreamsOverHTTPS() async throws {
         try await Self.withHTTPSMock(tokens: MockUpstreamTests.tokens, delayMilliseconds: 0) { port, client in
-            let (chunks, error) = await ProviderHarness.collect(Self.provider(port: port, client: client),
-                                                                ProviderHarness.request(model: "mock-fast"))
+            let (chunks, error) = await ProviderHarness.collect(
+                Self.provider(port: port, client: client),
+                ProviderHarness.request(model: "mock-fast"))
             #expect(error == nil)
             #expect(Array(chunks.prefix(MockUpstreamTests.tokens)) == ProviderHarness.texts("mock-fast"))
         }

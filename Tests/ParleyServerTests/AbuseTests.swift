@@ -1,8 +1,9 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
-@testable import ParleyServer
 import Testing
+
+@testable import ParleyServer
 
 /// Requests meant to hurt: oversized bodies on every route, paths that climb out of the static folder, stolen or
 /// guessed tokens, and what the session cookie lets a script or another site do.
@@ -10,8 +11,10 @@ import Testing
 struct AbuseTests {
     /// The routes that act without reading a body (an oversized one is simply not read): each answers as usual.
     static let ignoresBody: Set<String> = [
-        "DELETE /api/conversations/{id}", "POST /api/conversations/{id}/stop", "POST /c/{id}/stop", "POST /c/{id}/delete",
-        "POST /logout", "POST /logout/everywhere", "POST /s/{token}/fork", "POST /s/{token}/revoke", "POST /shares/{id}/revoke",
+        "DELETE /api/conversations/{id}", "POST /api/conversations/{id}/stop", "POST /c/{id}/stop",
+        "POST /c/{id}/delete",
+        "POST /logout", "POST /logout/everywhere", "POST /s/{token}/fork", "POST /s/{token}/revoke",
+        "POST /shares/{id}/revoke",
     ]
 
     /// Routes that refuse a form body before its size matters: the import reads only a file (multipart, below) or JSON.
@@ -25,7 +28,9 @@ struct AbuseTests {
         "/c/{id}/messages": ("image", maxUploadBytes), "/settings/import": ("file", ImportReader.maxBytes),
     ]
 
-    @Test("a body far over the limit gets 413 on every route that reads one, and a multipart file over its route's limit too; never a 5xx, nothing stored, the server carries on")
+    @Test(
+        "a body far over the limit gets 413 on every route that reads one, and a multipart file over its route's limit too; never a 5xx, nothing stored, the server carries on"
+    )
     func oversizedBodies() async throws {
         try await withTestServer(configure: { settings in
             settings.signup = .open
@@ -45,17 +50,24 @@ struct AbuseTests {
                 let path = parts[1].replacingOccurrences(of: "{id}", with: "\(conversation)")
                     .replacingOccurrences(of: "{token}", with: "no-such-token")
                 let isAPI = path.hasPrefix("/api/")
-                var headers = [("Content-Type", isAPI ? "application/json" : "application/x-www-form-urlencoded"),
-                               ("Accept", "application/json")]
+                var headers = [
+                    ("Content-Type", isAPI ? "application/json" : "application/x-www-form-urlencoded"),
+                    ("Accept", "application/json"),
+                ]
                 if let token = browser.csrfToken { headers.append(("X-CSRF-Token", token)) }
                 if isAPI, let token = api.token { headers.append(("Authorization", "Bearer \(token)")) }
-                let response = try await browser.send(HTTPMethod(rawValue: parts[0]), path, headers: headers, bytes: isAPI ? json : form)
+                let response = try await browser.send(
+                    HTTPMethod(rawValue: parts[0]), path, headers: headers, bytes: isAPI ? json : form)
                 #expect(response.status < 500, "\(route) answered \(response.status)")
                 if !Self.ignoresBody.contains(route) {
-                    #expect(response.status == Self.refusesFormBodies[route] ?? 413, "\(route) answered \(response.status) to a body 3× the limit")
+                    #expect(
+                        response.status == Self.refusesFormBodies[route] ?? 413,
+                        "\(route) answered \(response.status) to a body 3× the limit")
                 }
                 // Signing out (everywhere) ends the sessions: sign in again for the next route.
-                if try await browser.get("/c").status != 200, try await browser.signIn("owner@example.com").status != 303 {
+                if try await browser.get("/c").status != 200,
+                    try await browser.signIn("owner@example.com").status != 303
+                {
                     _ = try await browser.signUp("owner@example.com")
                 }
                 if try await api.request(.GET, "/api/conversations").status == 401 {
@@ -64,14 +76,20 @@ struct AbuseTests {
             }
             let conversation = try await api.createConversation()
             for route in CSRFMiddleware.uploadRoutes.sorted() {
-                let limit = try #require(Self.uploadLimits[route], "\(route) reads uploads but has no limit in this test")
+                let limit = try #require(
+                    Self.uploadLimits[route], "\(route) reads uploads but has no limit in this test")
                 var body = MultipartBody()
                 body.fields = [("csrf_token", try #require(browser.csrfToken)), ("content", "too big")]
-                body.files = [(field: limit.field, name: "big.png", type: "image/png",
-                               bytes: [UInt8](repeating: 0x89, count: limit.maxBytes + AppRequestContext.maxBodySize))]
+                body.files = [
+                    (
+                        field: limit.field, name: "big.png", type: "image/png",
+                        bytes: [UInt8](repeating: 0x89, count: limit.maxBytes + AppRequestContext.maxBodySize)
+                    )
+                ]
                 let path = route.replacingOccurrences(of: "{id}", with: "\(conversation)")
-                let response = try await browser.send(.POST, path, headers: [("Content-Type", body.contentType), ("Accept", "application/json")],
-                                                      bytes: body.bytes)
+                let response = try await browser.send(
+                    .POST, path, headers: [("Content-Type", body.contentType), ("Accept", "application/json")],
+                    bytes: body.bytes)
                 #expect(response.status == 413, "\(route) answered \(response.status) to a file over its limit")
             }
             #expect(try await api.messages(conversation).isEmpty)
@@ -83,21 +101,32 @@ struct AbuseTests {
         }
     }
 
-    @Test("paths that climb out of the static folder, however encoded, or name no attachment, get 400 or 404 and never a file's contents")
+    @Test(
+        "paths that climb out of the static folder, however encoded, or name no attachment, get 400 or 404 and never a file's contents"
+    )
     func pathTraversal() async throws {
         try await withTestServer { server in
             var browser = server.browser()
             _ = try await browser.signUp("user@example.com")
-            let climbs = ["..%2F..%2FPackage.swift", "%2e%2e%2f%2e%2e%2fPackage.swift", "..%252F..%252FPackage.swift",
-                          "%252e%252e%252fPackage.swift", "....%2F%2FPackage.swift", ".%2e/.%2e/Package.swift", "..%5C..%5CPackage.swift",
-                          "../../Package.swift", "..", "%2e%2e", "%2Fetc%2Fpasswd", "/etc/passwd", "app.css%00.png",
-                          "..%2F..%2FTemplates%2Flayout.mustache", "..%2F..%2FSources%2FParleyServer%2FApp%2FServerSettings.swift"]
-            let attachments = ["..%2F1", "1%20OR%201=1", "-1", "abc", "1.0", "0x1", "%2Fetc%2Fpasswd", "99999999999999999999999"]
-            let paths = climbs.map { "/static/" + $0 } + ["/sw.js/..%2F..%2FPackage.swift", "/sw.js%2F..%2F..%2FPackage.swift"]
+            let climbs = [
+                "..%2F..%2FPackage.swift", "%2e%2e%2f%2e%2e%2fPackage.swift", "..%252F..%252FPackage.swift",
+                "%252e%252e%252fPackage.swift", "....%2F%2FPackage.swift", ".%2e/.%2e/Package.swift",
+                "..%5C..%5CPackage.swift",
+                "../../Package.swift", "..", "%2e%2e", "%2Fetc%2Fpasswd", "/etc/passwd", "app.css%00.png",
+                "..%2F..%2FTemplates%2Flayout.mustache",
+                "..%2F..%2FSources%2FParleyServer%2FApp%2FServerSettings.swift",
+            ]
+            let attachments = [
+                "..%2F1", "1%20OR%201=1", "-1", "abc", "1.0", "0x1", "%2Fetc%2Fpasswd", "99999999999999999999999",
+            ]
+            let paths =
+                climbs.map { "/static/" + $0 } + ["/sw.js/..%2F..%2FPackage.swift", "/sw.js%2F..%2F..%2FPackage.swift"]
                 + attachments.map { "/attachments/" + $0 }
             for path in paths {
                 let response = try await browser.get(path)
-                #expect([400, 404].contains(response.status), "\(path) answered \(response.status) \(response.location ?? "")")
+                #expect(
+                    [400, 404].contains(response.status),
+                    "\(path) answered \(response.status) \(response.location ?? "")")
                 for secret in ["swift-tools-version", "root:x:0", "{{", "public struct ServerSettings"] {
                     #expect(!response.body.contains(secret), "\(path) leaked a file")
                 }
@@ -105,52 +134,72 @@ struct AbuseTests {
         }
     }
 
-    @Test("the session and CSRF cookies are HttpOnly, SameSite=Lax and Path=/, Secure when the setting (or, automatically, a non-loopback host) says so, the CSRF one then named __Host-; signing in and out give a new CSRF token; signing out clears the session", arguments: [nil, false, true] as [Bool?])
+    @Test(
+        "the session and CSRF cookies are HttpOnly, SameSite=Lax and Path=/, Secure when the setting (or, automatically, a non-loopback host) says so, the CSRF one then named __Host-; signing in and out give a new CSRF token; signing out clears the session",
+        arguments: [nil, false, true] as [Bool?])
     func cookieFlags(_ secure: Bool?) async throws {
         try await withTestServer(configure: { $0.cookieSecure = secure }) { server in
             var browser = server.browser()
             let csrfName = secure == true ? "__Host-parley_csrf=" : "parley_csrf="
             let form = try await browser.get("/signup")
-            let signedUp = try await browser.post("/signup", form: ["email": "user@example.com", "password": "correct horse battery"])
+            let signedUp = try await browser.post(
+                "/signup", form: ["email": "user@example.com", "password": "correct horse battery"])
             let csrf = try #require(form.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix(csrfName) })
-            let session = try #require(signedUp.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix("parley_session=") })
-            let signedInCSRF = try #require(signedUp.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix(csrfName) })
+            let session = try #require(
+                signedUp.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix("parley_session=") })
+            let signedInCSRF = try #require(
+                signedUp.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix(csrfName) })
             #expect(signedInCSRF.prefix { $0 != ";" } != csrf.prefix { $0 != ";" })
             for cookie in [csrf, session, signedInCSRF] {
-                let attributes = Set(cookie.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+                let attributes = Set(
+                    cookie.split(separator: ";").dropFirst().map {
+                        $0.trimmingCharacters(in: .whitespaces).lowercased()
+                    })
                 #expect(attributes.isSuperset(of: ["httponly", "samesite=lax", "path=/"]), "\(cookie)")
                 // The test server listens on loopback, so automatic means not Secure.
                 #expect(attributes.contains("secure") == (secure ?? false), "\(cookie)")
             }
             let signedOut = try await browser.post("/logout")
-            let cleared = try #require(signedOut.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix("parley_session=") })
+            let cleared = try #require(
+                signedOut.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix("parley_session=") })
             #expect(cleared.lowercased().contains("max-age=0"))
-            let signedOutCSRF = try #require(signedOut.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix(csrfName) })
+            let signedOutCSRF = try #require(
+                signedOut.headers[canonicalForm: "set-cookie"].first { $0.hasPrefix(csrfName) })
             #expect(signedOutCSRF.prefix { $0 != ";" } != signedInCSRF.prefix { $0 != ";" })
             #expect(try await browser.get("/c").location?.hasPrefix("/login") == true)
         }
     }
 
-    @Test("automatic Secure cookies are on for every host but loopback", arguments: [
-        ("127.0.0.1", false), ("localhost", false), ("::1", false), ("0.0.0.0", true), ("192.168.1.10", true), ("parley.example.com", true),
-    ])
+    @Test(
+        "automatic Secure cookies are on for every host but loopback",
+        arguments: [
+            ("127.0.0.1", false), ("localhost", false), ("::1", false), ("0.0.0.0", true), ("192.168.1.10", true),
+            ("parley.example.com", true),
+        ])
     func automaticSecureCookies(_ host: String, _ secure: Bool) throws {
-        #expect(try ServerSettings(environment: ["PARLEY_HOST": host, "PARLEY_COOKIE_SECURE": "auto"]).usesSecureCookies == secure)
+        #expect(
+            try ServerSettings(environment: ["PARLEY_HOST": host, "PARLEY_COOKIE_SECURE": "auto"]).usesSecureCookies
+                == secure)
         #expect(try ServerSettings(environment: ["PARLEY_HOST": host]).usesSecureCookies == secure)
     }
 
-    @Test("share links carry 128 random bits: 30 guesses, random or one character off a real link, get 404, then the address gets 429 on every link until the window passes; the owner is unaffected")
+    @Test(
+        "share links carry 128 random bits: 30 guesses, random or one character off a real link, get 404, then the address gets 429 on every link until the window passes; the owner is unaffected"
+    )
     func shareTokenGuessing() async throws {
         try await withTestServer { server in
             var owner = server.browser()
             _ = try await owner.signUp("owner@example.com")
             let id = try await owner.createConversation(content: "shared question")
-            let shared = try await owner.post("/c/\(id)/share", form: ["author": "anonymous", "expires": "never"],
-                                              headers: [("Accept", "application/json")])
+            let shared = try await owner.post(
+                "/c/\(id)/share", form: ["author": "anonymous", "expires": "never"],
+                headers: [("Accept", "application/json")])
             let url = try #require(try shared.json()["url"] as? String)
             let token = try #require(url.split(separator: "/").last.map(String.init))
             let alphabet = Array("0123456789abcdef")
-            #expect(token.count >= 32 && token.allSatisfy(alphabet.contains), "the token \(token) is not 128 bits or more of hex")
+            #expect(
+                token.count >= 32 && token.allSatisfy(alphabet.contains),
+                "the token \(token) is not 128 bits or more of hex")
             var visitor = server.browser()
             #expect(try await visitor.get("/s/\(token)").status == 200)
             var generator = SystemRandomNumberGenerator()
@@ -158,7 +207,8 @@ struct AbuseTests {
                 var candidate = Array(token)
                 if guess % 2 == 0 {
                     let position = Int.random(in: 0..<candidate.count, using: &generator)
-                    candidate[position] = alphabet.filter { $0 != candidate[position] }.randomElement(using: &generator)!
+                    candidate[position] = alphabet.filter { $0 != candidate[position] }.randomElement(
+                        using: &generator)!
                 } else {
                     candidate = (0..<token.count).map { _ in alphabet.randomElement(using: &generator)! }
                 }
@@ -181,13 +231,16 @@ struct AbuseTests {
         }
     }
 
-    @Test("an image that is also HTML or script is stored and served as the image it is, with nosniff, to its owner and through a share; one that is not a whole image is refused", arguments: Polyglot.allCases)
+    @Test(
+        "an image that is also HTML or script is stored and served as the image it is, with nosniff, to its owner and through a share; one that is not a whole image is refused",
+        arguments: Polyglot.allCases)
     func polyglotUploads(_ polyglot: Polyglot) async throws {
         try await AttachmentTests.withVisionServer { server in
             var (browser, api, conversation) = try await AttachmentTests.start(server)
             let bytes = try polyglot.bytes()
-            let sent = try await browser.postMultipart("/c/\(conversation)/messages", fields: [("content", "look")],
-                                                       files: [("page.html", "text/html", bytes)])
+            let sent = try await browser.postMultipart(
+                "/c/\(conversation)/messages", fields: [("content", "look")],
+                files: [("page.html", "text/html", bytes)])
             guard let type = polyglot.storedType else {
                 #expect(sent.status == 415, "\(sent.body.prefix(300))")
                 #expect(try await api.messages(conversation).isEmpty)
@@ -195,11 +248,15 @@ struct AbuseTests {
             }
             #expect(sent.status == 202, "\(sent.body.prefix(300))")
             try await AttachmentTests.waitForReply(api, conversation)
-            let listed = try #require((try await api.messages(conversation).first?["attachments"] as? [[String: Any]])?.first)
+            let listed = try #require(
+                (try await api.messages(conversation).first?["attachments"] as? [[String: Any]])?.first)
             #expect(listed["content_type"] as? String == type)
             let id = try #require(listed["id"] as? Int)
             let token = try await ShareTests.share(&browser, conversation)
-            for served in [try await browser.get("/attachments/\(id)"), try await ShareTests.fetch(server, "/attachments/\(id)?share=\(token)")] {
+            for served in [
+                try await browser.get("/attachments/\(id)"),
+                try await ShareTests.fetch(server, "/attachments/\(id)?share=\(token)"),
+            ] {
                 #expect(served.status == 200)
                 #expect(served.headers.first(name: "content-type") == type)
                 #expect(served.headers.first(name: "x-content-type-options") == "nosniff")
@@ -210,12 +267,15 @@ struct AbuseTests {
         }
     }
 
-    @Test("a GIF, JPEG or WebP whose header claims sides over the limit gets 422 and stores nothing", arguments: SizeClaim.allCases)
+    @Test(
+        "a GIF, JPEG or WebP whose header claims sides over the limit gets 422 and stores nothing",
+        arguments: SizeClaim.allCases)
     func oversizedDimensions(_ claim: SizeClaim) async throws {
         try await AttachmentTests.withVisionServer { server in
             var (browser, api, conversation) = try await AttachmentTests.start(server)
-            let sent = try await browser.postMultipart("/c/\(conversation)/messages", fields: [("content", "huge")],
-                                                       files: [("huge", "application/octet-stream", try claim.bytes())])
+            let sent = try await browser.postMultipart(
+                "/c/\(conversation)/messages", fields: [("content", "huge")],
+                files: [("huge", "application/octet-stream", try claim.bytes())])
             #expect(sent.status == 422, "\(sent.body.prefix(300))")
             #expect(try await api.messages(conversation).isEmpty)
         }
@@ -248,7 +308,8 @@ enum Polyglot: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .pngWithHTMLAfterEnd:
             return try Fixtures.image("gradient.png") + Self.html
         case .gifThatIsJavaScript:
-            // The width's two bytes open a script comment that the bytes after the trailer close: `GIF87a/*…*/=alert(1);`.
+            // The width's two bytes open a script comment that the bytes after the trailer close:
+            // `GIF87a/*…*/=alert(1);`.
             var gif = try Fixtures.image("gradient.gif")
             gif.replaceSubrange(6..<8, with: Array("/*".utf8))
             return gif + Array("*/=alert(1);".utf8)
@@ -256,7 +317,8 @@ enum Polyglot: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let jpeg = try Fixtures.image("gradient.jpg")
             let comment = Self.html
             let length = comment.count + 2
-            return Array(jpeg.prefix(2)) + [0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)] + comment + jpeg.dropFirst(2)
+            return Array(jpeg.prefix(2)) + [0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)] + comment
+                + jpeg.dropFirst(2)
         case .jpegWithHTMLAfterEnd:
             return try Fixtures.image("gradient.jpg") + Self.html
         }
@@ -278,7 +340,8 @@ enum SizeClaim: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return gif
         case .jpeg:
             var jpeg = try Fixtures.image("gradient.jpg")
-            let frame = try #require(jpeg.indices.dropLast().first { jpeg[$0] == 0xFF && [0xC0, 0xC1, 0xC2].contains(jpeg[$0 + 1]) })
+            let frame = try #require(
+                jpeg.indices.dropLast().first { jpeg[$0] == 0xFF && [0xC0, 0xC1, 0xC2].contains(jpeg[$0 + 1]) })
             jpeg.replaceSubrange(frame + 5..<frame + 9, with: [0xFF, 0xFF, 0xFF, 0xFF])
             return jpeg
         case .webp:

@@ -36,17 +36,21 @@ struct AccessMatrixTests {
         "POST /c/{id}/pin": .owner, "POST /c/{id}/unpin": .owner, "POST /c/{id}/archive": .owner,
         "POST /c/{id}/unarchive": .owner, "POST /c/{id}/messages": .owner, "POST /c/{id}/stop": .owner,
         "POST /c/{id}/regenerate": .owner, "GET /c/{id}/events": .owner, "POST /c/{id}/share": .owner,
-        "POST /shares/{id}/revoke": .owner, "GET /attachments/{id}": .owner, "POST /s/{token}/revoke": .owner, "POST /s/{token}/fork": .shareHolder,
+        "POST /shares/{id}/revoke": .owner, "GET /attachments/{id}": .owner, "POST /s/{token}/revoke": .owner,
+        "POST /s/{token}/fork": .shareHolder,
         "DELETE /api/conversations/{id}": .owner, "GET /api/conversations/{id}/messages": .owner,
         "POST /api/conversations/{id}/messages": .owner, "POST /api/conversations/{id}/stop": .owner,
         "GET /admin": .admin, "GET /admin/usage.csv": .admin, "GET /admin/models": .admin, "POST /admin/models": .admin,
         "GET /admin/users": .admin, "POST /admin/users": .admin, "GET /admin/users/{id}": .admin,
         "POST /admin/users/{id}/admin": .admin, "POST /admin/users/{id}/disabled": .admin,
-        "POST /admin/users/{id}/budget": .admin, "POST /admin/users/{id}/storage": .admin, "POST /admin/users/{id}/password": .admin, "POST /admin/budget": .admin,
+        "POST /admin/users/{id}/budget": .admin, "POST /admin/users/{id}/storage": .admin,
+        "POST /admin/users/{id}/password": .admin, "POST /admin/budget": .admin,
     ]
 
     /// Form fields that every owner route accepts, so that a refusal is about who asks, not what they sent.
-    static let validForm = ["content": "x", "title": "x", "model": "mock-fast", "author": "anonymous", "expires": "never"]
+    static let validForm = [
+        "content": "x", "title": "x", "model": "mock-fast", "author": "anonymous", "expires": "never",
+    ]
 
     /// What the owner has that the others must not reach.
     struct OwnedThings {
@@ -57,8 +61,11 @@ struct AccessMatrixTests {
 
         /// The route's path with its captures filled with the owner's ids.
         func path(for template: String) -> String {
-            let capture = template.hasPrefix("/shares/") ? shareID : template.hasPrefix("/attachments/") ? "\(attachmentID)" : "\(conversation)"
-            return template.replacingOccurrences(of: "{id}", with: capture).replacingOccurrences(of: "{token}", with: shareToken)
+            let capture =
+                template.hasPrefix("/shares/")
+                ? shareID : template.hasPrefix("/attachments/") ? "\(attachmentID)" : "\(conversation)"
+            return template.replacingOccurrences(of: "{id}", with: capture).replacingOccurrences(
+                of: "{token}", with: shareToken)
         }
     }
 
@@ -66,7 +73,9 @@ struct AccessMatrixTests {
     func matrix() async throws {
         try await withTestServer(configure: { $0.signup = .open }) { server in
             let routes = Set(server.routes)
-            #expect(routes == Set(Self.table.keys), """
+            #expect(
+                routes == Set(Self.table.keys),
+                """
                 routes not in the table: \(routes.subtracting(Self.table.keys).sorted()); \
                 table entries with no route: \(Set(Self.table.keys).subtracting(routes).sorted())
                 """)
@@ -75,21 +84,26 @@ struct AccessMatrixTests {
             let conversation = try await owner.createConversation(content: "owned question")
             let api = try await APIClient.signIn(server, email: "owner@example.com")
             let deadline = ContinuousClock.now + .seconds(10)
-            while try await api.messages(conversation).last?["status"] as? String == "streaming", ContinuousClock.now < deadline {
+            while try await api.messages(conversation).last?["status"] as? String == "streaming",
+                ContinuousClock.now < deadline
+            {
                 try await Task.sleep(for: .milliseconds(20))
             }
-            let shared = try await owner.post("/c/\(conversation)/share", form: ["author": "anonymous", "expires": "never"],
-                                              headers: [("Accept", "application/json")])
+            let shared = try await owner.post(
+                "/c/\(conversation)/share", form: ["author": "anonymous", "expires": "never"],
+                headers: [("Accept", "application/json")])
             let url = try #require(try shared.json()["url"] as? String)
             let list = try await owner.get("/shares").body
             let shareID = try #require(list.firstMatch(of: /\/shares\/(\d+)\/revoke/).map { String($0.1) })
             let question = try #require(try await api.messages(conversation).first?["id"] as? Int)
             let image = try NewImage(fileName: "owned.png", bytes: try Fixtures.image("gradient.png"))
             let database = try ParleyDatabase(directory: server.dataDirectory)
-            let attachment = try #require(try await SQLiteChatStore(database: database)
-                .addAttachments([image], messageID: Int64(question), userID: 1).first)
-            let owned = OwnedThings(conversation: conversation, shareToken: String(url.split(separator: "/").last ?? ""),
-                                    shareID: shareID, attachmentID: attachment.id)
+            let attachment = try #require(
+                try await SQLiteChatStore(database: database)
+                    .addAttachments([image], messageID: Int64(question), userID: 1).first)
+            let owned = OwnedThings(
+                conversation: conversation, shareToken: String(url.split(separator: "/").last ?? ""),
+                shareID: shareID, attachmentID: attachment.id)
             var other = server.browser()
             _ = try await other.signUp("other@example.com")
             let otherAPI = try await APIClient.signIn(server, email: "other@example.com")
@@ -101,10 +115,12 @@ struct AccessMatrixTests {
                 guard let access = Self.table[route] else { continue }
                 let isAPI = path.hasPrefix("/api/")
                 if access != .open {
-                    let refused = try await anonymous.send(method, path, headers: [("Content-Type", "application/x-www-form-urlencoded")])
+                    let refused = try await anonymous.send(
+                        method, path, headers: [("Content-Type", "application/x-www-form-urlencoded")])
                     #expect(!(200..<300).contains(refused.status), "anonymous \(route) answered \(refused.status)")
-                    #expect(refused.status != 303 || refused.location?.hasPrefix("/login") == true,
-                            "anonymous \(route) redirected to \(refused.location ?? "")")
+                    #expect(
+                        refused.status != 303 || refused.location?.hasPrefix("/login") == true,
+                        "anonymous \(route) redirected to \(refused.location ?? "")")
                 }
                 if method == .POST, route != "POST /api/login" {
                     let withoutToken = try await other.post(path, csrf: false)
@@ -112,9 +128,13 @@ struct AccessMatrixTests {
                 }
                 switch access {
                 case .owner:
-                    let status = isAPI
-                        ? try await otherAPI.request(method, path, json: method == .GET || method == .DELETE ? nil : ["content": "x"]).status
-                        : method == .GET ? try await other.get(path).status : try await other.post(path, form: Self.validForm).status
+                    let status =
+                        isAPI
+                        ? try await otherAPI.request(
+                            method, path, json: method == .GET || method == .DELETE ? nil : ["content": "x"]
+                        ).status
+                        : method == .GET
+                            ? try await other.get(path).status : try await other.post(path, form: Self.validForm).status
                     #expect(status == 404, "another user's \(route) answered \(status)")
                 case .admin:
                     let status = method == .GET ? try await other.get(path).status : try await other.post(path).status

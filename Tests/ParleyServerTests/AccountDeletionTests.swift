@@ -4,6 +4,7 @@ import Logging
 import ParleyCore
 import ParleyStore
 import Testing
+
 @testable import ParleyServer
 
 /// Deleting an account: by its owner with the current password, or by an admin through the core API.
@@ -19,7 +20,10 @@ struct AccountDeletionTests {
                 ("users", "SELECT COUNT(*) FROM users WHERE id = ?"),
                 ("sessions", "SELECT COUNT(*) FROM sessions WHERE user_id = ?"),
                 ("conversations", "SELECT COUNT(*) FROM conversations WHERE user_id = ?"),
-                ("messages", "SELECT COUNT(*) FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.user_id = ?"),
+                (
+                    "messages",
+                    "SELECT COUNT(*) FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.user_id = ?"
+                ),
             ] {
                 counts[name] = try Int.fetchOne(db, sql: sql, arguments: [userID])
             }
@@ -38,16 +42,21 @@ struct AccountDeletionTests {
             #expect(refused.status == 403)
             #expect(refused.body.contains("That is not your password; nothing was deleted."))
             #expect(try await browser.post("/settings/delete-account", form: [:]).status == 403)
-            #expect(try await browser.post("/settings/delete-account", form: ["password": "correct horse battery"], csrf: false).status == 403)
+            #expect(
+                try await browser.post(
+                    "/settings/delete-account", form: ["password": "correct horse battery"], csrf: false
+                ).status == 403)
             #expect(try await browser.get("/c").status == 200)
-            #expect(try await Self.rows(of: "user@example.com", in: server.dataDirectory)
+            #expect(
+                try await Self.rows(of: "user@example.com", in: server.dataDirectory)
                     == ["users": 1, "sessions": 2, "conversations": 1, "messages": 2])
         }
     }
 
     @Test("the right password deletes the user's data and sessions, stops their replies, and spares other users")
     func rightPassword() async throws {
-        try await withTestServer(mockTokens: 200, mockDelayMilliseconds: 20, configure: { $0.signup = .open }) { server in
+        try await withTestServer(mockTokens: 200, mockDelayMilliseconds: 20, configure: { $0.signup = .open }) {
+            server in
             var (alice, aliceAPI) = try await server.signUp("alice@example.com")
             var (bob, bobAPI) = try await server.signUp("bob@example.com")
             let bobs = try await bobAPI.createConversation(title: "Bob's")
@@ -67,14 +76,17 @@ struct AccountDeletionTests {
             replay.cookies = ["parley_session": session]
             #expect(try await replay.get("/c").location == "/login")
             #expect(try await aliceAPI.request(.GET, "/api/conversations").status == 401)
-            #expect(try await Self.rows(of: "alice@example.com", in: server.dataDirectory)
+            #expect(
+                try await Self.rows(of: "alice@example.com", in: server.dataDirectory)
                     == ["users": 0, "sessions": 0, "conversations": 0, "messages": 0])
-            #expect(try await Self.rows(of: "bob@example.com", in: server.dataDirectory)
+            #expect(
+                try await Self.rows(of: "bob@example.com", in: server.dataDirectory)
                     == ["users": 1, "sessions": 2, "conversations": 1, "messages": 2])
             #expect(try await bob.get("/c").status == 200)
             #expect(SearchTests.resultLinks(try await bob.get(searchPath("walrus")).body).count == 1)
-            let login = try await APIClient(server: server).request(.POST, "/api/login",
-                                                                   json: ["email": "alice@example.com", "password": "correct horse battery"])
+            let login = try await APIClient(server: server).request(
+                .POST, "/api/login",
+                json: ["email": "alice@example.com", "password": "correct horse battery"])
             #expect(login.status == 401)
         }
     }
@@ -96,14 +108,16 @@ struct AccountDeletionTests {
             let store = SQLiteChatStore(database: database)
             let catalog = ModelCatalog(models: [], providers: [:], isDemoOnly: false)
             let logger = Logger(label: "test")
-            let chat = ChatService(store: store, generations: GenerationManager(store: store, catalog: catalog, logger: logger),
-                                   catalog: catalog, logger: logger)
+            let chat = ChatService(
+                store: store, generations: GenerationManager(store: store, catalog: catalog, logger: logger),
+                catalog: catalog, logger: logger)
             let target = try #require(try await accounts.user(email: "user@example.com"))
             try await chat.deleteAccount(userID: target.id, accounts: accounts)
 
             #expect(try await user.get("/c").location == "/login")
             #expect(try await userAPI.request(.GET, "/api/conversations").status == 401)
-            #expect(try await Self.rows(of: "user@example.com", in: server.dataDirectory)
+            #expect(
+                try await Self.rows(of: "user@example.com", in: server.dataDirectory)
                     == ["users": 0, "sessions": 0, "conversations": 0, "messages": 0])
             #expect(ids(try await adminAPI.conversations()) == [kept])
             #expect(try await admin.get("/c").status == 200)

@@ -11,23 +11,25 @@ import Testing
 @Suite("Attachments", .serialized)
 struct AttachmentTests {
     /// A server whose mock upstream offers a vision model and a model that cannot see images.
-    static func withVisionServer(maxUploadBytes: Int = 20 << 20, _ body: (TestServer) async throws -> Void) async throws {
-        try await withTestServer(configure: { settings in
-            settings.signup = .open
-            settings.maxUploadBytes = maxUploadBytes
-            let path = settings.dataDirectory + "/models.json"
-            let config = """
-                {"providers": [{"id": "mock", "kind": "openai", "base_url": "\(settings.environment["OPENAI_BASE_URL"] ?? "")",
-                                "api_key_env": "OPENAI_API_KEY"}],
-                 "models": [{"id": "mock-vision", "provider": "mock", "upstream_id": "mock-fast", "vision": true},
-                            {"id": "mock-blind", "provider": "mock", "upstream_id": "mock-fast", "vision": false},
-                            {"id": "mock-draw", "provider": "mock", "upstream_id": "mock-image", "kind": "image",
-                             "price": {"per_image": 0.04}},
-                            {"id": "mock-draw-broken", "provider": "mock", "upstream_id": "mock-error-image", "kind": "image"}]}
-                """
-            try Data(config.utf8).write(to: URL(fileURLWithPath: path))
-            settings.providerConfigPath = path
-        }, body)
+    static func withVisionServer(maxUploadBytes: Int = 20 << 20, _ body: (TestServer) async throws -> Void) async throws
+    {
+        try await withTestServer(
+            configure: { settings in
+                settings.signup = .open
+                settings.maxUploadBytes = maxUploadBytes
+                let path = settings.dataDirectory + "/models.json"
+                let config = """
+                    {"providers": [{"id": "mock", "kind": "openai", "base_url": "\(settings.environment["OPENAI_BASE_URL"] ?? "")",
+                                    "api_key_env": "OPENAI_API_KEY"}],
+                     "models": [{"id": "mock-vision", "provider": "mock", "upstream_id": "mock-fast", "vision": true},
+                                {"id": "mock-blind", "provider": "mock", "upstream_id": "mock-fast", "vision": false},
+                                {"id": "mock-draw", "provider": "mock", "upstream_id": "mock-image", "kind": "image",
+                                 "price": {"per_image": 0.04}},
+                                {"id": "mock-draw-broken", "provider": "mock", "upstream_id": "mock-error-image", "kind": "image"}]}
+                    """
+                try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+                settings.providerConfigPath = path
+            }, body)
     }
 
     /// Signs up, creates a conversation on the vision model; returns the browser, its API client and the conversation.
@@ -40,19 +42,23 @@ struct AttachmentTests {
     /// Waits until the conversation's last reply has finished.
     static func waitForReply(_ api: APIClient, _ conversation: Int64) async throws {
         let deadline = ContinuousClock.now + .seconds(10)
-        while try await api.messages(conversation).last?["status"] as? String == "streaming", ContinuousClock.now < deadline {
+        while try await api.messages(conversation).last?["status"] as? String == "streaming",
+            ContinuousClock.now < deadline
+        {
             try await Task.sleep(for: .milliseconds(20))
         }
     }
 
-    @Test("images sent with a message are stored, listed, served to their owner as uploaded, and reach the vision model")
+    @Test(
+        "images sent with a message are stored, listed, served to their owner as uploaded, and reach the vision model")
     func uploadAndServe() async throws {
         try await Self.withVisionServer { server in
             var (browser, api, conversation) = try await Self.start(server)
             let png = try Fixtures.image("gradient.png"), jpeg = try Fixtures.image("gradient.jpg")
-            let sent = try await browser.postMultipart("/c/\(conversation)/messages",
-                                                       fields: [("content", "What is in these?"), ("model", "mock-vision")],
-                                                       files: [("a.png", "image/png", png), ("b.jpg", "application/octet-stream", jpeg)])
+            let sent = try await browser.postMultipart(
+                "/c/\(conversation)/messages",
+                fields: [("content", "What is in these?"), ("model", "mock-vision")],
+                files: [("a.png", "image/png", png), ("b.jpg", "application/octet-stream", jpeg)])
             #expect(sent.status == 202, "\(sent.body)")
             try await Self.waitForReply(api, conversation)
 
@@ -87,9 +93,10 @@ struct AttachmentTests {
         try await Self.withVisionServer { server in
             var (browser, api, conversation) = try await Self.start(server)
             let wide = try Fixtures.image("wide.png")
-            let sent = try await browser.postMultipart("/c/\(conversation)/messages",
-                                                       fields: [("content", "How wide?"), ("model", "mock-vision")],
-                                                       files: [("wide.png", "image/png", wide)])
+            let sent = try await browser.postMultipart(
+                "/c/\(conversation)/messages",
+                fields: [("content", "How wide?"), ("model", "mock-vision")],
+                files: [("wide.png", "image/png", wide)])
             #expect(sent.status == 202, "\(sent.body)")
             try await Self.waitForReply(api, conversation)
             #expect(try await api.messages(conversation).last?["status"] as? String == "complete")
@@ -129,8 +136,9 @@ struct AttachmentTests {
 
             let page = try await browser.get("/c/\(conversation)").body
             #expect(page.contains("<img src=\"/attachments/\(id)\" alt=\"Generated image\""))
-            let shared = try await browser.post("/c/\(conversation)/share", form: ["author": "anonymous", "expires": "never"],
-                                                headers: [("Accept", "application/json")])
+            let shared = try await browser.post(
+                "/c/\(conversation)/share", form: ["author": "anonymous", "expires": "never"],
+                headers: [("Accept", "application/json")])
             let url = try #require(try shared.json()["url"] as? String)
             let token = String(url.split(separator: "/").last ?? "")
             var visitor = server.browser()
@@ -150,15 +158,19 @@ struct AttachmentTests {
         try await Self.withVisionServer { server in
             var (browser, api, conversation) = try await Self.start(server)
             let name = #"<img src=x onerror=alert(1)>'x.png"#
-            _ = try await browser.postMultipart("/c/\(conversation)/messages", fields: [("content", "named")],
-                                                files: [(name, "image/png", try Fixtures.image("gradient.png"))])
+            _ = try await browser.postMultipart(
+                "/c/\(conversation)/messages", fields: [("content", "named")],
+                files: [(name, "image/png", try Fixtures.image("gradient.png"))])
             try await Self.waitForReply(api, conversation)
             let page = try await browser.get("/c/\(conversation)").body
             #expect(!page.contains("<img src=x onerror"))
             #expect(page.contains("alt=\"&lt;img src=x onerror=alert(1)&gt;&#39;x.png\""))
-            let id = try #require((try await api.messages(conversation).first?["attachments"] as? [[String: Any]])?.first?["id"] as? Int)
+            let id = try #require(
+                (try await api.messages(conversation).first?["attachments"] as? [[String: Any]])?.first?["id"] as? Int)
             let served = try await browser.get("/attachments/\(id)")
-            #expect(served.headers.first(name: "content-disposition")?.hasPrefix("inline; filename=\"<img src=x onerror=alert(1)>'x.png\"") == true)
+            #expect(
+                served.headers.first(name: "content-disposition")?.hasPrefix(
+                    "inline; filename=\"<img src=x onerror=alert(1)>'x.png\"") == true)
             #expect(served.headers.first(name: "content-type") == "image/png")
         }
     }
@@ -167,8 +179,9 @@ struct AttachmentTests {
     func plainForm() async throws {
         try await Self.withVisionServer { server in
             var (browser, api, conversation) = try await Self.start(server)
-            let sent = try await browser.postMultipart("/c/\(conversation)/messages", fields: [("content", "look"), ("model", "")],
-                                                       files: [("g.gif", "image/gif", try Fixtures.image("gradient.gif"))], json: false)
+            let sent = try await browser.postMultipart(
+                "/c/\(conversation)/messages", fields: [("content", "look"), ("model", "")],
+                files: [("g.gif", "image/gif", try Fixtures.image("gradient.gif"))], json: false)
             #expect(sent.status == 303)
             #expect(sent.location == "/c/\(conversation)")
             try await Self.waitForReply(api, conversation)
@@ -186,37 +199,45 @@ struct AttachmentTests {
                 var body = MultipartBody()
                 body.fields = [("csrf_token", browser.csrfToken ?? ""), ("content", "hello")]
                 let bytes = String(buffer: body.bytes).replacingOccurrences(of: body.boundary, with: "not-the-boundary")
-                response = try await browser.send(.POST, "/c/\(conversation)/messages",
-                                                  headers: [("Content-Type", body.contentType), ("Accept", "application/json")],
-                                                  body: bytes)
+                response = try await browser.send(
+                    .POST, "/c/\(conversation)/messages",
+                    headers: [("Content-Type", body.contentType), ("Accept", "application/json")],
+                    body: bytes)
             } else {
-                response = try await browser.postMultipart("/c/\(conversation)/messages",
-                                                           fields: [("content", "hello"), ("model", upload.model)],
-                                                           files: try upload.files())
+                response = try await browser.postMultipart(
+                    "/c/\(conversation)/messages",
+                    fields: [("content", "hello"), ("model", upload.model)],
+                    files: try upload.files())
             }
             #expect(response.status == upload.expectedStatus, "\(upload): \(response.body.prefix(300))")
             #expect(try await api.messages(conversation).isEmpty, "\(upload) stored a message")
         }
     }
 
-    @Test("an upload far over the limit is refused with 413 without the server holding the whole body (a real parley serve, its own memory measured)")
+    @Test(
+        "an upload far over the limit is refused with 413 without the server holding the whole body (a real parley serve, its own memory measured)"
+    )
     func oversizedStream() async throws {
         let folder = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let config = folder + "/models.json"
-        try Data(#"{"models": [{"id": "mock-vision", "provider": "openai", "upstream_id": "mock-fast", "vision": true}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: config))
+        try Data(
+            #"{"models": [{"id": "mock-vision", "provider": "openai", "upstream_id": "mock-fast", "vision": true}]}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: config))
         try await ProcessHarness.with(environment: ["PARLEY_MAX_UPLOAD_MB": "1", "PARLEY_CONFIG": config]) { harness in
             let (process, server) = try await harness.start()
             var (browser, api, conversation) = try await Self.start(server)
             let before = try #require(ProcessMemory.residentKilobytes(of: process.processIdentifier))
             var body = MultipartBody()
             body.fields = [("csrf_token", browser.csrfToken ?? ""), ("content", "huge")]
-            let head = "--\(body.boundary)\r\nContent-Disposition: form-data; name=\"csrf_token\"\r\n\r\n\(browser.csrfToken ?? "")\r\n"
+            let head =
+                "--\(body.boundary)\r\nContent-Disposition: form-data; name=\"csrf_token\"\r\n\r\n\(browser.csrfToken ?? "")\r\n"
                 + "--\(body.boundary)\r\nContent-Disposition: form-data; name=\"image\"; filename=\"big.png\"\r\n"
                 + "Content-Type: image/png\r\n\r\n"
-            // 64 MB of image bytes against a 1 MB limit, streamed in 1 MB chunks with no Content-Length: only the per-image
-            // limit can stop it.
+            // 64 MB of image bytes against a 1 MB limit, streamed in 1 MB chunks with no Content-Length: only the
+            // per-image limit can stop it.
             let chunk = ByteBuffer(repeating: 0x89, count: 1 << 20)
             let chunks = AsyncStream<ByteBuffer> { continuation in
                 continuation.yield(ByteBuffer(string: head))
@@ -227,15 +248,18 @@ struct AttachmentTests {
             request.method = .POST
             request.headers.add(name: "Content-Type", value: body.contentType)
             request.headers.add(name: "Accept", value: "application/json")
-            request.headers.add(name: "Cookie", value: browser.cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
+            request.headers.add(
+                name: "Cookie", value: browser.cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; "))
             request.body = .stream(chunks, length: .unknown)
             // The server answers 413 as soon as the image passes the limit, and discards the rest without keeping it.
             #expect(try await server.client.execute(request, timeout: .seconds(60)).status.code == 413)
             let after = try #require(ProcessMemory.residentKilobytes(of: process.processIdentifier))
-            #expect(after - before < 16 << 10, "the server's memory grew by \(after - before) KB, about the body's size")
+            #expect(
+                after - before < 16 << 10, "the server's memory grew by \(after - before) KB, about the body's size")
             #expect(try await api.messages(conversation).isEmpty)
-            let small = try await browser.postMultipart("/c/\(conversation)/messages", fields: [("content", "still works")],
-                                                        files: [("ok.png", "image/png", try Fixtures.image("gradient.png"))])
+            let small = try await browser.postMultipart(
+                "/c/\(conversation)/messages", fields: [("content", "still works")],
+                files: [("ok.png", "image/png", try Fixtures.image("gradient.png"))])
             #expect(small.status == 202)
         }
     }
@@ -245,19 +269,22 @@ struct AttachmentTests {
         try await Self.withVisionServer { server in
             var (browser, api, conversation) = try await Self.start(server)
             let png = try Fixtures.image("gradient.png")
-            let missing = try await browser.postMultipart("/c/\(conversation)/messages", fields: [("content", "x")],
-                                                          files: [("a.png", "image/png", png)], csrf: false)
+            let missing = try await browser.postMultipart(
+                "/c/\(conversation)/messages", fields: [("content", "x")],
+                files: [("a.png", "image/png", png)], csrf: false)
             #expect(missing.status == 403)
-            let wrong = try await browser.postMultipart("/c/\(conversation)/messages",
-                                                        fields: [("csrf_token", "forged"), ("content", "x")],
-                                                        files: [("a.png", "image/png", png)], csrf: false)
+            let wrong = try await browser.postMultipart(
+                "/c/\(conversation)/messages",
+                fields: [("csrf_token", "forged"), ("content", "x")],
+                files: [("a.png", "image/png", png)], csrf: false)
             #expect(wrong.status == 403)
             #expect(try await api.messages(conversation).isEmpty)
             // Multipart posts to routes that do not read uploads never skip the check.
             var body = MultipartBody()
             body.fields = [("csrf_token", browser.csrfToken ?? ""), ("title", "renamed")]
-            let rename = try await browser.send(.POST, "/c/\(conversation)/rename", headers: [("Content-Type", body.contentType)],
-                                                bytes: body.bytes)
+            let rename = try await browser.send(
+                .POST, "/c/\(conversation)/rename", headers: [("Content-Type", body.contentType)],
+                bytes: body.bytes)
             #expect(rename.status == 403)
         }
     }
@@ -266,10 +293,12 @@ struct AttachmentTests {
     func ownership() async throws {
         try await Self.withVisionServer { server in
             var (browser, api, conversation) = try await Self.start(server)
-            _ = try await browser.postMultipart("/c/\(conversation)/messages", fields: [("content", "mine")],
-                                                files: [("a.png", "image/png", try Fixtures.image("gradient.png"))])
+            _ = try await browser.postMultipart(
+                "/c/\(conversation)/messages", fields: [("content", "mine")],
+                files: [("a.png", "image/png", try Fixtures.image("gradient.png"))])
             try await Self.waitForReply(api, conversation)
-            let id = try #require((try await api.messages(conversation).first?["attachments"] as? [[String: Any]])?.first?["id"] as? Int)
+            let id = try #require(
+                (try await api.messages(conversation).first?["attachments"] as? [[String: Any]])?.first?["id"] as? Int)
             var other = server.browser()
             _ = try await other.signUp("someone-else@example.com")
             #expect(try await other.get("/attachments/\(id)").status == 404)
@@ -285,12 +314,15 @@ struct AttachmentTests {
     func sharesAndDeletion() async throws {
         try await Self.withVisionServer { server in
             var (browser, api, conversation) = try await Self.start(server)
-            _ = try await browser.postMultipart("/c/\(conversation)/messages", fields: [("content", "shared picture")],
-                                                files: [("a.png", "image/png", try Fixtures.image("gradient.png"))])
+            _ = try await browser.postMultipart(
+                "/c/\(conversation)/messages", fields: [("content", "shared picture")],
+                files: [("a.png", "image/png", try Fixtures.image("gradient.png"))])
             try await Self.waitForReply(api, conversation)
-            let id = try #require((try await api.messages(conversation).first?["attachments"] as? [[String: Any]])?.first?["id"] as? Int)
-            let shared = try await browser.post("/c/\(conversation)/share", form: ["author": "anonymous", "expires": "never"],
-                                                headers: [("Accept", "application/json")])
+            let id = try #require(
+                (try await api.messages(conversation).first?["attachments"] as? [[String: Any]])?.first?["id"] as? Int)
+            let shared = try await browser.post(
+                "/c/\(conversation)/share", form: ["author": "anonymous", "expires": "never"],
+                headers: [("Accept", "application/json")])
             let url = try #require(try shared.json()["url"] as? String)
             let token = String(url.split(separator: "/").last ?? "")
             var visitor = server.browser()
@@ -303,7 +335,8 @@ struct AttachmentTests {
             let fork = try await forker.post("/s/\(token)/fork")
             let forked = try #require(fork.location.flatMap { Int64($0.split(separator: "/").last ?? "") })
             let forkerAPI = try await APIClient.signIn(server, email: "forker@example.com")
-            let copied = try #require((try await forkerAPI.messages(forked).first?["attachments"] as? [[String: Any]])?.first?["id"] as? Int)
+            let copied = try #require(
+                (try await forkerAPI.messages(forked).first?["attachments"] as? [[String: Any]])?.first?["id"] as? Int)
             #expect(copied != id)
             #expect(try await forker.get("/attachments/\(copied)").status == 200)
 
@@ -314,7 +347,8 @@ struct AttachmentTests {
             #expect(try await browser.get("/attachments/\(id)").status == 404)
             let database = try DatabaseQueue(path: server.dataDirectory + "/parley.sqlite")
             let left = try await database.read { [conversation] db in
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM attachments WHERE conversation_id = ?", arguments: [conversation])
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM attachments WHERE conversation_id = ?", arguments: [conversation])
             }
             #expect(left == 0)
         }
@@ -345,7 +379,12 @@ enum BadUpload: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .textNamedPNG: return [("notes.png", "image/png", Array("just some text, honestly".utf8))]
         case .truncatedPNG: return [("cut.png", "image/png", Array(png.prefix(png.count - 20)))]
         case .svg:
-            return [("x.svg", "image/svg+xml", Array("<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>".utf8))]
+            return [
+                (
+                    "x.svg", "image/svg+xml",
+                    Array("<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>".utf8)
+                )
+            ]
         case .fiveImages: return Array(repeating: ("a.png", "image/png", png), count: 5)
         case .dimensionBomb:
             var bomb = png

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import ParleyStore
 import Testing
+
 @testable import ParleyServer
 
 /// Sign-up, sign-in, sessions, tokens and CSRF against a live server.
@@ -71,7 +72,8 @@ struct AuthTests {
         }
     }
 
-    @Test("ten failures from one address within five minutes give it 429 with Retry-After, even with the right password")
+    @Test(
+        "ten failures from one address within five minutes give it 429 with Retry-After, even with the right password")
     func loginThrottle() async throws {
         try await withTestServer { server in
             var owner = server.browser()
@@ -84,7 +86,8 @@ struct AuthTests {
             #expect(blocked.status == 429)
             #expect(Int(blocked.headers.first(name: "retry-after") ?? "") ?? 0 > 0)
             let api = try await APIClient(server: server, token: nil)
-                .request(.POST, "/api/login", json: ["email": "victim@example.com", "password": "correct horse battery"])
+                .request(
+                    .POST, "/api/login", json: ["email": "victim@example.com", "password": "correct horse battery"])
             #expect(api.status == 429)
         }
     }
@@ -113,7 +116,9 @@ struct AuthTests {
         }
     }
 
-    @Test("malformed, tampered, alg-none, expired (even once accepted) and wrong-key tokens, and tokens of deleted users, get 401")
+    @Test(
+        "malformed, tampered, alg-none, expired (even once accepted) and wrong-key tokens, and tokens of deleted users, get 401"
+    )
     func badTokens() async throws {
         try await withTestServer(configure: { $0.jwtSecret = "test-secret-for-tokens" }) { server in
             var browser = server.browser()
@@ -122,31 +127,45 @@ struct AuthTests {
             let token = try #require(api.token)
             let parts = token.split(separator: ".").map(String.init)
             let header = Data(#"{"alg":"none","typ":"JWT"}"#.utf8).base64URL
-            let tampered = parts[0] + "." + Data(#"{"sub":"1","sid":"x","exp":9999999999}"#.utf8).base64URL + "." + parts[2]
+            let tampered =
+                parts[0] + "." + Data(#"{"sub":"1","sid":"x","exp":9999999999}"#.utf8).base64URL + "." + parts[2]
             for bad in ["garbage", "a.b.c", tampered, header + "." + parts[1] + ".", token + "x"] {
                 let response = try await APIClient(server: server, token: bad).request(.GET, "/api/conversations")
                 #expect(response.status == 401, "token \(bad.prefix(20))")
                 #expect(try response.json()["error"] != nil)
             }
-            let expired = try await forgeToken(secret: "test-secret-for-tokens", userID: "1", session: "none", expiresIn: -60)
-            #expect(try await APIClient(server: server, token: expired).request(.GET, "/api/conversations").status == 401)
-            let noSession = try await forgeToken(secret: "test-secret-for-tokens", userID: "1", session: "forged", expiresIn: 3600)
-            #expect(try await APIClient(server: server, token: noSession).request(.GET, "/api/conversations").status == 401)
+            let expired = try await forgeToken(
+                secret: "test-secret-for-tokens", userID: "1", session: "none", expiresIn: -60)
+            #expect(
+                try await APIClient(server: server, token: expired).request(.GET, "/api/conversations").status == 401)
+            let noSession = try await forgeToken(
+                secret: "test-secret-for-tokens", userID: "1", session: "forged", expiresIn: 3600)
+            #expect(
+                try await APIClient(server: server, token: noSession).request(.GET, "/api/conversations").status == 401)
             // The real session, signed with another key.
             var payload = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
             payload += String(repeating: "=", count: (4 - payload.count % 4) % 4)
             let payloadData = try #require(Data(base64Encoded: payload))
             let claims = try #require(try JSONSerialization.jsonObject(with: payloadData) as? [String: Any])
             let session = try #require(claims["sid"] as? String)
-            let wrongKey = try await forgeToken(secret: "another-secret-entirely", userID: "1", session: session, expiresIn: 3600)
-            #expect(try await APIClient(server: server, token: wrongKey).request(.GET, "/api/conversations").status == 401)
-            let rightKey = try await forgeToken(secret: "test-secret-for-tokens", userID: "1", session: session, expiresIn: 3600)
-            #expect(try await APIClient(server: server, token: rightKey).request(.GET, "/api/conversations").status == 200)
+            let wrongKey = try await forgeToken(
+                secret: "another-secret-entirely", userID: "1", session: session, expiresIn: 3600)
+            #expect(
+                try await APIClient(server: server, token: wrongKey).request(.GET, "/api/conversations").status == 401)
+            let rightKey = try await forgeToken(
+                secret: "test-secret-for-tokens", userID: "1", session: session, expiresIn: 3600)
+            #expect(
+                try await APIClient(server: server, token: rightKey).request(.GET, "/api/conversations").status == 200)
             // A token whose signature was checked once is remembered, and still refused once it has expired.
-            let shortLived = try await forgeToken(secret: "test-secret-for-tokens", userID: "1", session: session, expiresIn: 2)
-            #expect(try await APIClient(server: server, token: shortLived).request(.GET, "/api/conversations").status == 200)
+            let shortLived = try await forgeToken(
+                secret: "test-secret-for-tokens", userID: "1", session: session, expiresIn: 2)
+            #expect(
+                try await APIClient(server: server, token: shortLived).request(.GET, "/api/conversations").status == 200
+            )
             try await Task.sleep(for: .milliseconds(2500))
-            #expect(try await APIClient(server: server, token: shortLived).request(.GET, "/api/conversations").status == 401)
+            #expect(
+                try await APIClient(server: server, token: shortLived).request(.GET, "/api/conversations").status == 401
+            )
             let missing = try await APIClient(server: server, token: nil).request(.GET, "/api/conversations")
             #expect(missing.status == 401)
 
@@ -174,12 +193,16 @@ struct AuthTests {
             #expect(page.status == 200)
             #expect(!page.body.contains("Hacked"))
             // The page carries the cookie's token masked afresh (never the bare token), which stands for it.
-            let embedded = try #require(page.body.firstMatch(of: /name="csrf_token" value="([0-9a-f]+)"/).map { String($0.1) })
+            let embedded = try #require(
+                page.body.firstMatch(of: /name="csrf_token" value="([0-9a-f]+)"/).map { String($0.1) })
             #expect(embedded != browser.csrfToken && CSRFTokenMask.matches(embedded, token: browser.csrfToken ?? "-"))
-            let header = try await browser.send(.POST, "/c/\(id)/rename",
-                                                headers: [("Content-Type", "application/x-www-form-urlencoded"),
-                                                          ("X-CSRF-Token", browser.csrfToken ?? ""), ("Accept", "application/json")],
-                                                body: "title=Renamed")
+            let header = try await browser.send(
+                .POST, "/c/\(id)/rename",
+                headers: [
+                    ("Content-Type", "application/x-www-form-urlencoded"),
+                    ("X-CSRF-Token", browser.csrfToken ?? ""), ("Accept", "application/json"),
+                ],
+                body: "title=Renamed")
             #expect(header.status == 204)
         }
     }

@@ -1,8 +1,9 @@
 import Foundation
 import NIOHTTP1
 import ParleyCore
-@testable import ParleyServer
 import Testing
+
+@testable import ParleyServer
 
 /// Monthly budgets: the exact 402 boundary, the warning from 80%, and concurrent sends.
 @Suite("Budgets")
@@ -12,7 +13,9 @@ struct BudgetTests {
 
     /// A server with an admin who priced `mock-fast` and a user; runs `body` with the admin's browser, the user's
     /// browser, API client and id.
-    static func withPricedServer(_ body: (TestServer, inout Browser, inout Browser, APIClient, Int64) async throws -> Void) async throws {
+    static func withPricedServer(
+        _ body: (TestServer, inout Browser, inout Browser, APIClient, Int64) async throws -> Void
+    ) async throws {
         try await withTestServer(configure: { $0.signup = .open }) { server in
             var admin = server.browser()
             _ = try await admin.signUp("admin@example.com")
@@ -30,8 +33,8 @@ struct BudgetTests {
             let conversation = try await api.createConversation(model: "mock-fast")
             #expect(try await api.reply(conversation, "one").costMicros == Self.replyCost)
             #expect(try await admin.post("/admin/users/\(userID)/budget", form: ["budget": "0.06"]).status == 303)
-            #expect(!(try await user.get("/c/\(conversation)").body.contains("monthly budget")))   // 50%
-            _ = try await api.reply(conversation, "two")                                              // spent $0.06
+            #expect(!(try await user.get("/c/\(conversation)").body.contains("monthly budget")))  // 50%
+            _ = try await api.reply(conversation, "two")  // spent $0.06
 
             let refused = try await api.send(conversation, "three")
             #expect(refused.status == 402)
@@ -39,16 +42,18 @@ struct BudgetTests {
             let resets = DayText.long(UsageDay.today.firstOfNextMonth)
             #expect(error["code"] as? String == "budget_exceeded")
             let message = try #require(error["message"] as? String)
-            #expect(message.contains("$0.06 of your monthly budget of $0.06") && message.contains("resets on \(resets) (UTC)"))
+            #expect(
+                message.contains("$0.06 of your monthly budget of $0.06")
+                    && message.contains("resets on \(resets) (UTC)"))
             let form = try await user.post("/c/\(conversation)/messages", form: ["content": "three"])
             #expect(form.status == 402 && form.body.contains("resets on \(resets)"))
             #expect(try await user.post("/c/\(conversation)/regenerate").status == 402)
-            #expect(try await api.messages(conversation).count == 4)                               // nothing was removed
+            #expect(try await api.messages(conversation).count == 4)  // nothing was removed
 
             #expect(try await admin.post("/admin/users/\(userID)/budget", form: ["budget": "0.060001"]).status == 303)
             let page = try await user.get("/c/\(conversation)").body
             #expect(page.contains("You have used 99% of your monthly budget ($0.06 of $0.06)"))
-            _ = try await api.reply(conversation, "three")                                            // just below: allowed
+            _ = try await api.reply(conversation, "three")  // just below: allowed
             #expect(try await api.send(conversation, "four").status == 402)
             let settings = try await user.get("/settings").body
             #expect(settings.contains("Usage this month") && settings.contains("<strong>$0.09</strong>"))
@@ -59,7 +64,8 @@ struct BudgetTests {
             #expect(try await api.send(conversation, "four").status == 402)
             #expect(try await admin.post("/admin/budget", form: ["budget": "0.090001"]).status == 303)
             _ = try await api.reply(conversation, "four")
-            #expect(try await server.database().integer("SELECT SUM(cost_micros) FROM usage_daily") == 4 * Self.replyCost)
+            #expect(
+                try await server.database().integer("SELECT SUM(cost_micros) FROM usage_daily") == 4 * Self.replyCost)
         }
     }
 
@@ -92,7 +98,9 @@ struct BudgetTests {
             var conversations: [Int64] = []
             for _ in 0..<10 { conversations.append(try await api.createConversation(model: "mock-fast")) }
             let statuses = try await withThrowingTaskGroup(of: (Int64, TestResponse).self) { group in
-                for conversation in conversations { group.addTask { (conversation, try await api.send(conversation, "at once")) } }
+                for conversation in conversations {
+                    group.addTask { (conversation, try await api.send(conversation, "at once")) }
+                }
                 return try await group.reduce(into: [(Int64, TestResponse)]()) { $0.append($1) }
             }
             let accepted = statuses.filter { $0.1.status == 202 }

@@ -1,12 +1,15 @@
 import Foundation
-@testable import ParleyServer
 import Testing
+
+@testable import ParleyServer
 
 /// The CSRF token is bound to the session: a token someone else chose, or one made for another session (or for none),
 /// is refused even when the cookie and the form agree.
 @Suite("Security: CSRF tokens bound to the session")
 struct CSRFBindingTests {
-    @Test("a signed-in victim's cookie with an attacker-chosen CSRF cookie and the same value in the form gets 403; nothing changes")
+    @Test(
+        "a signed-in victim's cookie with an attacker-chosen CSRF cookie and the same value in the form gets 403; nothing changes"
+    )
     func plantedTokenIsRefused() async throws {
         try await withTestServer { server in
             var victim = server.browser()
@@ -31,12 +34,15 @@ struct CSRFBindingTests {
             var browser = server.browser()
             _ = try await browser.get("/signup")
             let anonymous = try #require(browser.csrfToken)
-            _ = try await browser.post("/signup", form: ["email": "user@example.com", "password": "correct horse battery"])
+            _ = try await browser.post(
+                "/signup", form: ["email": "user@example.com", "password": "correct horse battery"])
             let signedIn = try #require(browser.csrfToken)
             #expect(signedIn != anonymous)
             var stale = browser
             stale.cookies["parley_csrf"] = anonymous
-            #expect(try await stale.post("/c", form: ["content": "", "model": "mock-fast", "csrf_token": anonymous]).status == 403)
+            #expect(
+                try await stale.post("/c", form: ["content": "", "model": "mock-fast", "csrf_token": anonymous]).status
+                    == 403)
             #expect(try await browser.post("/c", form: ["content": "", "model": "mock-fast"]).status == 303)
             _ = try await browser.post("/logout")
             #expect(try #require(browser.csrfToken) != signedIn)

@@ -1,5 +1,6 @@
-@testable import ParleyServer
 import Testing
+
+@testable import ParleyServer
 
 /// The CSRF token as pages carry it: masked with a fresh pad each time, so compressed pages never repeat it.
 @Suite struct CSRFTokenMaskTests {
@@ -7,11 +8,17 @@ import Testing
     func randomTokensAreHexAndUnpredictable() {
         for bytes in [1, 7, 8, 9, 16, 32] {
             let tokens = (0..<400).map { _ in RandomToken.make(bytes: bytes) }
-            #expect(tokens.allSatisfy { $0.utf8.count == 2 * bytes && $0.utf8.allSatisfy { "0123456789abcdef".utf8.contains($0) } })
+            #expect(
+                tokens.allSatisfy {
+                    $0.utf8.count == 2 * bytes && $0.utf8.allSatisfy { "0123456789abcdef".utf8.contains($0) }
+                })
             if bytes >= 8 { #expect(Set(tokens).count == tokens.count) }
-            // Each of the token's hex positions takes all 16 digits over 400 tokens (a stuck or unfilled byte would not).
+            // Each of the token's hex positions takes all 16 digits over 400 tokens (a stuck or unfilled byte would
+            // not).
             for position in 0..<(2 * bytes) {
-                #expect(Set(tokens.map { Array($0.utf8)[position] }).count == 16, "position \(position) of \(bytes)-byte tokens")
+                #expect(
+                    Set(tokens.map { Array($0.utf8)[position] }).count == 16,
+                    "position \(position) of \(bytes)-byte tokens")
             }
         }
     }
@@ -47,8 +54,12 @@ import Testing
             let two = try #require(second.firstMatch(of: pattern).map { String($0.1) })
             #expect(one != two && one != browser.csrfToken)
             let id = try await browser.createConversation(content: "")
-            #expect(try await browser.post("/c/\(id)/rename", form: ["title": "Renamed", "csrf_token": one]).status == 303)
-            #expect(try await browser.post("/c/\(id)/rename", form: ["title": "Again", "csrf_token": String(one.reversed())]).status == 403)
+            #expect(
+                try await browser.post("/c/\(id)/rename", form: ["title": "Renamed", "csrf_token": one]).status == 303)
+            #expect(
+                try await browser.post(
+                    "/c/\(id)/rename", form: ["title": "Again", "csrf_token": String(one.reversed())]
+                ).status == 403)
         }
     }
 }

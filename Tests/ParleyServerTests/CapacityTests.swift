@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import ParleyServer
 
 /// Parley stays within its open-file limit: connections beyond its share make room by closing idle ones or are
@@ -27,7 +28,8 @@ struct CapacityTests {
     func softLimitIsRaised() throws {
         var before = rlimit()
         try #require(getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &before) == 0)
-        // One below the hard limit, so that the test fails when nothing raises it (CI's soft and hard limits are equal).
+        // One below the hard limit, so that the test fails when nothing raises it (CI's soft and hard limits are
+        // equal).
         before.rlim_cur = before.rlim_max - 1
         try #require(setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &before) == 0)
         let budget = FileDescriptorBudget.raisingProcessLimit()
@@ -37,13 +39,18 @@ struct CapacityTests {
         #expect(budget.limit == Int(min(after.rlim_cur, 1 << 24)))
     }
 
-    @Test("a send beyond the replies limit gets 503 server_busy with Retry-After and stores nothing; the running ones finish")
+    @Test(
+        "a send beyond the replies limit gets 503 server_busy with Retry-After and stores nothing; the running ones finish"
+    )
     func replyBeyondTheLimitIsRefused() async throws {
         // Replies of 3 s: the third send must come while both still run, even on a machine loaded by the full suite.
-        try await withTestServer(mockTokens: 150, mockDelayMilliseconds: 20, configure: {
-            $0.generation.maxRunningReplies = 2
-            $0.sendRateLimit = nil
-        }) { server in
+        try await withTestServer(
+            mockTokens: 150, mockDelayMilliseconds: 20,
+            configure: {
+                $0.generation.maxRunningReplies = 2
+                $0.sendRateLimit = nil
+            }
+        ) { server in
             let api = try await GenerationTests.signedIn(server)
             var conversations: [Int64] = []
             for _ in 0..<3 { conversations.append(try await api.createConversation()) }
@@ -66,7 +73,9 @@ struct CapacityTests {
         }
     }
 
-    @Test("a connection beyond the limit closes the one idle the longest to make room, or is closed unread when every one is busy")
+    @Test(
+        "a connection beyond the limit closes the one idle the longest to make room, or is closed unread when every one is busy"
+    )
     func connectionsBeyondTheLimit() async throws {
         try await withTestServer(configure: { $0.maxConnections = 2 }) { server in
             let api = try await GenerationTests.signedIn(server)
@@ -102,10 +111,14 @@ struct CapacityTests {
         }
     }
 
-    @Test("a real parley serve limited to 256 open files refuses connections past its share instead of running out, and serves again once they close; a low soft limit is raised")
+    @Test(
+        "a real parley serve limited to 256 open files refuses connections past its share instead of running out, and serves again once they close; a low soft limit is raised"
+    )
     func realServerStaysWithinItsOpenFiles() async throws {
         try await ProcessHarness.with(mock: .init(port: 0, tokens: 20)) { harness in
-            for (index, (openFiles, refusesSome)) in [((soft: 256, hard: 256), true), ((soft: 256, hard: 4096), false)].enumerated() {
+            for (index, (openFiles, refusesSome)) in [((soft: 256, hard: 256), true), ((soft: 256, hard: 4096), false)]
+                .enumerated()
+            {
                 let (process, server) = try await harness.start(openFiles: openFiles)
                 var connections: [RawConnection] = []
                 for _ in 0..<300 { connections.append(try await RawConnection.open(port: server.port)) }
@@ -122,7 +135,8 @@ struct CapacityTests {
                 }
                 #expect(process.isRunning)
                 for connection in connections { await connection.close() }
-                // Served again once they have closed (the server sees each close a moment later): a whole reply streams.
+                // Served again once they have closed (the server sees each close a moment later): a whole reply
+                // streams.
                 let api = try await eventually {
                     if index == 0 {
                         var browser = server.browser()
@@ -130,8 +144,9 @@ struct CapacityTests {
                     }
                     return try await APIClient.signIn(server, email: "limits@example.com")
                 }
-                let stream = try await api.request(.POST, "/api/conversations/\(try await api.createConversation())/messages",
-                                                   json: ["content": "Hello"], headers: [("Accept", "text/event-stream")])
+                let stream = try await api.request(
+                    .POST, "/api/conversations/\(try await api.createConversation())/messages",
+                    json: ["content": "Hello"], headers: [("Accept", "text/event-stream")])
                 var parser = SSEParserForTests()
                 #expect(parser.events(stream.body).done?.json["status"] as? String == "complete")
                 #expect(process.isRunning)
@@ -147,7 +162,7 @@ struct CapacityTests {
         while true {
             do {
                 return try await work()
-            } catch where ContinuousClock.now < deadline {
+            } catch  where ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(50))
             }
         }

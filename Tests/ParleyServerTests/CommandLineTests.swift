@@ -10,20 +10,25 @@ struct CommandLineTests {
 
     /// Runs `parley` (or `executable`) with arguments and standard input; returns the exit status and output. The wait
     /// happens on a dispatch thread, never on one of the few cooperative threads that in-process servers need.
-    static func run(_ arguments: [String], input: String, environment: [String: String] = [:],
-                    executable: String = CrashRecoveryTests.executable) async throws -> (Int32, String) {
+    static func run(
+        _ arguments: [String], input: String, environment: [String: String] = [:],
+        executable: String = CrashRecoveryTests.executable
+    ) async throws -> (Int32, String) {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    try runBlocking(arguments, input: input, environment: environment, executable: executable)
-                })
+                continuation.resume(
+                    with: Result {
+                        try runBlocking(arguments, input: input, environment: environment, executable: executable)
+                    })
             }
         }
     }
 
     /// Runs `executable` and waits for it on the calling thread.
-    private static func runBlocking(_ arguments: [String], input: String, environment: [String: String],
-                                    executable: String) throws -> (Int32, String) {
+    private static func runBlocking(
+        _ arguments: [String], input: String, environment: [String: String],
+        executable: String
+    ) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -36,22 +41,28 @@ struct CommandLineTests {
         stdin.fileHandleForWriting.write(Data(input.utf8))
         try stdin.fileHandleForWriting.close()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        return (
+            process.terminationStatus,
+            String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        )
     }
 
     @Test("user create reads the password from stdin, refuses short passwords and duplicates, and the account signs in")
     func createUser() async throws {
         let directory = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (status, output) = try await Self.run(["user", "create", "--email", "cli@example.com", "--admin", "--data-dir", directory],
-                                            input: "correct horse battery\n")
+        let (status, output) = try await Self.run(
+            ["user", "create", "--email", "cli@example.com", "--admin", "--data-dir", directory],
+            input: "correct horse battery\n")
         #expect(status == 0, "\(output)")
         #expect(output.contains("Created admin account cli@example.com"))
-        let (short, shortOutput) = try await Self.run(["user", "create", "--email", "b@example.com", "--data-dir", directory], input: "short\n")
+        let (short, shortOutput) = try await Self.run(
+            ["user", "create", "--email", "b@example.com", "--data-dir", directory], input: "short\n")
         #expect(short != 0)
         #expect(shortOutput.contains("at least 8"))
-        let (duplicate, duplicateOutput) = try await Self.run(["user", "create", "--email", "CLI@example.com", "--data-dir", directory],
-                                                        input: "another long password\n")
+        let (duplicate, duplicateOutput) = try await Self.run(
+            ["user", "create", "--email", "CLI@example.com", "--data-dir", directory],
+            input: "another long password\n")
         #expect(duplicate != 0)
         #expect(duplicateOutput.contains("exists already"))
         try await withTestServer(dataDirectory: directory) { server in
@@ -68,12 +79,16 @@ struct CommandLineTests {
         #expect(status == 0 && devHelp.contains("mock-upstream") && devHelp.contains("usage-fixture"), "\(devHelp)")
     }
 
-    @Test("mock-upstream refuses a TLS certificate without its key and a self-signed certificate beside given files",
-          arguments: [(["--tls-certificate", "cert.pem"], "go together"), (["--tls-key", "key.pem"], "go together"),
-                      (["--tls-self-signed", "/tmp", "--tls-certificate", "cert.pem", "--tls-key", "key.pem"], "leave out")])
+    @Test(
+        "mock-upstream refuses a TLS certificate without its key and a self-signed certificate beside given files",
+        arguments: [
+            (["--tls-certificate", "cert.pem"], "go together"), (["--tls-key", "key.pem"], "go together"),
+            (["--tls-self-signed", "/tmp", "--tls-certificate", "cert.pem", "--tls-key", "key.pem"], "leave out"),
+        ])
     func mockTLSFlags(flags: [String], message: String) async throws {
-        let (status, output) = try await Self.run(["mock-upstream", "--port", "0"] + flags, input: "",
-                                                  executable: Self.developmentExecutable)
+        let (status, output) = try await Self.run(
+            ["mock-upstream", "--port", "0"] + flags, input: "",
+            executable: Self.developmentExecutable)
         #expect(status != 0)
         #expect(output.contains(message), "\(output)")
     }

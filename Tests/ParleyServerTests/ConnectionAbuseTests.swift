@@ -1,12 +1,15 @@
 import Foundation
-@testable import ParleyServer
 import Testing
+
+@testable import ParleyServer
 
 /// Connections held open to lock others out: silent ones, half-sent requests, idle keep-alives, and one user's
 /// endless event streams.
 @Suite("Security: connection exhaustion")
 struct ConnectionAbuseTests {
-    @Test("connections that never send a request (or half a request line) cannot fill the server: a newcomer takes the oldest one's place")
+    @Test(
+        "connections that never send a request (or half a request line) cannot fill the server: a newcomer takes the oldest one's place"
+    )
     func silentConnectionsAreReclaimable() async throws {
         try await withTestServer(configure: { $0.maxConnections = 4 }) { server in
             var silent: [RawConnection] = []
@@ -28,7 +31,9 @@ struct ConnectionAbuseTests {
         }
     }
 
-    @Test("a connection must send its request's head within the idle timeout of opening or of its last response: silent, dripping a header a byte at a time, or idle after a response, it is closed")
+    @Test(
+        "a connection must send its request's head within the idle timeout of opening or of its last response: silent, dripping a header a byte at a time, or idle after a response, it is closed"
+    )
     func requestHeadDeadline() async throws {
         // 2 s: long enough that a loaded machine's pause between two of the busy connection's requests stays under it.
         try await withTestServer(configure: { $0.idleTimeout = .seconds(2) }) { server in
@@ -39,7 +44,8 @@ struct ConnectionAbuseTests {
             let started = ContinuousClock.now
             // A byte every 100 ms: the connection is never quiet, but its head never arrives.
             let drip = Task {
-                for byte in "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + String(repeating: "a", count: 200) {
+                for byte in "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + String(repeating: "a", count: 200)
+                {
                     guard await dripping.send(String(byte)) else { return }
                     try await Task.sleep(for: .milliseconds(100))
                 }
@@ -58,7 +64,9 @@ struct ConnectionAbuseTests {
         }
     }
 
-    @Test("one user may hold PARLEY_MAX_STREAMS_PER_USER event streams: the next gets 429 with Retry-After, another user is unaffected, and a closed stream frees its place")
+    @Test(
+        "one user may hold PARLEY_MAX_STREAMS_PER_USER event streams: the next gets 429 with Retry-After, another user is unaffected, and a closed stream frees its place"
+    )
     func eventStreamsPerUser() async throws {
         try await withTestServer(configure: {
             $0.maxEventStreamsPerUser = 3
@@ -79,7 +87,8 @@ struct ConnectionAbuseTests {
             let other = try await GenerationTests.signedIn(server, email: "other@example.com")
             let theirs = try await RawConnection.open(port: server.port)
             let otherEvents = ["Authorization: Bearer \(try #require(other.token))", "Accept: text/event-stream"]
-            #expect(try await theirs.get("/c/\(try await other.createConversation())/events", headers: otherEvents) == 200)
+            #expect(
+                try await theirs.get("/c/\(try await other.createConversation())/events", headers: otherEvents) == 200)
             await streams[0].close()
             // The server learns of the close when its next heartbeat fails to write (500 ms in tests).
             let deadline = ContinuousClock.now + .seconds(10)

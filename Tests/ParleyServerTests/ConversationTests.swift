@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ParleyServer
 
 /// Conversation pages and the JSON API: listing, pagination, ownership, validation and safe rendering.
@@ -68,13 +69,17 @@ struct ConversationTests {
         }
     }
 
-    @Test("a new conversation is titled from its first words without markdown; blank or mark-only text gets the default")
+    @Test(
+        "a new conversation is titled from its first words without markdown; blank or mark-only text gets the default")
     func titles() async throws {
         try await withTestServer(mockTokens: 2) { server in
             var browser = server.browser()
             _ = try await browser.signUp("user@example.com")
-            let titled = try await browser.createConversation(content: "## Plan **my** trip to `Lisbon` next week please, thanks a lot")
-            #expect(try await browser.get("/c/\(titled)").body.contains("<h1>Plan my trip to Lisbon next week please,</h1>"))
+            let titled = try await browser.createConversation(
+                content: "## Plan **my** trip to `Lisbon` next week please, thanks a lot")
+            #expect(
+                try await browser.get("/c/\(titled)").body.contains("<h1>Plan my trip to Lisbon next week please,</h1>")
+            )
             let blank = try await browser.createConversation(content: "   ")
             #expect(try await browser.get("/c/\(blank)").body.contains("<h1>New conversation</h1>"))
             let marks = try await browser.createConversation(content: "***")
@@ -94,7 +99,9 @@ struct ConversationTests {
             #expect(try await browser.post("/c/\(id)/rename", form: ["title": "Trip plans"]).status == 303)
             #expect(try await browser.get("/c/\(id)").body.contains("Trip plans"))
             #expect(try await browser.post("/c/\(id)/rename", form: ["title": "   "]).status == 422)
-            #expect(try await browser.post("/c/\(id)/rename", form: ["title": String(repeating: "x", count: 201)]).status == 422)
+            #expect(
+                try await browser.post("/c/\(id)/rename", form: ["title": String(repeating: "x", count: 201)]).status
+                    == 422)
             #expect(try await browser.get("/c/\(id)").body.contains("Trip plans"))
             let deleted = try await browser.post("/c/\(id)/delete")
             #expect(deleted.status == 303)
@@ -109,16 +116,21 @@ struct ConversationTests {
             var browser = server.browser()
             _ = try await browser.signUp("user@example.com")
             let id = try await browser.createConversation()
-            #expect(try await browser.post("/c/\(id)/settings", form: ["system_prompt": "Answer in French."]).status == 303)
+            #expect(
+                try await browser.post("/c/\(id)/settings", form: ["system_prompt": "Answer in French."]).status == 303)
             #expect(try await browser.get("/c/\(id)").body.contains("Answer in French."))
-            let tooLong = try await browser.post("/c/\(id)/settings", form: ["system_prompt": String(repeating: "x", count: 20_001)])
+            let tooLong = try await browser.post(
+                "/c/\(id)/settings", form: ["system_prompt": String(repeating: "x", count: 20_001)])
             #expect(tooLong.status == 422)
-            #expect(try await browser.post("/c/\(id)/settings", form: ["system_prompt": "", "model": "nope"]).status == 422)
+            #expect(
+                try await browser.post("/c/\(id)/settings", form: ["system_prompt": "", "model": "nope"]).status == 422)
             let api = try await APIClient.signIn(server, email: "user@example.com")
             let reply = try #require(try await api.send(id, "Bonjour").json()["assistant_message_id"] as? Int)
             _ = try await api.events(id, lastEventID: "\(reply)0000000").untilDone()
             let stats = try await server.client.execute(.init(url: server.mockURL + "/stats"), timeout: .seconds(5))
-            let body = try JSONSerialization.jsonObject(with: Data(try await stats.body.collect(upTo: 1 << 20).readableBytesView)) as? [String: Any]
+            let body =
+                try JSONSerialization.jsonObject(
+                    with: Data(try await stats.body.collect(upTo: 1 << 20).readableBytesView)) as? [String: Any]
             let messages = (body?["last_request"] as? [String: Any])?["messages"] as? [[String: String]]
             #expect(messages?.first == ["role": "system", "content": "Answer in French."])
         }
@@ -136,13 +148,16 @@ struct ConversationTests {
             let long = try await api.send(id, String(repeating: "a", count: 100_001))
             #expect(long.status == 422)
             #expect(try long.json()["error"].flatMap { $0 as? [String: Any] }?["code"] as? String == "message_too_long")
-            let huge = try await browser.post("/c/\(id)/messages", form: ["content": String(repeating: "b", count: 2_000_000)])
+            let huge = try await browser.post(
+                "/c/\(id)/messages", form: ["content": String(repeating: "b", count: 2_000_000)])
             #expect(huge.status == 413)
             #expect(try await api.send(id, "hi", model: "no-such-model").status == 422)
-            let malformed = try await api.request(.POST, "/api/conversations/\(id)/messages", json: ["text": "no content field"])
+            let malformed = try await api.request(
+                .POST, "/api/conversations/\(id)/messages", json: ["text": "no content field"])
             #expect(malformed.status == 400)
-            let wrongType = try await api.request(.POST, "/api/conversations/\(id)/messages",
-                                                  headers: [("Content-Type", "text/plain")])
+            let wrongType = try await api.request(
+                .POST, "/api/conversations/\(id)/messages",
+                headers: [("Content-Type", "text/plain")])
             #expect(wrongType.status == 415)
             #expect(try await api.messages(id).isEmpty)
         }

@@ -10,30 +10,37 @@ import Testing
 struct CrashRecoveryTests {
     /// The built `parley` executable: the debug build, or the one `PARLEY_EXECUTABLE` names (the reliability suites
     /// against a release build).
-    static let executable = ProcessInfo.processInfo.environment["PARLEY_EXECUTABLE"] ?? TestServer.repositoryRoot + "/.build/debug/parley"
+    static let executable =
+        ProcessInfo.processInfo.environment["PARLEY_EXECUTABLE"] ?? TestServer.repositoryRoot + "/.build/debug/parley"
 
     /// Starts `parley serve` on a free port; returns the process and its port.
-    static func startServer(dataDirectory: String, mockPort: Int, environment: [String: String] = [:],
-                            log: FileHandle? = nil, openFiles: (soft: Int, hard: Int)? = nil) async throws -> (Process, Int) {
+    static func startServer(
+        dataDirectory: String, mockPort: Int, environment: [String: String] = [:],
+        log: FileHandle? = nil, openFiles: (soft: Int, hard: Int)? = nil
+    ) async throws -> (Process, Int) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["serve", "--port", "0", "--data-dir", dataDirectory]
         if let openFiles {
             // util-linux's prlimit sets the limit and then becomes the server (same process).
-            process.arguments = ["--nofile=\(openFiles.soft):\(openFiles.hard)", executable] + (process.arguments ?? [])
+            process.arguments =
+                ["--nofile=\(openFiles.soft):\(openFiles.hard)", executable] + (process.arguments ?? [])
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
         }
         process.currentDirectoryURL = URL(fileURLWithPath: TestServer.repositoryRoot)
-        process.environment = ProcessInfo.processInfo.environment.merging([
-            "OPENAI_BASE_URL": "http://127.0.0.1:\(mockPort)/v1", "OPENAI_API_KEY": "k", "PARLEY_BCRYPT_COST": "4",
-            "PARLEY_LOG_LEVEL": "warning",
-        ].merging(environment) { $1 }) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            [
+                "OPENAI_BASE_URL": "http://127.0.0.1:\(mockPort)/v1", "OPENAI_API_KEY": "k", "PARLEY_BCRYPT_COST": "4",
+                "PARLEY_LOG_LEVEL": "warning",
+            ].merging(environment) { $1 }
+        ) { $1 }
         let output = Pipe()
         process.standardOutput = output
         if let log { process.standardError = log }
         try process.run()
         let text = try await firstLine(of: output.fileHandleForReading)
-        guard let portText = text.split(separator: ":").last?.split(separator: " ").first, let port = Int(portText) else {
+        guard let portText = text.split(separator: ":").last?.split(separator: " ").first, let port = Int(portText)
+        else {
             throw TestFailure("could not read the port from: \(text)")
         }
         return (process, port)
@@ -59,8 +66,10 @@ struct CrashRecoveryTests {
 
     /// Runs `body` with a real `parley serve` process (and an in-process mock upstream) on a fresh data folder;
     /// the process is killed afterwards if it still runs.
-    static func withServerProcess(environment: [String: String] = [:], log: FileHandle? = nil,
-                                  _ body: (Process, TestServer) async throws -> Void) async throws {
+    static func withServerProcess(
+        environment: [String: String] = [:], log: FileHandle? = nil,
+        _ body: (Process, TestServer) async throws -> Void
+    ) async throws {
         try await ProcessHarness.with(environment: environment) { harness in
             let (process, server) = try await harness.start(log: log)
             try await body(process, server)
@@ -93,10 +102,13 @@ struct CrashRecoveryTests {
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal)
 
-            let (restarted, newPort) = try await Self.startServer(dataDirectory: server.dataDirectory, mockPort: server.mockPort)
+            let (restarted, newPort) = try await Self.startServer(
+                dataDirectory: server.dataDirectory, mockPort: server.mockPort)
             defer { restarted.terminate() }
             let after = try await APIClient.signIn(
-                TestServer(port: newPort, mockPort: server.mockPort, dataDirectory: server.dataDirectory, client: server.client),
+                TestServer(
+                    port: newPort, mockPort: server.mockPort, dataDirectory: server.dataDirectory, client: server.client
+                ),
                 email: "user@example.com")
             let expected = MockReply.text(model: "mock-slow", tokens: 60)
             for (index, (id, _)) in readers.enumerated() {
@@ -141,8 +153,9 @@ struct CrashRecoveryTests {
         return (reply?["status"], reply?["content"])
     }
 
-    @Test("SIGTERM past the grace period: the open stream gets done as interrupted, everything streamed is saved, exit 0; over HTTP/1.1 and over HTTPS (HTTP/2)",
-          arguments: [false, true])
+    @Test(
+        "SIGTERM past the grace period: the open stream gets done as interrupted, everything streamed is saved, exit 0; over HTTP/1.1 and over HTTPS (HTTP/2)",
+        arguments: [false, true])
     func terminateMidStream(overTLS: Bool) async throws {
         var environment = ["PARLEY_SHUTDOWN_GRACE": "0.5"]
         if overTLS {

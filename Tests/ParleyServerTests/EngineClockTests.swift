@@ -23,8 +23,10 @@ struct EngineClockTests {
         /// How many pieces the engine has received.
         var takenCount: Int { taken.load(ordering: .acquiring) }
 
-        func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
-                              onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+        func streamCompletion(
+            _ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+            onChunk: @escaping @Sendable (CompletionChunk) -> Duration
+        ) async throws(ProviderError) {
             onSent()
             for await piece in pieces {
                 _ = onChunk(.text(piece))
@@ -47,8 +49,10 @@ struct EngineClockTests {
         /// How many times it has been asked.
         var askedCount: Int { asked.load(ordering: .acquiring) }
 
-        func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
-                              onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+        func streamCompletion(
+            _ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+            onChunk: @escaping @Sendable (CompletionChunk) -> Duration
+        ) async throws(ProviderError) {
             let attempt = asked.add(1, ordering: .acquiringAndReleasing).newValue
             guard attempt > failures else { throw .overloaded(status: 503) }
             onSent()
@@ -58,33 +62,40 @@ struct EngineClockTests {
 
     /// An engine on `clock` over a fresh SQLite file, with `provider` as the only model's, and a user's conversation.
     static func engine(clock: TestClock, provider: any ChatProvider, settings: GenerationSettings) async throws
-        -> (GenerationManager, ChatService, UserID, ConversationID) {
+        -> (GenerationManager, ChatService, UserID, ConversationID)
+    {
         let database = try ParleyDatabase(directory: try makeTempDirectory())
         let store = SQLiteChatStore(database: database)
-        let catalog = ModelCatalog(models: [ModelInfo(id: "fed", providerID: "fed")], providers: ["fed": provider],
-                                   isDemoOnly: false)
+        let catalog = ModelCatalog(
+            models: [ModelInfo(id: "fed", providerID: "fed")], providers: ["fed": provider],
+            isDemoOnly: false)
         var settings = settings
         settings.clock = EngineClock(clock)
         settings.modelTitles = false
         let logger = Logger(label: "engine")
         let manager = GenerationManager(store: store, catalog: catalog, settings: settings, logger: logger)
         let chat = ChatService(store: store, generations: manager, catalog: catalog, logger: logger)
-        let user = try await SQLiteAccountStore(database: database).createUser(email: "clock@example.com",
-                                                                                passwordHash: "-", isAdmin: false)
-        let conversation = try await chat.createConversation(userID: user.id, title: "Clock", model: "fed",
-                                                             systemPrompt: nil)
+        let user = try await SQLiteAccountStore(database: database).createUser(
+            email: "clock@example.com",
+            passwordHash: "-", isAdmin: false)
+        let conversation = try await chat.createConversation(
+            userID: user.id, title: "Clock", model: "fed",
+            systemPrompt: nil)
         return (manager, chat, user.id, conversation.id)
     }
 
     /// An engine as `engine` makes it, running, with a stream open on its conversation and `content` sent there.
     static func sent(_ content: String, clock: TestClock, provider: any ChatProvider, settings: GenerationSettings)
-        async throws -> (manager: GenerationManager, running: Task<Void, Never>, stream: EventSubscription) {
-        let (manager, chat, userID, conversationID) = try await engine(clock: clock, provider: provider,
-                                                                       settings: settings)
+        async throws -> (manager: GenerationManager, running: Task<Void, Never>, stream: EventSubscription)
+    {
+        let (manager, chat, userID, conversationID) = try await engine(
+            clock: clock, provider: provider,
+            settings: settings)
         let running = Task { await manager.run() }
         let stream = await manager.subscribe(conversationID: conversationID, userID: userID, lastEventID: nil)
-        _ = try await chat.send(userID: userID, conversationID: conversationID, content: content, model: nil,
-                                requestID: nil, receivedAt: .now)
+        _ = try await chat.send(
+            userID: userID, conversationID: conversationID, content: content, model: nil,
+            requestID: nil, receivedAt: .now)
         return (manager, running, stream)
     }
 
@@ -106,8 +117,9 @@ struct EngineClockTests {
     @Test("a reply's first piece goes out at once; the pieces after it wait for the clock, then go as one event")
     func coalescingGoesByTheClock() async throws {
         let clock = TestClock(), provider = FedProvider()
-        let (manager, running, opened) = try await Self.sent("Count", clock: clock, provider: provider,
-                                                             settings: GenerationSettings())
+        let (manager, running, opened) = try await Self.sent(
+            "Count", clock: clock, provider: provider,
+            settings: GenerationSettings())
         var stream = opened
         #expect(await Self.nextFrames(&stream).contains("event: start"))
         provider.feed.yield("one ")
@@ -158,8 +170,9 @@ struct EngineClockTests {
     func retriesWaitForTheClock() async throws {
         let clock = TestClock(), provider = OverloadedProvider(failures: 2)
         let settings = GenerationSettings(retry: RetryPolicy(maxRetries: 3))
-        let (manager, running, opened) = try await Self.sent("Again", clock: clock, provider: provider,
-                                                             settings: settings)
+        let (manager, running, opened) = try await Self.sent(
+            "Again", clock: clock, provider: provider,
+            settings: settings)
         var stream = opened
         // The three timers and the reply's backoff sleep on the clock; nothing is asked again until it moves.
         try await Self.until { clock.sleeperCount >= 4 }
@@ -179,8 +192,9 @@ struct EngineClockTests {
     @Test("at shutdown a running reply gets the grace period on the engine's clock, then ends interrupted")
     func shutdownGraceGoesByTheClock() async throws {
         let clock = TestClock(), provider = FedProvider()
-        let (manager, running, opened) = try await Self.sent("Wait", clock: clock, provider: provider,
-                                                             settings: GenerationSettings(shutdownGrace: .seconds(10)))
+        let (manager, running, opened) = try await Self.sent(
+            "Wait", clock: clock, provider: provider,
+            settings: GenerationSettings(shutdownGrace: .seconds(10)))
         var stream = opened
         provider.feed.yield("half")
         var frames = ""

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ParleyServer
 
 /// Downloads of one conversation or all of a user's data, and imports of Parley's and ChatGPT's files.
@@ -11,59 +12,59 @@ struct ExportImportTests {
     /// A ChatGPT `conversations.json`: the first conversation branches (an abandoned reply), holds a system node,
     /// a tool message, an empty reply and an image part; the second has no title.
     static let chatGPTFile = #"""
-    [
-      {
-        "title": "Branching chat",
-        "create_time": 1700000000.5,
-        "update_time": 1700000500.25,
-        "default_model_slug": "gpt-4o",
-        "current_node": "a2",
-        "mapping": {
-          "root": {"id": "root", "message": null, "parent": null, "children": ["sys"]},
-          "sys": {"id": "sys", "parent": "root", "children": ["u1"],
-                  "message": {"author": {"role": "system"}, "create_time": null,
-                              "content": {"content_type": "text", "parts": ["You are ChatGPT."]}}},
-          "u1": {"id": "u1", "parent": "sys", "children": ["a1", "a1b"],
-                 "message": {"author": {"role": "user"}, "create_time": 1700000010,
-                             "content": {"content_type": "text", "parts": ["First question"]}}},
-          "a1b": {"id": "a1b", "parent": "u1", "children": [],
-                  "message": {"author": {"role": "assistant"}, "create_time": 1700000015,
-                              "content": {"content_type": "text", "parts": ["Abandoned answer"]}}},
-          "a1": {"id": "a1", "parent": "u1", "children": ["u2"],
-                 "message": {"author": {"role": "assistant"}, "create_time": 1700000020,
-                             "content": {"content_type": "text", "parts": ["First answer"]}}},
-          "u2": {"id": "u2", "parent": "a1", "children": ["empty"],
-                 "message": {"author": {"role": "user"}, "create_time": 1700000030,
-                             "content": {"content_type": "multimodal_text",
-                                         "parts": [{"content_type": "image_asset_pointer", "asset_pointer": "file-service://x"}, "Look at this"]}}},
-          "empty": {"id": "empty", "parent": "u2", "children": ["tool"],
-                    "message": {"author": {"role": "assistant"}, "create_time": 1700000031,
-                                "content": {"content_type": "text", "parts": [""]}}},
-          "tool": {"id": "tool", "parent": "empty", "children": ["code"],
-                   "message": {"author": {"role": "tool", "name": "browser"}, "create_time": 1700000032,
-                               "content": {"content_type": "text", "parts": ["tool output"]}}},
-          "code": {"id": "code", "parent": "tool", "children": ["a2"],
-                   "message": {"author": {"role": "assistant"}, "create_time": 1700000033,
-                               "content": {"content_type": "code", "language": "python", "text": "print(1)"}}},
-          "a2": {"id": "a2", "parent": "code", "children": [],
-                 "message": {"author": {"role": "assistant"}, "create_time": 1700000040,
-                             "metadata": {"model_slug": "gpt-4o-mini", "finish_details": {"type": "stop"}},
-                             "content": {"content_type": "text", "parts": ["Final answer with **markdown**"]}}}
-        }
-      },
-      {
-        "title": null,
-        "create_time": 1600000000,
-        "update_time": null,
-        "current_node": "q",
-        "mapping": {
-          "q": {"id": "q", "parent": null, "children": [],
-                "message": {"author": {"role": "user"}, "create_time": 1600000001,
-                            "content": {"content_type": "text", "parts": ["Untitled question"]}}}
-        }
-      }
-    ]
-    """#
+        [
+          {
+            "title": "Branching chat",
+            "create_time": 1700000000.5,
+            "update_time": 1700000500.25,
+            "default_model_slug": "gpt-4o",
+            "current_node": "a2",
+            "mapping": {
+              "root": {"id": "root", "message": null, "parent": null, "children": ["sys"]},
+              "sys": {"id": "sys", "parent": "root", "children": ["u1"],
+                      "message": {"author": {"role": "system"}, "create_time": null,
+                                  "content": {"content_type": "text", "parts": ["You are ChatGPT."]}}},
+              "u1": {"id": "u1", "parent": "sys", "children": ["a1", "a1b"],
+                     "message": {"author": {"role": "user"}, "create_time": 1700000010,
+                                 "content": {"content_type": "text", "parts": ["First question"]}}},
+              "a1b": {"id": "a1b", "parent": "u1", "children": [],
+                      "message": {"author": {"role": "assistant"}, "create_time": 1700000015,
+                                  "content": {"content_type": "text", "parts": ["Abandoned answer"]}}},
+              "a1": {"id": "a1", "parent": "u1", "children": ["u2"],
+                     "message": {"author": {"role": "assistant"}, "create_time": 1700000020,
+                                 "content": {"content_type": "text", "parts": ["First answer"]}}},
+              "u2": {"id": "u2", "parent": "a1", "children": ["empty"],
+                     "message": {"author": {"role": "user"}, "create_time": 1700000030,
+                                 "content": {"content_type": "multimodal_text",
+                                             "parts": [{"content_type": "image_asset_pointer", "asset_pointer": "file-service://x"}, "Look at this"]}}},
+              "empty": {"id": "empty", "parent": "u2", "children": ["tool"],
+                        "message": {"author": {"role": "assistant"}, "create_time": 1700000031,
+                                    "content": {"content_type": "text", "parts": [""]}}},
+              "tool": {"id": "tool", "parent": "empty", "children": ["code"],
+                       "message": {"author": {"role": "tool", "name": "browser"}, "create_time": 1700000032,
+                                   "content": {"content_type": "text", "parts": ["tool output"]}}},
+              "code": {"id": "code", "parent": "tool", "children": ["a2"],
+                       "message": {"author": {"role": "assistant"}, "create_time": 1700000033,
+                                   "content": {"content_type": "code", "language": "python", "text": "print(1)"}}},
+              "a2": {"id": "a2", "parent": "code", "children": [],
+                     "message": {"author": {"role": "assistant"}, "create_time": 1700000040,
+                                 "metadata": {"model_slug": "gpt-4o-mini", "finish_details": {"type": "stop"}},
+                                 "content": {"content_type": "text", "parts": ["Final answer with **markdown**"]}}}
+            }
+          },
+          {
+            "title": null,
+            "create_time": 1600000000,
+            "update_time": null,
+            "current_node": "q",
+            "mapping": {
+              "q": {"id": "q", "parent": null, "children": [],
+                    "message": {"author": {"role": "user"}, "create_time": 1600000001,
+                                "content": {"content_type": "text", "parts": ["Untitled question"]}}}
+            }
+          }
+        ]
+        """#
 
     @Test("export.md and export.json carry the conversation, as safe attachments whatever the title holds")
     func exportOneConversation() async throws {
@@ -79,29 +80,34 @@ struct ExportImportTests {
             let markdown = try await browser.get("/c/\(id)/export.md")
             #expect(markdown.status == 200)
             #expect(markdown.headers.first(name: "content-type") == "text/markdown; charset=utf-8")
-            #expect(markdown.headers.first(name: "content-disposition") == #"attachment; filename="trip-plans-set-cookie-x-1-n-code.md""#)
+            #expect(
+                markdown.headers.first(name: "content-disposition")
+                    == #"attachment; filename="trip-plans-set-cookie-x-1-n-code.md""#)
             #expect(markdown.headers["set-cookie"].allSatisfy { !$0.contains("x=1") })
-            #expect(markdown.body == """
-                # Trip "plans" Set-Cookie: x=1 / ünïcode
+            #expect(
+                markdown.body == """
+                    # Trip "plans" Set-Cookie: x=1 / ünïcode
 
-                - Model: mock-fast
-                - Created: \(try #require(conversation["created_at"] as? String))
-                - Updated: \(try #require(conversation["updated_at"] as? String))
+                    - Model: mock-fast
+                    - Created: \(try #require(conversation["created_at"] as? String))
+                    - Updated: \(try #require(conversation["updated_at"] as? String))
 
-                ## You
+                    ## You
 
-                Hello there
+                    Hello there
 
-                ## Assistant · mock-fast
+                    ## Assistant · mock-fast
 
-                Hello! This is
+                    Hello! This is
 
-                """)
+                    """)
 
             let json = try await browser.get("/c/\(id)/export.json")
             #expect(json.status == 200)
             #expect(json.headers.first(name: "content-type") == "application/json; charset=utf-8")
-            #expect(json.headers.first(name: "content-disposition") == #"attachment; filename="trip-plans-set-cookie-x-1-n-code.json""#)
+            #expect(
+                json.headers.first(name: "content-disposition")
+                    == #"attachment; filename="trip-plans-set-cookie-x-1-n-code.json""#)
             let document = try json.json()
             #expect(document["format"] as? String == "parley-export")
             #expect(document["version"] as? Int == 1)
@@ -118,7 +124,8 @@ struct ExportImportTests {
             #expect(messages.allSatisfy { ($0["attachments"] as? [Any])?.isEmpty == true })
 
             let untitled = try await api.createConversation(title: "ÜÜÜ")
-            #expect(try await browser.get("/c/\(untitled)/export.md").headers.first(name: "content-disposition")
+            #expect(
+                try await browser.get("/c/\(untitled)/export.md").headers.first(name: "content-disposition")
                     == #"attachment; filename="conversation-\#(untitled).md""#)
         }
     }
@@ -145,12 +152,14 @@ struct ExportImportTests {
             let copy = try await browser.get("/c/\(created[0])/export.json")
             let copied = try Self.canonical(Self.withoutIDs(copy.json()))
             #expect(copied == (try Self.canonical(Self.withoutIDs(original.json()))))
-            #expect(copied.contains(#""content":"What is a narwhal?""#) && copied.contains(#""pinned":true"#)
+            #expect(
+                copied.contains(#""content":"What is a narwhal?""#) && copied.contains(#""pinned":true"#)
                     && copied.contains(#""archived":true"#) && copied.contains(#""system_prompt":"Be terse.""#))
 
             let found = try await browser.get(searchPath("narwhal"))
             #expect(SearchTests.resultLinks(found.body).count == 2)
-            let regenerate = try await browser.post("/c/\(created[0])/regenerate", headers: [("Accept", "application/json")])
+            let regenerate = try await browser.post(
+                "/c/\(created[0])/regenerate", headers: [("Accept", "application/json")])
             #expect(regenerate.status == 202)
         }
     }
@@ -170,16 +179,19 @@ struct ExportImportTests {
             #expect(ids(conversations) == created)
             #expect(conversations.map { $0["title"] as? String } == ["Branching chat", "Imported conversation"])
             #expect(conversations.map { $0["model"] as? String } == ["gpt-4o", "mock-fast"])
-            #expect(conversations.map { $0["created_at"] as? String } == ["2023-11-14T22:13:20Z", "2020-09-13T12:26:40Z"])
+            #expect(
+                conversations.map { $0["created_at"] as? String } == ["2023-11-14T22:13:20Z", "2020-09-13T12:26:40Z"])
             #expect(conversations.first?["updated_at"] as? String == "2023-11-14T22:21:40Z")
 
             let messages = try await api.messages(created[0])
             #expect(messages.map { $0["role"] as? String } == ["user", "assistant", "user", "assistant"])
-            #expect(messages.map { $0["content"] as? String }
+            #expect(
+                messages.map { $0["content"] as? String }
                     == ["First question", "First answer", "Look at this", "Final answer with **markdown**"])
             #expect(messages.map { $0["model"] as? String } == ["gpt-4o", "gpt-4o", "gpt-4o", "gpt-4o-mini"])
             #expect(messages.allSatisfy { $0["status"] as? String == "complete" })
-            #expect(messages.map { $0["created_at"] as? String }
+            #expect(
+                messages.map { $0["created_at"] as? String }
                     == ["2023-11-14T22:13:30Z", "2023-11-14T22:13:40Z", "2023-11-14T22:13:50Z", "2023-11-14T22:14:00Z"])
             #expect(try await api.messages(created[1]).map { $0["content"] as? String } == ["Untitled question"])
             let page = try await browser.get("/c/\(created[0])")
@@ -188,7 +200,9 @@ struct ExportImportTests {
         }
     }
 
-    @Test("the settings page's plain form imports a file without JavaScript; a bad file or a missing CSRF field stores nothing")
+    @Test(
+        "the settings page's plain form imports a file without JavaScript; a bad file or a missing CSRF field stores nothing"
+    )
     func formImport() async throws {
         try await withTestServer { server in
             var browser = server.browser()
@@ -197,16 +211,19 @@ struct ExportImportTests {
             let page = try await browser.get("/settings").body
             #expect(page.contains(#"action="/settings/import" enctype="multipart/form-data""#))
             let file = [(name: "conversations.json", type: "application/json", bytes: Array(Self.chatGPTFile.utf8))]
-            let forged = try await browser.postMultipart("/settings/import", fields: [], files: file, fileField: "file",
-                                                         json: false, csrf: false)
+            let forged = try await browser.postMultipart(
+                "/settings/import", fields: [], files: file, fileField: "file",
+                json: false, csrf: false)
             #expect(forged.status == 403)
-            let broken = try await browser.postMultipart("/settings/import", fields: [],
-                                                         files: [(name: "x.json", type: "application/json", bytes: Array("{nope".utf8))],
-                                                         fileField: "file", json: false)
+            let broken = try await browser.postMultipart(
+                "/settings/import", fields: [],
+                files: [(name: "x.json", type: "application/json", bytes: Array("{nope".utf8))],
+                fileField: "file", json: false)
             #expect(broken.status == 422)
             #expect(try await api.conversations().isEmpty)
 
-            let imported = try await browser.postMultipart("/settings/import", fields: [], files: file, fileField: "file", json: false)
+            let imported = try await browser.postMultipart(
+                "/settings/import", fields: [], files: file, fileField: "file", json: false)
             #expect(imported.status == 303)
             #expect(imported.location == "/settings?imported=2")
             #expect(try await browser.get("/settings?imported=2").body.contains("Imported 2 conversations."))
@@ -220,24 +237,35 @@ struct ExportImportTests {
             var browser = server.browser()
             _ = try await browser.signUp("user@example.com")
             let api = try await APIClient.signIn(server, email: "user@example.com")
-            let good = #"{"title": "Good", "create_time": 1700000000, "current_node": "u", "mapping": {"u": {"parent": null, "message": {"author": {"role": "user"}, "content": {"content_type": "text", "parts": ["hi"]}}}}}"#
+            let good =
+                #"{"title": "Good", "create_time": 1700000000, "current_node": "u", "mapping": {"u": {"parent": null, "message": {"author": {"role": "user"}, "content": {"content_type": "text", "parts": ["hi"]}}}}}"#
             let refused: [(String, String)] = [
                 ("{not json", "The file is not valid JSON."),
                 ("", "The file is neither a Parley export nor ChatGPT's conversations.json."),
                 (#""a string""#, "The file is neither a Parley export nor ChatGPT's conversations.json."),
                 ("[]", "The file holds no conversations."),
                 (#"{"hello": 1}"#, "The file is not a Parley export: format is missing."),
-                (#"{"format": "other", "version": 1, "exported_at": "2025-01-01T00:00:00Z", "conversations": []}"#,
-                 "The file is not a Parley export of version 1."),
+                (
+                    #"{"format": "other", "version": 1, "exported_at": "2025-01-01T00:00:00Z", "conversations": []}"#,
+                    "The file is not a Parley export of version 1."
+                ),
                 (#"[{"title": "x"}]"#, "The file is not ChatGPT's conversations.json: 1 › mapping is missing."),
-                ("[\(good), \(good.replacingOccurrences(of: #""current_node": "u""#, with: #""current_node": "gone""#))]",
-                 "Conversation 2 is broken: its current_node does not lead back to the root."),
-                ("[\(good.replacingOccurrences(of: #""parent": null"#, with: #""parent": "u""#))]",
-                 "Conversation 1 is broken: its current_node does not lead back to the root."),
-                ("[\(good), \(good.replacingOccurrences(of: "1700000000", with: "1e20"))]",
-                 "Conversation 2 has a date before 1970 or after 9999."),
-                ("[\(good), \(good), \(good.replacingOccurrences(of: #"["hi"]"#, with: "7"))]",
-                 "The file is not ChatGPT's conversations.json: 3 › mapping › u › message › content › parts has the wrong type."),
+                (
+                    "[\(good), \(good.replacingOccurrences(of: #""current_node": "u""#, with: #""current_node": "gone""#))]",
+                    "Conversation 2 is broken: its current_node does not lead back to the root."
+                ),
+                (
+                    "[\(good.replacingOccurrences(of: #""parent": null"#, with: #""parent": "u""#))]",
+                    "Conversation 1 is broken: its current_node does not lead back to the root."
+                ),
+                (
+                    "[\(good), \(good.replacingOccurrences(of: "1700000000", with: "1e20"))]",
+                    "Conversation 2 has a date before 1970 or after 9999."
+                ),
+                (
+                    "[\(good), \(good), \(good.replacingOccurrences(of: #"["hi"]"#, with: "7"))]",
+                    "The file is not ChatGPT's conversations.json: 3 › mapping › u › message › content › parts has the wrong type."
+                ),
             ]
             for (body, message) in refused {
                 let response = try await api.post("/settings/import", body: body)
@@ -247,22 +275,28 @@ struct ExportImportTests {
                 #expect(error?["message"] as? String == message, "\(body.prefix(40))")
             }
 
-            let wrongRole = try await api.post("/settings/import", body: Self.parleyExport(replyRoles: ["assistant", "wizard"]))
+            let wrongRole = try await api.post(
+                "/settings/import", body: Self.parleyExport(replyRoles: ["assistant", "wizard"]))
             #expect(wrongRole.status == 422)
-            #expect(try wrongRole.json()["error"].flatMap { $0 as? [String: Any] }?["message"] as? String
+            #expect(
+                try wrongRole.json()["error"].flatMap { $0 as? [String: Any] }?["message"] as? String
                     == "Conversation 2 has a message whose role is not system, user or assistant.")
             #expect(try await api.post("/settings/import", body: good, contentType: "text/plain").status == 415)
             var noToken = server.browser()
             noToken.cookies = browser.cookies
-            #expect(try await noToken.send(.POST, "/settings/import", headers: [("Content-Type", "application/json")],
-                                           body: "[\(good)]").status == 403)
+            #expect(
+                try await noToken.send(
+                    .POST, "/settings/import", headers: [("Content-Type", "application/json")],
+                    body: "[\(good)]"
+                ).status == 403)
 
             let padding = String(repeating: " ", count: ImportReader.maxBytes)
             let huge = try await api.post("/settings/import", body: "[\(good)]" + padding)
             #expect(huge.status == 413)
             #expect(try await api.conversations().isEmpty)
 
-            let large = try await api.post("/settings/import", body: "[\(good)]" + String(repeating: " ", count: 3 << 20))
+            let large = try await api.post(
+                "/settings/import", body: "[\(good)]" + String(repeating: " ", count: 3 << 20))
             #expect(large.status == 201)
             #expect(try await api.conversations().map { $0["title"] as? String } == ["Good"])
         }
@@ -286,12 +320,20 @@ struct ExportImportTests {
             let download = try await browser.get("/settings/export.json")
             #expect(download.status == 200)
             let day = Date().formatted(.iso8601.year().month().day())
-            #expect(download.headers.first(name: "content-disposition") == #"attachment; filename="parley-export-\#(day).json""#)
+            #expect(
+                download.headers.first(name: "content-disposition")
+                    == #"attachment; filename="parley-export-\#(day).json""#)
             let document = try download.json()
             #expect((document["account"] as? [String: Any])?["email"] as? String == "user@example.com")
             let entries = try #require(document["conversations"] as? [[String: Any]])
-            #expect(entries.compactMap { ($0["conversation"] as? [String: Any])?["title"] as? String } == ["First", "Second"])
-            #expect(entries.compactMap { (($0["conversation"] as? [String: Any])?["id"] as? Int).map(Int64.init) } == [first, second])
+            #expect(
+                entries.compactMap { ($0["conversation"] as? [String: Any])?["title"] as? String } == [
+                    "First", "Second",
+                ])
+            #expect(
+                entries.compactMap { (($0["conversation"] as? [String: Any])?["id"] as? Int).map(Int64.init) } == [
+                    first, second,
+                ])
             #expect((entries[1]["messages"] as? [[String: Any]])?.first?["content"] as? String == "archived words")
             #expect(!download.body.contains("Not yours"))
         }
@@ -333,7 +375,8 @@ struct ExportImportTests {
         String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
     }
 
-    /// A small Parley export, as the server writes it, with one exchange per conversation whose reply has the given role.
+    /// A small Parley export, as the server writes it, with one exchange per conversation whose reply has the given
+    /// role.
     static func parleyExport(replyRoles: [String]) -> String {
         let conversations = replyRoles.enumerated().map { index, role in
             """
@@ -342,6 +385,7 @@ struct ExportImportTests {
                          {"id":2,"role":"\(role)","content":"a","status":"complete","model":"m","created_at":"2025-01-01T00:00:00Z","usage":{"prompt_tokens":1,"completion_tokens":2,"cost_usd":0,"estimated":true},"attachments":[]}]}
             """
         }
-        return #"{"format":"parley-export","version":1,"exported_at":"2025-01-01T00:00:00Z","conversations":["# + conversations.joined(separator: ",") + "]}"
+        return #"{"format":"parley-export","version":1,"exported_at":"2025-01-01T00:00:00Z","conversations":["#
+            + conversations.joined(separator: ",") + "]}"
     }
 }

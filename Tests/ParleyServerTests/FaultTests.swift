@@ -9,7 +9,9 @@ import Testing
 @Suite("Faults")
 struct FaultTests {
     /// Sends on a conversation with `model` and returns the events up to `done` and the stored reply.
-    static func reply(_ server: TestServer, model: String) async throws -> (events: [ReceivedEvent], stored: [String: Any]) {
+    static func reply(_ server: TestServer, model: String) async throws -> (
+        events: [ReceivedEvent], stored: [String: Any]
+    ) {
         let api = try await GenerationTests.signedIn(server)
         let id = try await api.createConversation(model: model)
         let stream = try await api.events(id)
@@ -36,7 +38,9 @@ struct FaultTests {
         }
     }
 
-    @Test("a 200 with an empty body (a real server's answer to a prompt too long) is upstream_empty, asked once, not retried, and billed nothing")
+    @Test(
+        "a 200 with an empty body (a real server's answer to a prompt too long) is upstream_empty, asked once, not retried, and billed nothing"
+    )
     func emptyReply() async throws {
         try await withTestServer { server in
             let (events, stored) = try await Self.reply(server, model: "mock-empty")
@@ -49,7 +53,9 @@ struct FaultTests {
         }
     }
 
-    @Test("a reply whose server reports no usage is billed an estimate marked estimated; one that failed before any text is billed nothing")
+    @Test(
+        "a reply whose server reports no usage is billed an estimate marked estimated; one that failed before any text is billed nothing"
+    )
     func billingWithoutAReport() async throws {
         try await withTestServer(mockTokens: 5) { server in
             let (events, stored) = try await Self.reply(server, model: "mock-nousage")
@@ -100,9 +106,12 @@ struct FaultTests {
 
     @Test("stop during the wait before a retry ends the reply at once as stopped, and nothing more is asked upstream")
     func stopWhileWaitingToRetry() async throws {
-        try await withTestServer(mockTokens: 5, configure: { settings in
-            settings.generation.retry = RetryPolicy(maxRetries: 2, baseDelay: .seconds(60), maxDelay: .seconds(60))
-        }) { server in
+        try await withTestServer(
+            mockTokens: 5,
+            configure: { settings in
+                settings.generation.retry = RetryPolicy(maxRetries: 2, baseDelay: .seconds(60), maxDelay: .seconds(60))
+            }
+        ) { server in
             let api = try await GenerationTests.signedIn(server)
             let id = try await api.createConversation(model: "mock-500")
             let stream = try await api.events(id)
@@ -124,18 +133,23 @@ struct FaultTests {
     @Test("a model whose upstream keeps failing falls back to its configured fallback, priced as the fallback")
     func fallbackModel() async throws {
         let configPath = try makeTempDirectory() + "/parley.json"
-        try await withTestServer(mockTokens: 5, configure: { settings in
-            let base = settings.environment["OPENAI_BASE_URL"] ?? ""
-            try? Data("""
-                {"providers": [{"id": "mock", "kind": "openai", "base_url": "\(base)"}],
-                 "models": [
-                   {"id": "primary", "provider": "mock", "upstream_id": "mock-500", "fallback": "backup",
-                    "price": {"input": 0, "output": 1000000}},
-                   {"id": "backup", "provider": "mock", "upstream_id": "mock-fast", "price": {"input": 0, "output": 2000000}}
-                 ]}
-                """.utf8).write(to: URL(fileURLWithPath: configPath))
-            settings.providerConfigPath = configPath
-        }) { server in
+        try await withTestServer(
+            mockTokens: 5,
+            configure: { settings in
+                let base = settings.environment["OPENAI_BASE_URL"] ?? ""
+                try? Data(
+                    """
+                    {"providers": [{"id": "mock", "kind": "openai", "base_url": "\(base)"}],
+                     "models": [
+                       {"id": "primary", "provider": "mock", "upstream_id": "mock-500", "fallback": "backup",
+                        "price": {"input": 0, "output": 1000000}},
+                       {"id": "backup", "provider": "mock", "upstream_id": "mock-fast", "price": {"input": 0, "output": 2000000}}
+                     ]}
+                    """.utf8
+                ).write(to: URL(fileURLWithPath: configPath))
+                settings.providerConfigPath = configPath
+            }
+        ) { server in
             let (events, stored) = try await Self.reply(server, model: "primary")
             #expect(events.done?.json["status"] as? String == "complete")
             #expect(events.text == MockReply.text(model: "mock-fast", tokens: 5))
@@ -149,26 +163,33 @@ struct FaultTests {
         }
     }
 
-    @Test("a provider whose port refuses connections fails a reply within the connect timeout, not once per retry, and its model's fallback answers at once")
+    @Test(
+        "a provider whose port refuses connections fails a reply within the connect timeout, not once per retry, and its model's fallback answers at once"
+    )
     func refusedProvider() async throws {
         let configPath = try makeTempDirectory() + "/parley.json"
         let closed = try UpstreamConnectProbe.closedPort()
-        try await withTestServer(mockTokens: 5, configure: { settings in
-            let base = settings.environment["OPENAI_BASE_URL"] ?? ""
-            try? Data("""
-                {"providers": [{"id": "mock", "kind": "openai", "base_url": "\(base)"},
-                               {"id": "down", "kind": "openai", "base_url": "http://127.0.0.1:\(closed)/v1"}],
-                 "models": [
-                   {"id": "alone", "provider": "down", "upstream_id": "m"},
-                   {"id": "primary", "provider": "down", "upstream_id": "m", "fallback": "backup"},
-                   {"id": "backup", "provider": "mock", "upstream_id": "mock-fast"}
-                 ]}
-                """.utf8).write(to: URL(fileURLWithPath: configPath))
-            settings.providerConfigPath = configPath
-            settings.upstreamConnectTimeout = .seconds(3)
-            // The models are configured: the start need not wait for the down provider's list.
-            settings.modelDiscoveryWait = .milliseconds(100)
-        }) { server in
+        try await withTestServer(
+            mockTokens: 5,
+            configure: { settings in
+                let base = settings.environment["OPENAI_BASE_URL"] ?? ""
+                try? Data(
+                    """
+                    {"providers": [{"id": "mock", "kind": "openai", "base_url": "\(base)"},
+                                   {"id": "down", "kind": "openai", "base_url": "http://127.0.0.1:\(closed)/v1"}],
+                     "models": [
+                       {"id": "alone", "provider": "down", "upstream_id": "m"},
+                       {"id": "primary", "provider": "down", "upstream_id": "m", "fallback": "backup"},
+                       {"id": "backup", "provider": "mock", "upstream_id": "mock-fast"}
+                     ]}
+                    """.utf8
+                ).write(to: URL(fileURLWithPath: configPath))
+                settings.providerConfigPath = configPath
+                settings.upstreamConnectTimeout = .seconds(3)
+                // The models are configured: the start need not wait for the down provider's list.
+                settings.modelDiscoveryWait = .milliseconds(100)
+            }
+        ) { server in
             // Timed from the send: signing in first (a password hash) can take seconds on a loaded machine.
             let api = try await GenerationTests.signedIn(server)
             let id = try await api.createConversation(model: "alone")
@@ -187,7 +208,9 @@ struct FaultTests {
         }
     }
 
-    @Test("a prompt the provider refuses as too long is asked again once with about half the conversation; a single message too long is refused with context_too_long")
+    @Test(
+        "a prompt the provider refuses as too long is asked again once with about half the conversation; a single message too long is refused with context_too_long"
+    )
     func contextRefusedAsTooLong() async throws {
         try await withTestServer(mockTokens: 5) { server in
             let api = try await GenerationTests.signedIn(server)
@@ -210,7 +233,9 @@ struct FaultTests {
         }
     }
 
-    @Test("a reply cut at the model's output limit is saved truncated, shown so, and the page offers Continue, which asks the model to go on")
+    @Test(
+        "a reply cut at the model's output limit is saved truncated, shown so, and the page offers Continue, which asks the model to go on"
+    )
     func truncatedReply() async throws {
         try await withTestServer(mockTokens: 5) { server in
             let api = try await GenerationTests.signedIn(server)
@@ -227,17 +252,22 @@ struct FaultTests {
             let page = try await browser.get("/c/\(id)").body
             #expect(page.contains(#"<span class="status">truncated</span>"#))
             #expect(page.contains(#"id="continue-form">"#))
-            let continued = try await browser.post("/c/\(id)/messages", form: ["content": "Continue exactly where you stopped."])
+            let continued = try await browser.post(
+                "/c/\(id)/messages", form: ["content": "Continue exactly where you stopped."])
             #expect(continued.status == 303)
         }
     }
 
-    @Test("a reset, stalled or garbled stream ends with a clear error and keeps the partial text",
-          arguments: [("mock-reset", "upstream_unreachable"), ("mock-stall", "upstream_timeout"),
-                      ("mock-garbage", "upstream_malformed")])
+    @Test(
+        "a reset, stalled or garbled stream ends with a clear error and keeps the partial text",
+        arguments: [
+            ("mock-reset", "upstream_unreachable"), ("mock-stall", "upstream_timeout"),
+            ("mock-garbage", "upstream_malformed"),
+        ])
     func brokenStreams(model: String, code: String) async throws {
         // Only the stall needs the short silence timeout; on a loaded machine it could also cut a reset short.
-        try await withTestServer(configure: { if model == "mock-stall" { $0.upstreamIdleTimeout = stallTimeout } }) { server in
+        try await withTestServer(configure: { if model == "mock-stall" { $0.upstreamIdleTimeout = stallTimeout } }) {
+            server in
             let (events, stored) = try await Self.reply(server, model: model)
             #expect(events.first { $0.name == "error" }?.json["code"] as? String == code)
             #expect(events.done?.json["status"] as? String == "error")

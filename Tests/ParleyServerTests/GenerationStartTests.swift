@@ -18,8 +18,10 @@ import Testing
         /// Whether the provider said the request was sent.
         var wasSent: Bool { progress.withLock { $0.sent } }
 
-        func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
-                              onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+        func streamCompletion(
+            _ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+            onChunk: @escaping @Sendable (CompletionChunk) -> Duration
+        ) async throws(ProviderError) {
             progress.withLock { $0.requested = true }
             do { try await Task.sleep(for: .milliseconds(100)) } catch { throw .cancelled }
             progress.withLock { $0.sent = true }
@@ -35,8 +37,10 @@ import Testing
         /// How many requests were attempted.
         var attempts: Int { made.withLock { $0 } }
 
-        func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
-                              onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+        func streamCompletion(
+            _ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+            onChunk: @escaping @Sendable (CompletionChunk) -> Duration
+        ) async throws(ProviderError) {
             made.withLock { $0 += 1 }
             throw .unreachable(detail: "no route")
         }
@@ -49,8 +53,10 @@ import Testing
         /// Sets what stopping the reply does.
         func onRequest(_ stopReply: @escaping @Sendable () -> Void) { stop.withLock { $0 = stopReply } }
 
-        func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
-                              onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+        func streamCompletion(
+            _ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+            onChunk: @escaping @Sendable (CompletionChunk) -> Duration
+        ) async throws(ProviderError) {
             stop.withLock { $0 }?()
             onSent()
             do { try await Task.sleep(for: .seconds(5)) } catch { throw .cancelled }
@@ -64,8 +70,10 @@ import Testing
         /// Whether the drawing has ended.
         var hasFinished: Bool { state.withLock { $0.finished } }
 
-        func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
-                              onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {}
+        func streamCompletion(
+            _ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+            onChunk: @escaping @Sendable (CompletionChunk) -> Duration
+        ) async throws(ProviderError) {}
 
         func generateImage(prompt: String, model: String) async throws(ProviderError) -> GeneratedImage {
             let deadline = ContinuousClock.now + .seconds(10)
@@ -86,11 +94,15 @@ import Testing
         /// The pauses the chunks asked for, in order.
         var pauses: [Duration] { recorded.withLock { $0 } }
 
-        func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
-                              onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+        func streamCompletion(
+            _ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+            onChunk: @escaping @Sendable (CompletionChunk) -> Duration
+        ) async throws(ProviderError) {
             onSent()
-            for chunk in [CompletionChunk.text("Hello"), .text(""), .text(" there"),
-                          .usage(promptTokens: 3, completionTokens: 2, cachedPromptTokens: 0)] {
+            for chunk in [
+                CompletionChunk.text("Hello"), .text(""), .text(" there"),
+                .usage(promptTokens: 3, completionTokens: 2, cachedPromptTokens: 0),
+            ] {
                 let pause = onChunk(chunk)
                 recorded.withLock { $0.append(pause) }
             }
@@ -101,17 +113,22 @@ import Testing
     static let recorded = ModelInfo(id: "recorded", providerID: "recorder", contextWindow: 8_000)
 
     /// A manager over a real SQLite file with one model served by `provider`, and a conversation of one user.
-    static func withManager(_ provider: some ChatProvider, model: ModelInfo = recorded,
-                            _ body: (GenerationManager, SQLiteChatStore, Conversation) async throws -> Void) async throws {
+    static func withManager(
+        _ provider: some ChatProvider, model: ModelInfo = recorded,
+        _ body: (GenerationManager, SQLiteChatStore, Conversation) async throws -> Void
+    ) async throws {
         let directory = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let database = try ParleyDatabase(directory: directory)
         let store = SQLiteChatStore(database: database)
-        let user = try await SQLiteAccountStore(database: database).createUser(email: "start@example.com", passwordHash: "-", isAdmin: false)
-        let conversation = try await store.createConversation(userID: user.id, title: "t", model: model.id, systemPrompt: "")
+        let user = try await SQLiteAccountStore(database: database).createUser(
+            email: "start@example.com", passwordHash: "-", isAdmin: false)
+        let conversation = try await store.createConversation(
+            userID: user.id, title: "t", model: model.id, systemPrompt: "")
         let catalog = ModelCatalog(models: [model], providers: ["recorder": provider], isDemoOnly: false)
         let settings = GenerationSettings(shutdownGrace: .seconds(5), modelTitles: false)
-        let manager = GenerationManager(store: store, catalog: catalog, settings: settings, logger: Logger(label: "test"))
+        let manager = GenerationManager(
+            store: store, catalog: catalog, settings: settings, logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await manager.run() }
             try await body(manager, store, conversation)
@@ -122,21 +139,28 @@ import Testing
     }
 
     /// Starts a reply to `question` whose job answers it with the conversation's history.
-    static func start(_ manager: GenerationManager, _ store: SQLiteChatStore, _ conversation: Conversation, question: String,
-                      model: ModelInfo = recorded, beforeWriting: @Sendable () -> Void = {}) async throws -> GenerationJob {
+    static func start(
+        _ manager: GenerationManager, _ store: SQLiteChatStore, _ conversation: Conversation, question: String,
+        model: ModelInfo = recorded, beforeWriting: @Sendable () -> Void = {}
+    ) async throws -> GenerationJob {
         try await manager.start(conversationID: conversation.id, receivedAt: .now) {
             beforeWriting()
-            let exchange = try await store.beginExchange(conversationID: conversation.id, userContent: question, requestID: nil,
-                                                         model: model.id)
-            return GenerationJob(conversationID: conversation.id, userID: conversation.userID, assistantMessageID: exchange.assistantMessage.id,
-                                 systemPrompt: "", model: model, history: exchange.history)
+            let exchange = try await store.beginExchange(
+                conversationID: conversation.id, userContent: question, requestID: nil,
+                model: model.id)
+            return GenerationJob(
+                conversationID: conversation.id, userID: conversation.userID,
+                assistantMessageID: exchange.assistantMessage.id,
+                systemPrompt: "", model: model, history: exchange.history)
         }
     }
 
-    /// The stored reply of `job` once no reply runs any more (at most 60 s: the full suite on two slow cores once kept a
-    /// reply of three retries running past 10 s).
-    static func savedWhenDone(_ manager: GenerationManager, _ store: SQLiteChatStore, _ conversation: Conversation,
-                              _ job: GenerationJob) async throws -> Message? {
+    /// The stored reply of `job` once no reply runs any more (at most 60 s: the full suite on two slow cores once kept
+    /// a reply of three retries running past 10 s).
+    static func savedWhenDone(
+        _ manager: GenerationManager, _ store: SQLiteChatStore, _ conversation: Conversation,
+        _ job: GenerationJob
+    ) async throws -> Message? {
         let deadline = ContinuousClock.now + .seconds(60)
         while manager.runningCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         return try await store.message(id: job.assistantMessageID, userID: conversation.userID)
@@ -189,17 +213,20 @@ import Testing
         }
     }
 
-    @Test("a reply written while the server begins to shut down ends interrupted, with its done, and never asks upstream")
+    @Test(
+        "a reply written while the server begins to shut down ends interrupted, with its done, and never asks upstream")
     func replyWrittenDuringShutdown() async throws {
         let provider = RecordingProvider()
         try await Self.withManager(provider) { manager, store, conversation in
-            let job = try await Self.start(manager, store, conversation, question: "too late", beforeWriting: { manager.shutdown() })
+            let job = try await Self.start(
+                manager, store, conversation, question: "too late", beforeWriting: { manager.shutdown() })
             let saved = try await store.message(id: job.assistantMessageID, userID: conversation.userID)
             #expect(saved?.status == .interrupted)
             #expect(!provider.wasRequested)
             #expect(manager.runningCount == 0)
-            var subscription = await manager.subscribe(conversationID: conversation.id, userID: conversation.userID,
-                                                       lastEventID: EventID(messageID: job.assistantMessageID, sequence: 0))
+            var subscription = await manager.subscribe(
+                conversationID: conversation.id, userID: conversation.userID,
+                lastEventID: EventID(messageID: job.assistantMessageID, sequence: 0))
             guard case .frames(let frames, let finishing) = await subscription.next() else {
                 Issue.record("no frames for the interrupted reply")
                 return
@@ -210,7 +237,9 @@ import Testing
         }
     }
 
-    @Test("each chunk of text asks the provider to leave the next bytes unread for the coalescing interval; others for nothing")
+    @Test(
+        "each chunk of text asks the provider to leave the next bytes unread for the coalescing interval; others for nothing"
+    )
     func textChunksPauseReadsForTheCoalescingInterval() async throws {
         let provider = PauseRecordingProvider()
         try await Self.withManager(provider) { manager, store, conversation in

@@ -19,8 +19,9 @@ struct GenerationTests {
         try await withTestServer(mockTokens: 45) { server in
             let api = try await Self.signedIn(server)
             let id = try await api.createConversation()
-            let stream = try await api.request(.POST, "/api/conversations/\(id)/messages", json: ["content": "Hello"],
-                                               headers: [("Accept", "text/event-stream")])
+            let stream = try await api.request(
+                .POST, "/api/conversations/\(id)/messages", json: ["content": "Hello"],
+                headers: [("Accept", "text/event-stream")])
             // With Accept: text/event-stream the response is the stream itself, ending after done.
             #expect(stream.status == 200)
             #expect(stream.headers.first(name: "content-type")?.hasPrefix("text/event-stream") == true)
@@ -55,12 +56,15 @@ struct GenerationTests {
     func laterTokensAreCoalesced() async throws {
         // A 100 ms interval keeps the bound below true when a loaded test machine stretches the mock's 10 ms pace
         // several times over (at the default 30 ms, the full suite once drew 57 events from 90 tokens).
-        try await withTestServer(mockTokens: 90, mockDelayMilliseconds: 10,
-                                 configure: { $0.generation.coalesceInterval = .milliseconds(100) }) { server in
+        try await withTestServer(
+            mockTokens: 90, mockDelayMilliseconds: 10,
+            configure: { $0.generation.coalesceInterval = .milliseconds(100) }
+        ) { server in
             let api = try await Self.signedIn(server)
             let id = try await api.createConversation()
-            let stream = try await api.request(.POST, "/api/conversations/\(id)/messages", json: ["content": "Hello"],
-                                               headers: [("Accept", "text/event-stream")])
+            let stream = try await api.request(
+                .POST, "/api/conversations/\(id)/messages", json: ["content": "Hello"],
+                headers: [("Accept", "text/event-stream")])
             var parser = SSEParserForTests()
             let tokens = parser.events(stream.body).filter { $0.name == "token" }
             let chunks = MockReply.chunks(model: "mock-fast", tokens: 90)
@@ -73,13 +77,15 @@ struct GenerationTests {
         }
     }
 
-    @Test("a long markdown reply arrives block by block, ends at the final render, and costs under three times its HTML")
+    @Test(
+        "a long markdown reply arrives block by block, ends at the final render, and costs under three times its HTML")
     func longReplyStreamsBlockByBlock() async throws {
         try await withTestServer(mockDelayMilliseconds: 1) { server in
             let api = try await Self.signedIn(server)
             let id = try await api.createConversation(model: "mock-long")
-            let stream = try await api.request(.POST, "/api/conversations/\(id)/messages", json: ["content": "Write"],
-                                               headers: [("Accept", "text/event-stream")])
+            let stream = try await api.request(
+                .POST, "/api/conversations/\(id)/messages", json: ["content": "Write"],
+                headers: [("Accept", "text/event-stream")])
             var parser = SSEParserForTests()
             let events = parser.events(stream.body)
             let html = try #require(events.done?.json["html"] as? String)
@@ -89,9 +95,11 @@ struct GenerationTests {
             #expect(tokens.filter { !($0.json["append"] as? String ?? "").isEmpty }.count >= 10)
             // How many events hold a tail back depends on how much text each carries, which a loaded machine changes:
             // the mock keeps its pace and sends what fell due meanwhile at once, as an upstream does after a stall.
-            // The holding back itself is `EfficiencyTests.aChangedTailWaitsUntilTheTextPaysForIt`; its effect is this bound.
+            // The holding back itself is `EfficiencyTests.aChangedTailWaitsUntilTheTextPaysForIt`; its effect is this
+            // bound.
             let sent = tokens.reduce(0) { total, event in
-                total + (event.json["append"] as? String ?? "").utf8.count + (event.json["tail"] as? String ?? "").utf8.count
+                total + (event.json["append"] as? String ?? "").utf8.count
+                    + (event.json["tail"] as? String ?? "").utf8.count
             }
             #expect(sent <= 3 * html.utf8.count)
         }
@@ -203,8 +211,11 @@ struct GenerationTests {
             try await Task.sleep(for: .milliseconds(100))
             let missed = try await api.events(id, lastEventID: startID)
             let recovered = try await missed.untilDone()
-            // Either the rest of the kept log (every token after start) or, once the log is gone, the stored done alone.
-            #expect(recovered.text.isEmpty ? recovered.count == 1 : recovered.text == MockReply.text(model: "mock-fast", tokens: 5))
+            // Either the rest of the kept log (every token after start) or, once the log is gone, the stored done
+            // alone.
+            #expect(
+                recovered.text.isEmpty
+                    ? recovered.count == 1 : recovered.text == MockReply.text(model: "mock-fast", tokens: 5))
             #expect(recovered.done?.json["message_id"] as? Int == assistant)
             #expect(recovered.done?.json["status"] as? String == "complete")
             let upToDate = try await api.events(id, lastEventID: doneID)
@@ -240,14 +251,19 @@ struct GenerationTests {
             #expect(first.status == 202)
             let again = try await api.send(id, "once", requestID: "req-1")
             #expect(again.status == 409)
-            #expect(try again.json()["error"].flatMap { $0 as? [String: Any] }?["code"] as? String == "request_in_flight")
+            #expect(
+                try again.json()["error"].flatMap { $0 as? [String: Any] }?["code"] as? String == "request_in_flight")
             let other = try await api.send(id, "another", requestID: "req-2")
             #expect(other.status == 409)
-            #expect(try other.json()["error"].flatMap { $0 as? [String: Any] }?["code"] as? String == "generation_running")
-            _ = try await api.events(id, lastEventID: "\(try first.json()["assistant_message_id"] as! Int)0000000").untilDone(timeout: .seconds(20))
+            #expect(
+                try other.json()["error"].flatMap { $0 as? [String: Any] }?["code"] as? String == "generation_running")
+            _ = try await api.events(id, lastEventID: "\(try first.json()["assistant_message_id"] as! Int)0000000")
+                .untilDone(timeout: .seconds(20))
             let repeated = try await api.send(id, "once", requestID: "req-1")
             #expect(repeated.status == 202)
-            #expect(try repeated.json()["assistant_message_id"] as? Int == (try first.json()["assistant_message_id"] as? Int))
+            #expect(
+                try repeated.json()["assistant_message_id"] as? Int
+                    == (try first.json()["assistant_message_id"] as? Int))
             #expect(try repeated.json()["repeated"] as? Bool == true)
             #expect(try await api.messages(id).count == 2)
             let stats = try await server.mockStats()
@@ -284,7 +300,8 @@ struct GenerationTests {
             var browser = server.browser()
             _ = try await browser.signUp("user@example.com")
             let id = try await browser.createConversation()
-            let sent = try await browser.post("/c/\(id)/messages", form: ["content": "**bold** question", "request_id": "r1"])
+            let sent = try await browser.post(
+                "/c/\(id)/messages", form: ["content": "**bold** question", "request_id": "r1"])
             #expect(sent.status == 303)
             #expect(sent.location == "/c/\(id)")
             let api = try await APIClient.signIn(server, email: "user@example.com")
@@ -311,7 +328,9 @@ struct GenerationTests {
             _ = try await api.send(id, "second question")
             try await server.waitForMock { $0.completed == 2 }
             let response = try await server.client.execute(.init(url: server.mockURL + "/stats"), timeout: .seconds(5))
-            let body = try JSONSerialization.jsonObject(with: Data(try await response.body.collect(upTo: 1 << 20).readableBytesView)) as? [String: Any]
+            let body =
+                try JSONSerialization.jsonObject(
+                    with: Data(try await response.body.collect(upTo: 1 << 20).readableBytesView)) as? [String: Any]
             let last = try #require(body?["last_request"] as? [String: Any])
             let messages = try #require(last["messages"] as? [[String: String]])
             #expect(messages.map { $0["role"] ?? "" } == ["system", "user", "assistant", "user"])

@@ -45,15 +45,19 @@ struct HTTPSUpstreamTests {
     func untrustedCertificateIsRefused() async throws {
         let folder = try makeTempDirectory()
         // Model discovery fails as the reply will, so the model is configured.
-        try await withTestServer(mockTokens: 12, mockTLS: try MockTLSFiles.selfSigned(in: folder), configure: { settings in
-            settings.upstreamCertificateAuthorities = nil
-            // Each attempt is tried again until the connect timeout; the reply makes three.
-            settings.upstreamConnectTimeout = .milliseconds(500)
-            let baseURL = try #require(settings.environment["OPENAI_BASE_URL"])
-            settings.providerConfigPath = folder + "/config.json"
-            try #"{"providers": [{"id": "mock", "base_url": "\#(baseURL)"}], "models": [{"id": "mock-fast", "provider": "mock"}]}"#
-                .write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
-        }) { server in
+        try await withTestServer(
+            mockTokens: 12, mockTLS: try MockTLSFiles.selfSigned(in: folder),
+            configure: { settings in
+                settings.upstreamCertificateAuthorities = nil
+                // Each attempt is tried again until the connect timeout; the reply makes three.
+                settings.upstreamConnectTimeout = .milliseconds(500)
+                let baseURL = try #require(settings.environment["OPENAI_BASE_URL"])
+                settings.providerConfigPath = folder + "/config.json"
+                try
+                    #"{"providers": [{"id": "mock", "base_url": "\#(baseURL)"}], "models": [{"id": "mock-fast", "provider": "mock"}]}"#
+                    .write(toFile: folder + "/config.json", atomically: true, encoding: .utf8)
+            }
+        ) { server in
             let (events, stored) = try await FaultTests.reply(server, model: "mock-fast")
             let error = try #require(events.first { $0.name == "error" }?.json)
             #expect(error["code"] as? String == "upstream_unreachable")
@@ -62,8 +66,9 @@ struct HTTPSUpstreamTests {
         }
     }
 
-    @Test("a CA file that is missing, not PEM, a private key or holds no certificate stops the start, named",
-          arguments: [nil, "not a certificate\n", "key", ""])
+    @Test(
+        "a CA file that is missing, not PEM, a private key or holds no certificate stops the start, named",
+        arguments: [nil, "not a certificate\n", "key", ""])
     func unusableFileStopsTheStart(content: String?) async throws {
         let directory = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -82,8 +87,10 @@ struct HTTPSUpstreamTests {
 
     @Test("PARLEY_UPSTREAM_CA_FILE is read into the settings")
     func settingIsRead() throws {
-        #expect(try ServerSettings(environment: ["PARLEY_UPSTREAM_CA_FILE": "/etc/parley/ca.pem"]).upstreamCertificateAuthorities
-                    == "/etc/parley/ca.pem")
+        #expect(
+            try ServerSettings(environment: ["PARLEY_UPSTREAM_CA_FILE": "/etc/parley/ca.pem"])
+                .upstreamCertificateAuthorities
+                == "/etc/parley/ca.pem")
         #expect(try ServerSettings(environment: [:]).upstreamCertificateAuthorities == nil)
     }
 }

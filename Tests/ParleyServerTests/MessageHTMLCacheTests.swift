@@ -1,14 +1,19 @@
 import Foundation
 import ParleyCore
-@testable import ParleyServer
 import Testing
+
+@testable import ParleyServer
 
 /// The cache of finished messages' HTML: what it keeps, when it renders again, and how much it holds.
 @Suite struct MessageHTMLCacheTests {
     /// A reply with `content` and `status`, in `conversation`.
-    static func reply(_ id: MessageID, _ content: String, status: MessageStatus = .complete, conversation: ConversationID = 1) -> Message {
-        Message(id: id, conversationID: conversation, role: .assistant, content: content, status: status, model: "mock-fast",
-                createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+    static func reply(
+        _ id: MessageID, _ content: String, status: MessageStatus = .complete, conversation: ConversationID = 1
+    ) -> Message {
+        Message(
+            id: id, conversationID: conversation, role: .assistant, content: content, status: status,
+            model: "mock-fast",
+            createdAt: Date(timeIntervalSince1970: 1_700_000_000))
     }
 
     @Test("a finished message is kept and served as rendered; a reply still streaming is never kept")

@@ -1,7 +1,8 @@
 import Foundation
 import NIOHTTP1
-@testable import ParleyServer
 import Testing
+
+@testable import ParleyServer
 
 /// `/metrics` shows token and cost counts per model: without a token only this machine reads it, and a client cannot
 /// add label values without end.
@@ -9,7 +10,8 @@ import Testing
 struct MetricsExposureTests {
     @Test("without PARLEY_METRICS_TOKEN, /metrics answers a direct loopback request and refuses one a proxy forwarded")
     func loopbackOnly() async throws {
-        try await withTestServer(configure: { $0.trustedProxies = try #require(TrustedProxies(list: "127.0.0.1")) }) { server in
+        try await withTestServer(configure: { $0.trustedProxies = try #require(TrustedProxies(list: "127.0.0.1")) }) {
+            server in
             var browser = server.browser()
             #expect(try await browser.get("/metrics").status == 200)
             let forwarded = try await browser.get("/metrics", headers: [("X-Forwarded-For", "203.0.113.5")])

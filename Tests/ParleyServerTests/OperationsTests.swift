@@ -38,25 +38,39 @@ struct OperationsTests {
             #expect(response.status == 200)
             #expect(response.headers.first(name: "content-type")?.hasPrefix("text/plain; version=0.0.4") == true)
             let after = response.body
-            func added(_ name: String, _ labels: [String]) -> Double { Self.added(name, labels, before: before, after: after) }
+            func added(_ name: String, _ labels: [String]) -> Double {
+                Self.added(name, labels, before: before, after: after)
+            }
             #expect(after.contains("# TYPE parley_generations_running gauge"))
-            #expect(added("hb_requests", [#"http_route="/api/conversations/{id}/messages""#, #"http_response_status_code="202""#]) >= 1)
-            #expect(added("hb_requests", [#"http_route="/api/conversations/{id}/messages""#, #"http_request_method="GET""#,
-                                          #"http_response_status_code="404""#]) >= 1)
+            #expect(
+                added(
+                    "hb_requests",
+                    [#"http_route="/api/conversations/{id}/messages""#, #"http_response_status_code="202""#]) >= 1)
+            #expect(
+                added(
+                    "hb_requests",
+                    [
+                        #"http_route="/api/conversations/{id}/messages""#, #"http_request_method="GET""#,
+                        #"http_response_status_code="404""#,
+                    ]) >= 1)
             #expect(added("parley_time_to_first_token_seconds_count", [#"model="mock-fast""#]) >= 1)
             #expect(added("parley_tokens_total", [#"model="mock-fast""#, #"kind="completion""#]) >= 12)
             #expect(added("parley_reply_duration_seconds_count", [#"model="mock-fast""#, #"status="complete""#]) >= 1)
         }
     }
 
-    @Test("/metrics times Parley's part of a first token without the provider's wait: a reply whose first token the mock sends 3 s after the request adds one sample, seconds under the reply's time, though two streams read it")
+    @Test(
+        "/metrics times Parley's part of a first token without the provider's wait: a reply whose first token the mock sends 3 s after the request adds one sample, seconds under the reply's time, though two streams read it"
+    )
     func addedFirstTokenTime() async throws {
         // A model of this test's own, so that the replies of the suites running beside it land in other series.
         let model = "added-time-probe"
         let config = try makeTempDirectory() + "/models.json"
         try Data(#"{"models": [{"id": "\#(model)", "provider": "openai", "upstream_id": "mock-fast"}]}"#.utf8)
             .write(to: URL(fileURLWithPath: config))
-        try await withTestServer(mockTokens: 3, mockFirstTokenMilliseconds: 3_000, configure: { $0.providerConfigPath = config }) { server in
+        try await withTestServer(
+            mockTokens: 3, mockFirstTokenMilliseconds: 3_000, configure: { $0.providerConfigPath = config }
+        ) { server in
             let api = try await GenerationTests.signedIn(server)
             let id = try await api.createConversation(model: model)
             let second = try await api.events(id)
@@ -69,7 +83,9 @@ struct OperationsTests {
             _ = try await second.untilDone()
             let elapsed = sent.duration(to: .now)
             let after = try await api.request(.GET, "/metrics").body
-            func added(_ name: String, _ labels: [String]) -> Double { Self.added(name, labels, before: before, after: after) }
+            func added(_ name: String, _ labels: [String]) -> Double {
+                Self.added(name, labels, before: before, after: after)
+            }
             let series = #"model="\#(model)""#
             #expect(added("parley_added_first_token_seconds_count", [series]) == 1)
             // Counted with the provider's 3 s, the sample would be about the whole reply's time; without, 3 s less
@@ -97,7 +113,9 @@ struct OperationsTests {
         let release = Atomic<Bool>(false)
     }
 
-    @Test("while another process holds SQLite's write lock, /metrics counts the store writes waiting behind the first; they all land once it lets go")
+    @Test(
+        "while another process holds SQLite's write lock, /metrics counts the store writes waiting behind the first; they all land once it lets go"
+    )
     func waitingWritesGauge() async throws {
         try await withTestServer(mockTokens: 3) { server in
             let api = try await GenerationTests.signedIn(server)
@@ -119,17 +137,19 @@ struct OperationsTests {
                 }
             }
             while !lock.isHeld.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(1)) }
-            // The first send's transaction waits for the lock inside SQLite; later ones wait in the store. They go one at
-            // a time, the next after the gauge has been read for up to half a second: sent together, all three could join
-            // one transaction, and none would wait. The lock is released as soon as a write is seen waiting: the first
-            // send's transaction gives up on it after SQLite's busy timeout (10 s), and on a loaded machine a send can
-            // take seconds to arrive.
+            // The first send's transaction waits for the lock inside SQLite; later ones wait in the store. They go one
+            // at a time, the next after the gauge has been read for up to half a second: sent together, all three could
+            // join one transaction, and none would wait. The lock is released as soon as a write is seen waiting: the
+            // first send's transaction gives up on it after SQLite's busy timeout (10 s), and on a loaded machine a
+            // send can take seconds to arrive.
             var sends: [Task<Int, any Error>] = []
             var waiting = 0
             let deadline = ContinuousClock.now + .seconds(8)
             for (index, id) in conversations.enumerated() {
                 sends.append(Task { try await api.send(id, "wait for me").status })
-                let next = index == conversations.count - 1 ? deadline : min(ContinuousClock.now + .milliseconds(500), deadline)
+                let next =
+                    index == conversations.count - 1
+                    ? deadline : min(ContinuousClock.now + .milliseconds(500), deadline)
                 while waiting < 1, ContinuousClock.now < next {
                     waiting = try await server.gauge("parley_store_writes_waiting") ?? -1
                     try await Task.sleep(for: .milliseconds(20))
@@ -148,7 +168,9 @@ struct OperationsTests {
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(try await server.gauge("parley_store_writes_waiting") == 0)
-            for id in conversations { #expect(try await api.messages(id).first?["content"] as? String == "wait for me") }
+            for id in conversations {
+                #expect(try await api.messages(id).first?["content"] as? String == "wait for me")
+            }
         }
     }
 
@@ -182,7 +204,9 @@ struct OperationsTests {
         }
     }
 
-    @Test("a provider that is down at start-up does not hold the start past the discovery wait; its models appear once it is up, without a restart")
+    @Test(
+        "a provider that is down at start-up does not hold the start past the discovery wait; its models appear once it is up, without a restart"
+    )
     func discoveryInTheBackground() async throws {
         let port = try UpstreamConnectProbe.closedPort()
         let directory = try makeTempDirectory()
@@ -230,14 +254,19 @@ struct OperationsTests {
             defer { try? FileManager.default.removeItem(atPath: directory) }
             var settings = testSettings(dataDirectory: directory, mockPort: 9)
             settings.environment = [:]  // the demo model only: nothing to discover
-            if name == "PARLEY_TEMPLATES_DIR" { settings.templatesDirectory = directory + "/no-templates" }
-            else { settings.publicDirectory = "no-public" }
+            if name == "PARLEY_TEMPLATES_DIR" {
+                settings.templatesDirectory = directory + "/no-templates"
+            } else {
+                settings.publicDirectory = "no-public"
+            }
             do {
                 _ = try await buildApplication(settings: settings) { _ in }
                 Issue.record("\(name): the start went on without the folder")
             } catch let error as SettingsError {
                 #expect(error.name == name)
-                let expected = name == "PARLEY_TEMPLATES_DIR" ? directory + "/no-templates"
+                let expected =
+                    name == "PARLEY_TEMPLATES_DIR"
+                    ? directory + "/no-templates"
                     : FileManager.default.currentDirectoryPath + "/no-public"
                 #expect(error.description.contains("there is none at \(expected)"), "\(error)")
             }
@@ -246,11 +275,13 @@ struct OperationsTests {
 
     @Test("a setting that is set but unusable is refused with its name; good ones are read")
     func settingsValidation() throws {
-        for (name, value) in [("PARLEY_PORT", "eighty"), ("PARLEY_PORT", "70000"), ("PARLEY_SIGNUP", "sometimes"),
-                              ("PARLEY_COOKIE_SECURE", "maybe"), ("PARLEY_BCRYPT_COST", "99"), ("PARLEY_LOG_LEVEL", "loud"),
-                              ("PARLEY_SHUTDOWN_GRACE", "-1"), ("PARLEY_UPSTREAM_IDLE_TIMEOUT", "0"),
-                              ("PARLEY_DEMO_TOKEN_DELAY_MS", "soon"), ("PARLEY_MODEL_REFRESH", "-5"),
-                              ("PARLEY_MAX_UPLOAD_MB", "0"), ("PARLEY_MAX_UPLOAD_MB", "2048")] {
+        for (name, value) in [
+            ("PARLEY_PORT", "eighty"), ("PARLEY_PORT", "70000"), ("PARLEY_SIGNUP", "sometimes"),
+            ("PARLEY_COOKIE_SECURE", "maybe"), ("PARLEY_BCRYPT_COST", "99"), ("PARLEY_LOG_LEVEL", "loud"),
+            ("PARLEY_SHUTDOWN_GRACE", "-1"), ("PARLEY_UPSTREAM_IDLE_TIMEOUT", "0"),
+            ("PARLEY_DEMO_TOKEN_DELAY_MS", "soon"), ("PARLEY_MODEL_REFRESH", "-5"),
+            ("PARLEY_MAX_UPLOAD_MB", "0"), ("PARLEY_MAX_UPLOAD_MB", "2048"),
+        ] {
             #expect(throws: SettingsError.self) { try ServerSettings(environment: [name: value]) }
             do {
                 _ = try ServerSettings(environment: [name: value])
@@ -260,7 +291,8 @@ struct OperationsTests {
             }
         }
         let settings = try ServerSettings(environment: [
-            "PARLEY_PORT": "9090", "PARLEY_SIGNUP": "closed", "PARLEY_COOKIE_SECURE": "auto", "PARLEY_BCRYPT_COST": "10",
+            "PARLEY_PORT": "9090", "PARLEY_SIGNUP": "closed", "PARLEY_COOKIE_SECURE": "auto",
+            "PARLEY_BCRYPT_COST": "10",
             "PARLEY_LOG_LEVEL": "debug", "PARLEY_SHUTDOWN_GRACE": "2.5", "PARLEY_UPSTREAM_IDLE_TIMEOUT": "30",
             "PARLEY_METRICS_TOKEN": "t", "PARLEY_HOST": "", "PARLEY_JWT_SECRET": "", "PARLEY_MODEL_REFRESH": "0",
             "PARLEY_MAX_UPLOAD_MB": "5",
@@ -269,14 +301,16 @@ struct OperationsTests {
         #expect(try ServerSettings(environment: ["PARLEY_MODEL_REFRESH": "90"]).modelRefreshInterval == .seconds(90))
         #expect(settings.port == 9090 && settings.signup == .closed && settings.cookieSecure == nil)
         #expect(settings.bcryptCost == 10 && settings.logLevel == .debug && settings.metricsToken == "t")
-        #expect(settings.generation.shutdownGrace == .milliseconds(2500) && settings.upstreamIdleTimeout == .seconds(30))
+        #expect(
+            settings.generation.shutdownGrace == .milliseconds(2500) && settings.upstreamIdleTimeout == .seconds(30))
         #expect(settings.host == "127.0.0.1" && settings.jwtSecret == nil)
     }
 
     @Test("parley serve with a bad setting exits non-zero and names it")
     func badSettingStopsStartUp() async throws {
-        let (status, output) = try await CommandLineTests.run(["serve", "--port", "0"], input: "",
-                                                        environment: ["PARLEY_SIGNUP": "sometimes"])
+        let (status, output) = try await CommandLineTests.run(
+            ["serve", "--port", "0"], input: "",
+            environment: ["PARLEY_SIGNUP": "sometimes"])
         #expect(status != 0)
         #expect(output.contains("PARLEY_SIGNUP=sometimes"))
     }
@@ -292,18 +326,23 @@ struct OperationsTests {
             let running = try await api.createConversation(model: "mock-slow")
             #expect(try await api.send(running, "still streaming").status == 202)
             let target = try makeTempDirectory() + "/copy.sqlite"
-            let (status, output) = try await CommandLineTests.run(["backup", "--to", target, "--data-dir", server.dataDirectory], input: "")
+            let (status, output) = try await CommandLineTests.run(
+                ["backup", "--to", target, "--data-dir", server.dataDirectory], input: "")
             #expect(status == 0, "\(output)")
             let copy = try DatabaseQueue(path: target)
             let (check, users, question) = try await copy.read { db in
-                (try String.fetchOne(db, sql: "PRAGMA integrity_check"),
-                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users"),
-                 try String.fetchOne(db, sql: "SELECT content FROM messages WHERE conversation_id = ? AND role = 'user'",
-                                     arguments: [finished]))
+                (
+                    try String.fetchOne(db, sql: "PRAGMA integrity_check"),
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users"),
+                    try String.fetchOne(
+                        db, sql: "SELECT content FROM messages WHERE conversation_id = ? AND role = 'user'",
+                        arguments: [finished])
+                )
             }
             #expect(check == "ok" && users == 1 && question == "kept in the backup")
             let sizeBefore = try FileManager.default.attributesOfItem(atPath: target)[.size] as? Int
-            let (again, message) = try await CommandLineTests.run(["backup", "--to", target, "--data-dir", server.dataDirectory], input: "")
+            let (again, message) = try await CommandLineTests.run(
+                ["backup", "--to", target, "--data-dir", server.dataDirectory], input: "")
             #expect(again != 0)
             #expect(message.contains("already exists"))
             #expect(try FileManager.default.attributesOfItem(atPath: target)[.size] as? Int == sizeBefore)
@@ -315,7 +354,8 @@ struct OperationsTests {
         let logPath = try makeTempDirectory() + "/server.log"
         try Data().write(to: URL(fileURLWithPath: logPath))
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        try await CrashRecoveryTests.withServerProcess(environment: ["PARLEY_LOG_LEVEL": "info"], log: log) { process, server in
+        try await CrashRecoveryTests.withServerProcess(environment: ["PARLEY_LOG_LEVEL": "info"], log: log) {
+            process, server in
             let api = try await GenerationTests.signedIn(server)
             let id = try await api.createConversation()
             let reader = try await api.events(id)

@@ -3,6 +3,7 @@ import CompressNIO
 import Foundation
 import NIOCore
 import Testing
+
 @testable import ParleyServer
 
 /// Light pages for slow networks: static files under fingerprinted names that browsers keep for a year, gzip for
@@ -24,8 +25,10 @@ struct PageWeightTests {
     }
 
     /// A GET with the session cookies of `browser`, asking for gzip unless told otherwise.
-    static func fetch(_ server: TestServer, _ path: String, browser: Browser? = nil, gzip: Bool = true,
-                      headers: [(String, String)] = []) async throws -> RawResponse {
+    static func fetch(
+        _ server: TestServer, _ path: String, browser: Browser? = nil, gzip: Bool = true,
+        headers: [(String, String)] = []
+    ) async throws -> RawResponse {
         var request = HTTPClientRequest(url: server.baseURL + path)
         if gzip { request.headers.add(name: "Accept-Encoding", value: "gzip, deflate, br") }
         if let cookies = browser?.cookies, !cookies.isEmpty {
@@ -34,7 +37,8 @@ struct PageWeightTests {
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         let response = try await server.client.execute(request, timeout: .seconds(10))
         let body = try await response.body.collect(upTo: 8 << 20)
-        let names = Dictionary(response.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { $0 + ", " + $1 })
+        let names = Dictionary(
+            response.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { $0 + ", " + $1 })
         return RawResponse(status: Int(response.status.code), headers: names, body: body)
     }
 
@@ -68,7 +72,8 @@ struct PageWeightTests {
         }
     }
 
-    @Test("static files: fingerprinted names cached for a year, plain names revalidated, the service worker at the root")
+    @Test(
+        "static files: fingerprinted names cached for a year, plain names revalidated, the service worker at the root")
     func staticFiles() async throws {
         try await withTestServer { server in
             let login = try await Self.fetch(server, "/login", gzip: false)
@@ -106,11 +111,16 @@ struct PageWeightTests {
         try await withTestServer { server in
             var (browser, api) = try await server.signUp("gzip@example.com")
             let gzipped = try await Self.fetch(server, "/c", browser: browser)
-            #expect(gzipped.headers["content-encoding"] == "gzip" && gzipped.headers["vary"]?.contains("Accept-Encoding") == true)
+            #expect(
+                gzipped.headers["content-encoding"] == "gzip"
+                    && gzipped.headers["vary"]?.contains("Accept-Encoding") == true)
             #expect(try gzipped.text().contains("<h1>Conversations</h1>"))
             let plain = try await Self.fetch(server, "/c", browser: browser, gzip: false)
-            #expect(plain.headers["content-encoding"] == nil && String(buffer: plain.body).contains("<h1>Conversations</h1>"))
-            let refused = try await Self.fetch(server, "/c", browser: browser, gzip: false, headers: [("Accept-Encoding", "gzip;q=0")])
+            #expect(
+                plain.headers["content-encoding"] == nil
+                    && String(buffer: plain.body).contains("<h1>Conversations</h1>"))
+            let refused = try await Self.fetch(
+                server, "/c", browser: browser, gzip: false, headers: [("Accept-Encoding", "gzip;q=0")])
             #expect(refused.headers["content-encoding"] == nil)
             #expect(try await Self.fetch(server, "/healthz").headers["content-encoding"] == nil)  // too small to gain
 

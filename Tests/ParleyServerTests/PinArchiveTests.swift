@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ParleyServer
 
 /// Pinning keeps conversations on top of the list; archiving moves them out of it, still searchable.
@@ -39,7 +40,8 @@ struct PinArchiveTests {
             let unpinned = try await browser.post("/c/\(first)/unpin", form: ["back": "/c/\(first)"])
             #expect(unpinned.location == "/c/\(first)")
             #expect(ids(try await api.conversations()) == [third, second, first])
-            #expect(try await browser.post("/c/\(first)/unpin", headers: [("Accept", "application/json")]).status == 204)
+            #expect(
+                try await browser.post("/c/\(first)/unpin", headers: [("Accept", "application/json")]).status == 204)
         }
     }
 
@@ -49,12 +51,16 @@ struct PinArchiveTests {
             var browser = server.browser()
             _ = try await browser.signUp("user@example.com")
             let id = try await browser.createConversation()
-            for back in ["https://evil.example/c", "//evil.example", "/\\evil.example", "javascript:alert(1)", "/c/1\r\nSet-Cookie: x=1", ""] {
+            for back in [
+                "https://evil.example/c", "//evil.example", "/\\evil.example", "javascript:alert(1)",
+                "/c/1\r\nSet-Cookie: x=1", "",
+            ] {
                 let response = try await browser.post("/c/\(id)/pin", form: ["back": back])
                 #expect(response.status == 303)
                 #expect(response.location == "/c/\(id)", "\(back)")
             }
-            #expect(try await browser.post("/c/\(id)/archive", form: ["back": "/c?archived=1"]).location == "/c?archived=1")
+            #expect(
+                try await browser.post("/c/\(id)/archive", form: ["back": "/c?archived=1"]).location == "/c?archived=1")
         }
     }
 

@@ -35,7 +35,9 @@ struct SmallDisk {
     func fill(leaving: Int) throws -> String {
         let filler = path + "/filler-" + UUID().uuidString
         let size = max(0, freeBytes - leaving)
-        guard FileManager.default.createFile(atPath: filler, contents: nil) else { throw TestFailure("could not create \(filler)") }
+        guard FileManager.default.createFile(atPath: filler, contents: nil) else {
+            throw TestFailure("could not create \(filler)")
+        }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: filler))
         defer { try? handle.close() }
         let block = Data(count: 64 << 10)
@@ -79,15 +81,19 @@ struct ReliabilityDiskFullTests {
     static func paddedPNG(bytes: Int) throws -> [UInt8] {
         let png = try Fixtures.image("gradient.png")
         let padding = bytes - png.count - 12
-        let chunk = withUnsafeBytes(of: UInt32(padding).bigEndian, Array.init) + Array("prVt".utf8)
+        let chunk =
+            withUnsafeBytes(of: UInt32(padding).bigEndian, Array.init) + Array("prVt".utf8)
             + [UInt8](repeating: 0x55, count: padding) + [0, 0, 0, 0]
         return Array(png.dropLast(12)) + chunk + Array(png.suffix(12))
     }
 
     /// Sends `content` with `image` from the browser, as the composer does; answers like a script (JSON).
-    static func upload(_ browser: inout Browser, _ conversation: Int64, _ content: String, image: [UInt8]) async throws -> TestResponse {
-        try await browser.postMultipart("/c/\(conversation)/messages", fields: [("content", content), ("model", visionModel)],
-                                        files: [("photo.png", "image/png", image)])
+    static func upload(_ browser: inout Browser, _ conversation: Int64, _ content: String, image: [UInt8]) async throws
+        -> TestResponse
+    {
+        try await browser.postMultipart(
+            "/c/\(conversation)/messages", fields: [("content", content), ("model", visionModel)],
+            files: [("photo.png", "image/png", image)])
     }
 
     /// The bytes of the first image attached to the conversation's first message, as served to its owner.
@@ -99,15 +105,23 @@ struct ReliabilityDiskFullTests {
         return served.bytes
     }
 
-    @Test("on a full disk the real server answers sends and a 4 MB upload with 507 disk_full (JSON and page), never 500, keeps running and serving what was saved, and a reply whose end cannot be saved says so; freeing space brings writes back without a restart; a start on a full disk stops with a clear message; the file stays intact")
+    @Test(
+        "on a full disk the real server answers sends and a 4 MB upload with 507 disk_full (JSON and page), never 500, keeps running and serving what was saved, and a reply whose end cannot be saved says so; freeing space brings writes back without a restart; a start on a full disk stops with a clear message; the file stays intact"
+    )
     func fullDisk() async throws {
         let folder = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let config = folder + "/models.json"
-        let models = #"{"models": [{"id": "\#(Self.visionModel)", "provider": "openai", "upstream_id": "mock-fast", "vision": true}]}"#
+        let models =
+            #"{"models": [{"id": "\#(Self.visionModel)", "provider": "openai", "upstream_id": "mock-fast", "vision": true}]}"#
         try Data(models.utf8).write(to: URL(fileURLWithPath: config))
-        try await ProcessHarness.with(mock: Self.mock, environment: ["PARLEY_SEND_RATE": "0", "PARLEY_MODEL_TITLES": "off",
-                                                                     "PARLEY_CONFIG": config]) { harness in
+        try await ProcessHarness.with(
+            mock: Self.mock,
+            environment: [
+                "PARLEY_SEND_RATE": "0", "PARLEY_MODEL_TITLES": "off",
+                "PARLEY_CONFIG": config,
+            ]
+        ) { harness in
             let disk = try SmallDisk(megabytes: 16, at: harness.dataDirectory)
             defer { disk.unmount() }
             var (process, server) = try await harness.start()
@@ -115,7 +129,9 @@ struct ReliabilityDiskFullTests {
 
             // Saved before the disk fills: a reply, and a small image.
             let id = try await api.createConversation()
-            #expect(try await api.sendStreaming(id, "saved before the disk filled").untilDone().done?.json["status"] as? String == "complete")
+            #expect(
+                try await api.sendStreaming(id, "saved before the disk filled").untilDone().done?.json["status"]
+                    as? String == "complete")
             let pictures = try await api.createConversation(model: Self.visionModel)
             let small = try Self.paddedPNG(bytes: 64 << 10)
             #expect(try await Self.upload(&browser, pictures, "a small picture", image: small).status == 202)
@@ -167,15 +183,19 @@ struct ReliabilityDiskFullTests {
             // Space again: the same server saves replies and the big upload.
             try FileManager.default.removeItem(atPath: fillers.removeFirst())
             let fresh = try await api.createConversation()
-            #expect(try await api.sendStreaming(fresh, "after the space came back").untilDone().done?.json["status"] as? String == "complete")
-            #expect(try await api.messages(fresh).last?["content"] as? String == MockReply.text(model: "mock-fast", tokens: Self.mock.tokens))
+            #expect(
+                try await api.sendStreaming(fresh, "after the space came back").untilDone().done?.json["status"]
+                    as? String == "complete")
+            #expect(
+                try await api.messages(fresh).last?["content"] as? String
+                    == MockReply.text(model: "mock-fast", tokens: Self.mock.tokens))
             let bigPictures = try await api.createConversation(model: Self.visionModel)
             #expect(try await Self.upload(&browser, bigPictures, "a big picture", image: big).status == 202)
             #expect(try await Self.firstImage(&browser, api, bigPictures) == big)
             try await AttachmentTests.waitForReply(api, bigPictures)
 
-            // Stopped, then the disk fills while the server is down: it cannot start (every start writes), and says why.
-            // Closed once more from here, the file keeps no write-ahead log whose space a start could reuse.
+            // Stopped, then the disk fills while the server is down: it cannot start (every start writes), and says
+            // why. Closed once more from here, the file keeps no write-ahead log whose space a start could reuse.
             _ = try await CrashRecoveryTests.terminate(process, within: .seconds(15))
             try ParleyDatabase(directory: harness.dataDirectory).close()
             fillers.append(try disk.fill(leaving: 0))
@@ -192,7 +212,9 @@ struct ReliabilityDiskFullTests {
             #expect(try await DatabaseHealth.read(harness.dataDirectory) == .healthy)
             #expect(try await api.messages(id).prefix(2).map { $0["content"] as? String } == before)
             #expect(try await api.messages(long).last?["status"] as? String == "interrupted")
-            #expect((try await api.messages(bigPictures).first?["attachments"] as? [[String: Any]])?.first?["bytes"] as? Int == big.count)
+            #expect(
+                (try await api.messages(bigPictures).first?["attachments"] as? [[String: Any]])?.first?["bytes"] as? Int
+                    == big.count)
             _ = try await CrashRecoveryTests.terminate(process, within: .seconds(15))
         }
     }

@@ -17,16 +17,23 @@ struct ReliabilityFaultLoadTests {
     static let total = 50
     static let tokens = 30
 
-    @Test("50 concurrent replies, 30 of them hitting reset, stall, garbage, 500, 429 or slowness: the faulty end with error and a saved partial, the others complete untouched, nothing is left running")
+    @Test(
+        "50 concurrent replies, 30 of them hitting reset, stall, garbage, 500, 429 or slowness: the faulty end with error and a saved partial, the others complete untouched, nothing is left running"
+    )
     func faultsUnderLoad() async throws {
-        try await withTestServer(mockTokens: Self.tokens, mockDelayMilliseconds: 20, configure: { settings in
-            settings.sendRateLimit = nil
-            settings.upstreamIdleTimeout = stallTimeout
-            // mock-429 refuses every other request it gets, across concurrent replies: give each enough retries.
-            settings.generation.retry = RetryPolicy(maxRetries: 6, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50))
-        }) { server in
+        try await withTestServer(
+            mockTokens: Self.tokens, mockDelayMilliseconds: 20,
+            configure: { settings in
+                settings.sendRateLimit = nil
+                settings.upstreamIdleTimeout = stallTimeout
+                // mock-429 refuses every other request it gets, across concurrent replies: give each enough retries.
+                settings.generation.retry = RetryPolicy(
+                    maxRetries: 6, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50))
+            }
+        ) { server in
             let api = try await GenerationTests.signedIn(server)
-            let models = Self.outcomes.flatMap { Array(repeating: $0.model, count: Self.perFault) }
+            let models =
+                Self.outcomes.flatMap { Array(repeating: $0.model, count: Self.perFault) }
                 + Array(repeating: "mock-fast", count: Self.total - Self.outcomes.count * Self.perFault)
             var conversations: [Int64] = []
             for model in models { conversations.append(try await api.createConversation(model: model)) }
@@ -47,9 +54,13 @@ struct ReliabilityFaultLoadTests {
                 let stored = try #require(try await api.messages(conversations[index]).last)
                 #expect(events.done?.json["status"] as? String == expected.status, "\(model) reply \(index)")
                 #expect(stored["status"] as? String == expected.status, "\(model) reply \(index)")
-                #expect(events.first { $0.name == "error" }?.json["code"] as? String == expected.error, "\(model) reply \(index)")
+                #expect(
+                    events.first { $0.name == "error" }?.json["code"] as? String == expected.error,
+                    "\(model) reply \(index)")
                 let whole = MockReply.text(model: model, tokens: Self.tokens)
-                #expect(stored["content"] as? String == events.text, "\(model) reply \(index): saved text differs from streamed")
+                #expect(
+                    stored["content"] as? String == events.text,
+                    "\(model) reply \(index): saved text differs from streamed")
                 if expected.status == "complete" {
                     #expect(events.text == whole, "\(model) reply \(index) was altered")
                 } else {

@@ -4,7 +4,11 @@ import Testing
 
 /// The real `parley serve` killed with SIGKILL twenty times, each time with 100 replies of several users streaming,
 /// and restarted on the same SQLite file.
-@Suite("Reliability: repeated hard kills", .enabled(if: ProcessInfo.processInfo.environment["PARLEY_RELIABILITY"] == "1", "heavy: run with PARLEY_RELIABILITY=1 (docs/RELIABILITY.md)"))
+@Suite(
+    "Reliability: repeated hard kills",
+    .enabled(
+        if: ProcessInfo.processInfo.environment["PARLEY_RELIABILITY"] == "1",
+        "heavy: run with PARLEY_RELIABILITY=1 (docs/RELIABILITY.md)"))
 struct ReliabilityKillTests {
     static let rounds = 20
     static let users = 5
@@ -48,36 +52,47 @@ struct ReliabilityKillTests {
         }
     }
 
-    @Test("20 SIGKILLs with 100 replies streaming: every question and partial reply survives as interrupted, the file is intact, nothing runs, at most the flush window is lost")
+    @Test(
+        "20 SIGKILLs with 100 replies streaming: every question and partial reply survives as interrupted, the file is intact, nothing runs, at most the flush window is lost"
+    )
     func repeatedKills() async throws {
         let started = ContinuousClock.now
-        try await ProcessHarness.with(mock: Self.mock, environment: ["PARLEY_SIGNUP": "open", "PARLEY_MODEL_TITLES": "off"]) { harness in
+        try await ProcessHarness.with(
+            mock: Self.mock, environment: ["PARLEY_SIGNUP": "open", "PARLEY_MODEL_TITLES": "off"]
+        ) { harness in
             var (process, server) = try await harness.start()
             var clients: [APIClient] = []
             for user in 0..<Self.users { clients.append(try await server.signUp("user\(user)@example.com").api) }
             var tracked: [Tracked] = []
             for owner in 0..<Self.users {
                 for _ in 0..<Self.conversationsPerUser {
-                    tracked.append(Tracked(owner: owner, id: try await clients[owner].createConversation(model: "mock-fast")))
+                    tracked.append(
+                        Tracked(owner: owner, id: try await clients[owner].createConversation(model: "mock-fast")))
                 }
             }
             var losses: [RoundLoss] = []
             for round in 0..<Self.rounds {
-                let streamed = try await Self.streamThenKill(round: round, process: process, clients: clients, tracked: &tracked)
+                let streamed = try await Self.streamThenKill(
+                    round: round, process: process, clients: clients, tracked: &tracked)
                 let restartBegan = ContinuousClock.now
                 (process, server) = try await harness.start()
                 let restart = restartBegan.duration(to: .now)
                 clients = clients.map { $0.on(server) }
-                let lost = try await Self.verify(round: round, server: server, clients: clients, tracked: &tracked, streamed: streamed)
-                losses.append(RoundLoss(round: round, lost: lost, streamed: streamed.map(\.text.count).reduce(0, +), restart: restart))
+                let lost = try await Self.verify(
+                    round: round, server: server, clients: clients, tracked: &tracked, streamed: streamed)
+                losses.append(
+                    RoundLoss(
+                        round: round, lost: lost, streamed: streamed.map(\.text.count).reduce(0, +), restart: restart))
                 print("[kill rounds] \(losses[round])")
             }
             _ = try await CrashRecoveryTests.terminate(process, within: .seconds(15))
             let all = losses.flatMap(\.lost)
             let characters = all.map(\.characters)
-            print("[kill rounds] \(Self.rounds) rounds, \(all.count) replies killed mid-stream: \(characters.filter { $0 > 0 }.count) lost text, "
-                  + "max \(characters.max() ?? 0) chars, mean \(characters.reduce(0, +) / max(1, all.count)) chars, "
-                  + "oldest saved text \(all.map(\.age).max() ?? .zero) before the kill; took \(started.duration(to: .now))")
+            print(
+                "[kill rounds] \(Self.rounds) rounds, \(all.count) replies killed mid-stream: \(characters.filter { $0 > 0 }.count) lost text, "
+                    + "max \(characters.max() ?? 0) chars, mean \(characters.reduce(0, +) / max(1, all.count)) chars, "
+                    + "oldest saved text \(all.map(\.age).max() ?? .zero) before the kill; took \(started.duration(to: .now))"
+            )
         }
     }
 
@@ -96,12 +111,20 @@ struct ReliabilityKillTests {
 
     /// Sends one question on every tracked conversation with its reply's event stream, lets them stream while
     /// sampling what each client has received, and kills the server with SIGKILL; returns what the clients had.
-    static func streamThenKill(round: Int, process: Process, clients: [APIClient],
-                               tracked: inout [Tracked]) async throws -> [Received] {
+    static func streamThenKill(
+        round: Int, process: Process, clients: [APIClient],
+        tracked: inout [Tracked]
+    ) async throws -> [Received] {
         for index in tracked.indices { tracked[index].questions.append("round \(round) question \(index)") }
         let readers = try await withThrowingTaskGroup(of: (Int, EventReader).self) { group in
             for (index, conversation) in tracked.enumerated() {
-                group.addTask { (index, try await clients[conversation.owner].sendStreaming(conversation.id, conversation.questions[round])) }
+                group.addTask {
+                    (
+                        index,
+                        try await clients[conversation.owner].sendStreaming(
+                            conversation.id, conversation.questions[round])
+                    )
+                }
             }
             var readers: [Int: EventReader] = [:]
             for try await (index, reader) in group { readers[index] = reader }
@@ -113,7 +136,9 @@ struct ReliabilityKillTests {
         let sampling = ContinuousClock.now
         // Sample until every reply has streamed and the saved window has passed, for at most 30 s.
         while sampling.duration(to: .now) < streamingTime || received.contains(where: \.text.isEmpty) {
-            guard sampling.duration(to: .now) < .seconds(30) else { throw TestFailure("replies did not start within 30 s") }
+            guard sampling.duration(to: .now) < .seconds(30) else {
+                throw TestFailure("replies did not start within 30 s")
+            }
             times.append(.now)
             for (index, reader) in readers.enumerated() {
                 received[index].text += reader.drain().text
@@ -125,7 +150,9 @@ struct ReliabilityKillTests {
         let killed = ContinuousClock.now
         for (index, reader) in readers.enumerated() {
             received[index].text += reader.drain().text
-            for sample in received[index].samples.indices { received[index].samples[sample].before = times[sample].duration(to: killed) }
+            for sample in received[index].samples.indices {
+                received[index].samples[sample].before = times[sample].duration(to: killed)
+            }
             received[index].samples.append((.zero, received[index].text.count))
         }
         process.waitUntilExit()
@@ -134,15 +161,21 @@ struct ReliabilityKillTests {
     }
 
     /// Checks the restarted server and its file after a round; returns what each reply lost.
-    static func verify(round: Int, server: TestServer, clients: [APIClient], tracked: inout [Tracked],
-                       streamed: [Received]) async throws -> [Loss] {
+    static func verify(
+        round: Int, server: TestServer, clients: [APIClient], tracked: inout [Tracked],
+        streamed: [Received]
+    ) async throws -> [Loss] {
         #expect(try await DatabaseHealth.read(server.dataDirectory) == .healthy)
         #expect(try await server.gauge("parley_generations_running") == 0)
         let whole = MockReply.text(model: "mock-fast", tokens: mock.tokens)
         let pages = try await withThrowingTaskGroup(of: (Int, TestResponse).self) { group in
             for (index, conversation) in tracked.enumerated() {
                 group.addTask {
-                    (index, try await clients[conversation.owner].request(.GET, "/api/conversations/\(conversation.id)/messages?limit=200"))
+                    (
+                        index,
+                        try await clients[conversation.owner].request(
+                            .GET, "/api/conversations/\(conversation.id)/messages?limit=200")
+                    )
                 }
             }
             var pages: [Int: TestResponse] = [:]
@@ -160,9 +193,13 @@ struct ReliabilityKillTests {
             #expect(Array(saved.dropLast()) == tracked[index].savedReplies, "an earlier round's reply changed")
             let reply = saved.last ?? ""
             #expect(whole.hasPrefix(reply))
-            #expect(reply.count >= streamed[index].count(atLeast: savedWindow),
-                    "reply \(index) lost text received more than \(savedWindow) before the kill")
-            lost.append(Loss(characters: max(0, streamed[index].text.count - reply.count), age: streamed[index].age(of: reply.count)))
+            #expect(
+                reply.count >= streamed[index].count(atLeast: savedWindow),
+                "reply \(index) lost text received more than \(savedWindow) before the kill")
+            lost.append(
+                Loss(
+                    characters: max(0, streamed[index].text.count - reply.count),
+                    age: streamed[index].age(of: reply.count)))
             tracked[index].savedReplies.append(reply)
         }
         return lost

@@ -6,7 +6,11 @@ import Testing
 
 /// A thousand event-stream clients that never read or vanish mid-stream, against the real `parley serve`, while a
 /// few others stream normally.
-@Suite("Reliability: slow and vanishing clients", .enabled(if: ProcessInfo.processInfo.environment["PARLEY_RELIABILITY"] == "1", "heavy: run with PARLEY_RELIABILITY=1 (docs/RELIABILITY.md)"))
+@Suite(
+    "Reliability: slow and vanishing clients",
+    .enabled(
+        if: ProcessInfo.processInfo.environment["PARLEY_RELIABILITY"] == "1",
+        "heavy: run with PARLEY_RELIABILITY=1 (docs/RELIABILITY.md)"))
 struct ReliabilitySlowClientTests {
     static let silentClients = 600
     static let vanishingClients = 400
@@ -31,7 +35,9 @@ struct ReliabilitySlowClientTests {
         }
     }
 
-    @Test("1,000 event streams that never read or vanish mid-stream: the server's memory stays bounded, other clients' replies are not slowed beyond a bound, every reply completes and every stream is released")
+    @Test(
+        "1,000 event streams that never read or vanish mid-stream: the server's memory stays bounded, other clients' replies are not slowed beyond a bound, every reply completes and every stream is released"
+    )
     func hostileClients() async throws {
         try await ProcessHarness.with(mock: Self.mock, environment: ["PARLEY_MODEL_TITLES": "off"]) { harness in
             let (process, server) = try await harness.start()
@@ -39,15 +45,21 @@ struct ReliabilitySlowClientTests {
             let api = try await server.signUp("user@example.com").api
             let token = try #require(api.token)
             var crowded: [Int64] = [], normal: [Int64] = []
-            for _ in 0..<Self.crowdedConversations { crowded.append(try await api.createConversation(model: "mock-long")) }
-            for _ in 0..<Self.normalConversations { normal.append(try await api.createConversation(model: "mock-fast")) }
+            for _ in 0..<Self.crowdedConversations {
+                crowded.append(try await api.createConversation(model: "mock-long"))
+            }
+            for _ in 0..<Self.normalConversations {
+                normal.append(try await api.createConversation(model: "mock-fast"))
+            }
 
             _ = try await Self.normalReplies(api, normal)
             let baseline = try await Self.normalReplies(api, normal)
             let rssBefore = try #require(ProcessMemory.residentKilobytes(of: pid))
 
-            let silent = try await Self.open(Self.silentClients, port: server.port, conversations: crowded, token: token, reads: false)
-            let vanishing = try await Self.open(Self.vanishingClients, port: server.port, conversations: crowded, token: token, reads: true)
+            let silent = try await Self.open(
+                Self.silentClients, port: server.port, conversations: crowded, token: token, reads: false)
+            let vanishing = try await Self.open(
+                Self.vanishingClients, port: server.port, conversations: crowded, token: token, reads: true)
             let peak = Mutex(rssBefore)
             let sampler = Task {
                 while !Task.isCancelled, let rss = ProcessMemory.residentKilobytes(of: pid) {
@@ -63,16 +75,22 @@ struct ReliabilitySlowClientTests {
             try await Self.waitFor(server, "parley_generations_running", toBe: 0, within: .seconds(60))
             let rssLoaded = try #require(ProcessMemory.residentKilobytes(of: pid))
             for id in crowded {
-                #expect(try await api.messages(id).last?["status"] as? String == "complete", "a stuck client held up its reply")
+                #expect(
+                    try await api.messages(id).last?["status"] as? String == "complete",
+                    "a stuck client held up its reply")
             }
             for channel in silent { channel.close(promise: nil) }
             try await Self.waitFor(server, "parley_event_streams_open", toBe: 0, within: .seconds(20))
             let rssAfter = try #require(ProcessMemory.residentKilobytes(of: pid))
             let peakKB = peak.withLock { $0 }
-            print("[slow clients] RSS before \(rssBefore / 1024) MB, peak \(peakKB / 1024) MB, after replies \(rssLoaded / 1024) MB, "
-                  + "after the clients left \(rssAfter / 1024) MB; normal replies alone: \(baseline); with 1,000 hostile clients: \(loaded)")
+            print(
+                "[slow clients] RSS before \(rssBefore / 1024) MB, peak \(peakKB / 1024) MB, after replies \(rssLoaded / 1024) MB, "
+                    + "after the clients left \(rssAfter / 1024) MB; normal replies alone: \(baseline); with 1,000 hostile clients: \(loaded)"
+            )
             let clients = Self.silentClients + Self.vanishingClients
-            #expect(peakKB - rssBefore <= clients * Self.growthPerClientKB, "memory grew by \((peakKB - rssBefore) / 1024) MB")
+            #expect(
+                peakKB - rssBefore <= clients * Self.growthPerClientKB,
+                "memory grew by \((peakKB - rssBefore) / 1024) MB")
             // Generous for two busy cores, but a reply held up by a stuck client would wait for the 60 s idle timeout.
             #expect(loaded.firstToken <= baseline.firstToken * 4 + .seconds(2))
             #expect(loaded.reply <= baseline.reply * 4 + .seconds(3))
@@ -97,20 +115,26 @@ struct ReliabilitySlowClientTests {
             }
             var slowest = Latency(firstToken: .zero, reply: .zero)
             for try await latency in group {
-                slowest = Latency(firstToken: max(slowest.firstToken, latency.firstToken), reply: max(slowest.reply, latency.reply))
+                slowest = Latency(
+                    firstToken: max(slowest.firstToken, latency.firstToken), reply: max(slowest.reply, latency.reply))
             }
             return slowest
         }
     }
 
     /// Opens `count` raw event streams spread over `conversations`, 50 at a time.
-    static func open(_ count: Int, port: Int, conversations: [Int64], token: String, reads: Bool) async throws -> [Channel] {
+    static func open(_ count: Int, port: Int, conversations: [Int64], token: String, reads: Bool) async throws
+        -> [Channel]
+    {
         var channels: [Channel] = []
         for batch in stride(from: 0, to: count, by: 50) {
             try await withThrowingTaskGroup(of: Channel.self) { group in
                 for index in batch..<min(count, batch + 50) {
                     let conversation = conversations[index % conversations.count]
-                    group.addTask { try await RawEventStream.open(port: port, conversation: conversation, token: token, reads: reads) }
+                    group.addTask {
+                        try await RawEventStream.open(
+                            port: port, conversation: conversation, token: token, reads: reads)
+                    }
                 }
                 for try await channel in group { channels.append(channel) }
             }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
 @testable import ParleyServer
 
 /// Router-level checks with HummingbirdTesting (no sockets): pages, redirects, CSRF and errors.
@@ -19,7 +20,10 @@ struct RouterTests {
                 #expect(response.status == .ok)
                 let body = String(buffer: response.body)
                 #expect(body.contains(#"name="csrf_token""#))
-                #expect(response.headers[values: .setCookie].contains { $0.hasPrefix("parley_csrf=") && $0.contains("HttpOnly") })
+                #expect(
+                    response.headers[values: .setCookie].contains {
+                        $0.hasPrefix("parley_csrf=") && $0.contains("HttpOnly")
+                    })
                 #expect(body.contains("parley-demo"))
             }
             try await client.execute(uri: "/c", method: .get) { response in
@@ -36,12 +40,16 @@ struct RouterTests {
             try await client.execute(uri: "/healthz", method: .get) { response in
                 #expect(response.status == .ok)
             }
-            try await client.execute(uri: "/login", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                     body: ByteBuffer(string: "email=a%40b.co&password=x")) { response in
+            try await client.execute(
+                uri: "/login", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "email=a%40b.co&password=x")
+            ) { response in
                 #expect(response.status == .forbidden)
             }
-            try await client.execute(uri: "/api/login", method: .post, headers: [.contentType: "application/json"],
-                                     body: ByteBuffer(string: "{not json")) { response in
+            try await client.execute(
+                uri: "/api/login", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: "{not json")
+            ) { response in
                 #expect(response.status == .badRequest)
                 #expect(String(buffer: response.body).contains(#""code":"malformed_request""#))
             }

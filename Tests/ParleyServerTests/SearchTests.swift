@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ParleyServer
 
 /// `GET /search`: the user's own messages and titles, ranked, with escaped snippets; hostile queries are harmless.
@@ -27,8 +28,14 @@ struct SearchTests {
             let page = try await alice.get(searchPath("lisbon"))
             #expect(page.status == 200)
             #expect(Self.resultLinks(page.body) == ["/c/\(fado)#m\(fadoMessage)", "/c/\(plan)#m\(planMessage)"])
-            #expect(page.body.contains(#"<p class="snippet"><span class="tag">user</span> Plan a &lt;script&gt;alert(1)&lt;/script&gt; trip to <mark>Lisbon</mark> &amp; Porto</p>"#))
-            #expect(page.body.contains(#"<p class="snippet"><span class="tag">user</span> <mark>Lisbon</mark>, <mark>Lisbon</mark>, <mark>Lisbon</mark>!</p>"#))
+            #expect(
+                page.body.contains(
+                    #"<p class="snippet"><span class="tag">user</span> Plan a &lt;script&gt;alert(1)&lt;/script&gt; trip to <mark>Lisbon</mark> &amp; Porto</p>"#
+                ))
+            #expect(
+                page.body.contains(
+                    #"<p class="snippet"><span class="tag">user</span> <mark>Lisbon</mark>, <mark>Lisbon</mark>, <mark>Lisbon</mark>!</p>"#
+                ))
             #expect(!page.body.contains("<script>alert"))
             #expect(!page.body.contains("Bob"))
             #expect(page.body.contains(#"name="q" value="lisbon""#))
@@ -57,11 +64,16 @@ struct SearchTests {
             let firstMessage = try #require(try await api.messages(first).first?["id"] as? Int)
             let secondMessage = try #require(try await api.messages(second).first?["id"] as? Int)
 
-            #expect(Self.resultLinks(try await browser.get(searchPath(#""quick brown""#)).body) == ["/c/\(first)#m\(firstMessage)"])
-            #expect(Set(Self.resultLinks(try await browser.get(searchPath("quick brown")).body))
+            #expect(
+                Self.resultLinks(try await browser.get(searchPath(#""quick brown""#)).body) == [
+                    "/c/\(first)#m\(firstMessage)"
+                ])
+            #expect(
+                Set(Self.resultLinks(try await browser.get(searchPath("quick brown")).body))
                     == ["/c/\(first)#m\(firstMessage)", "/c/\(second)#m\(secondMessage)"])
             #expect(Self.resultLinks(try await browser.get(searchPath("fox")).body) == ["/c/\(first)#m\(firstMessage)"])
-            #expect(Set(Self.resultLinks(try await browser.get(searchPath("fox*")).body))
+            #expect(
+                Set(Self.resultLinks(try await browser.get(searchPath("fox*")).body))
                     == ["/c/\(first)#m\(firstMessage)", "/c/\(second)#m\(secondMessage)"])
             #expect(Self.resultLinks(try await browser.get(searchPath(#""brown quick""#)).body).isEmpty)
             let prefixPage = try await browser.get(searchPath("fox*"))
@@ -78,15 +90,20 @@ struct SearchTests {
             let id = try await api.createConversation(title: "Tables")
             try await api.sendAndWait(id, "please drop the table of messages near x")
             let message = try #require(try await api.messages(id).first?["id"] as? Int)
-            let hostile = [#"""#, "NEAR(", "NEAR(drop table)", "*", "title:x", "content:drop", "'; DROP TABLE messages; --",
-                           "drop OR", "(", #"\"#, "%00", "\u{E000}drop\u{E001}", String(repeating: "q", count: 10_240),
-                           String(repeating: #"" NEAR( * "#, count: 1_000), ""]
+            let hostile = [
+                #"""#, "NEAR(", "NEAR(drop table)", "*", "title:x", "content:drop", "'; DROP TABLE messages; --",
+                "drop OR", "(", #"\"#, "%00", "\u{E000}drop\u{E001}", String(repeating: "q", count: 10_240),
+                String(repeating: #"" NEAR( * "#, count: 1_000), "",
+            ]
             for query in hostile {
                 let page = try await browser.get(searchPath(query))
                 #expect(page.status == 200, "\(query.prefix(30))")
                 #expect(Self.resultLinks(page.body).allSatisfy { $0.hasPrefix("/c/\(id)") }, "\(query.prefix(30))")
             }
-            #expect(Self.resultLinks(try await browser.get(searchPath("'; DROP TABLE messages; --")).body) == ["/c/\(id)#m\(message)"])
+            #expect(
+                Self.resultLinks(try await browser.get(searchPath("'; DROP TABLE messages; --")).body) == [
+                    "/c/\(id)#m\(message)"
+                ])
             #expect(Self.resultLinks(try await browser.get(searchPath("*")).body).isEmpty)
             #expect(try await browser.get(searchPath("*")).body.contains("Nothing matches “*”"))
             #expect(try await api.messages(id).count == 2)

@@ -1,14 +1,17 @@
 import Foundation
 import ParleyCore
-@testable import ParleyServer
 import ParleyStore
 import Testing
+
+@testable import ParleyServer
 
 /// The database holds the session key and session ids: its folder, files and backups are readable by Parley's user
 /// alone, whatever the umask, and the session key is long enough not to be guessed.
 @Suite("Security: secrets at rest")
 struct SecretsAtRestTests {
-    @Test("a new data folder is 0700 and the database, its WAL and shared-memory files are 0600; an existing 0755 folder and 0644 files are tightened and named")
+    @Test(
+        "a new data folder is 0700 and the database, its WAL and shared-memory files are 0600; an existing 0755 folder and 0644 files are tightened and named"
+    )
     func databaseFilesArePrivate() async throws {
         let fresh = try makeTempDirectory() + "/data"
         let database = try ParleyDatabase(directory: fresh)
@@ -42,9 +45,11 @@ struct SecretsAtRestTests {
         let folder = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let parley = CrashRecoveryTests.executable
-        let script = "umask 000 && '\(parley)' user create --email a@example.com --admin --data-dir '\(folder)/data'"
+        let script =
+            "umask 000 && '\(parley)' user create --email a@example.com --admin --data-dir '\(folder)/data'"
             + " && '\(parley)' backup --to '\(folder)/backup.sqlite' --data-dir '\(folder)/data'"
-        let (status, output) = try await CommandLineTests.run(["-c", script], input: "correct horse battery\n", executable: "/bin/sh")
+        let (status, output) = try await CommandLineTests.run(
+            ["-c", script], input: "correct horse battery\n", executable: "/bin/sh")
         #expect(status == 0, "\(output)")
         #expect(try Self.mode(folder + "/data") == 0o700)
         #expect(try Self.mode(folder + "/data/parley.sqlite") == 0o600)
@@ -53,11 +58,16 @@ struct SecretsAtRestTests {
 
     @Test("a PARLEY_JWT_SECRET under 32 bytes stops the start, named, without printing it; 32 bytes are accepted")
     func shortSecretIsRefused() throws {
-        #expect(throws: SettingsError(name: "PARLEY_JWT_SECRET", value: "(31 bytes, not shown)",
-                                      expected: "at least 32 bytes (`openssl rand -hex 32` makes one)")) {
+        #expect(
+            throws: SettingsError(
+                name: "PARLEY_JWT_SECRET", value: "(31 bytes, not shown)",
+                expected: "at least 32 bytes (`openssl rand -hex 32` makes one)")
+        ) {
             try ServerSettings(environment: ["PARLEY_JWT_SECRET": String(repeating: "s", count: 31)])
         }
-        #expect(try ServerSettings(environment: ["PARLEY_JWT_SECRET": String(repeating: "s", count: 32)]).jwtSecret?.count == 32)
+        #expect(
+            try ServerSettings(environment: ["PARLEY_JWT_SECRET": String(repeating: "s", count: 32)]).jwtSecret?.count
+                == 32)
     }
 
     /// The permission bits of a file or folder.

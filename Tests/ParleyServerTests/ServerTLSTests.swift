@@ -7,15 +7,18 @@ import ParleyCore
 import ParleyServer
 import Testing
 
-/// Parley serving HTTPS itself (`PARLEY_TLS_CERTIFICATE`, `PARLEY_TLS_KEY`): HTTP/2 for clients that offer it, so that a
-/// browser's event streams share one connection, and HTTP/1.1 for the others.
+/// Parley serving HTTPS itself (`PARLEY_TLS_CERTIFICATE`, `PARLEY_TLS_KEY`): HTTP/2 for clients that offer it, so that
+/// a browser's event streams share one connection, and HTTP/1.1 for the others.
 @Suite("Serving HTTPS")
 struct ServerTLSTests {
-    @Test("a client that offers HTTP/2 gets it; ten replies stream at once on its one connection, and stopping one leaves the others streaming")
+    @Test(
+        "a client that offers HTTP/2 gets it; ten replies stream at once on its one connection, and stopping one leaves the others streaming"
+    )
     func repliesShareAnHTTP2Connection() async throws {
         // 8 s replies: the stop must come while the victim still streams, however loaded the machine.
         try await withTestServer(mockTokens: 80, serverTLS: try selfSignedCertificate()) { server in
-            let health = try await server.client.execute(HTTPClientRequest(url: server.baseURL + "/healthz"), timeout: .seconds(10))
+            let health = try await server.client.execute(
+                HTTPClientRequest(url: server.baseURL + "/healthz"), timeout: .seconds(10))
             #expect(health.status == .ok)
             #expect(health.version == .http2)
             let api = try await GenerationTests.signedIn(server)
@@ -40,7 +43,9 @@ struct ServerTLSTests {
         }
     }
 
-    @Test("a stream the client resets mid-reply leaves the reply to finish and be saved, and its connection's other streams unharmed")
+    @Test(
+        "a stream the client resets mid-reply leaves the reply to finish and be saved, and its connection's other streams unharmed"
+    )
     func resetStreamLeavesTheReplyRunning() async throws {
         try await withTestServer(mockTokens: 30, serverTLS: try selfSignedCertificate()) { server in
             let api = try await GenerationTests.signedIn(server)
@@ -97,17 +102,23 @@ struct ServerTLSTests {
             #expect(try await plain.get("/healthz") == nil)
             #expect(try await plain.waitUntil { $0.isClosed })
             #expect(!plain.received.text.contains("HTTP/1.1 200"))
-            let health = try await server.client.execute(HTTPClientRequest(url: server.baseURL + "/healthz"), timeout: .seconds(10))
+            let health = try await server.client.execute(
+                HTTPClientRequest(url: server.baseURL + "/healthz"), timeout: .seconds(10))
             #expect(health.status == .ok)
         }
     }
 
-    @Test("a connection that never finishes its TLS handshake is closed at the deadline, freeing its place; a finished one stays")
+    @Test(
+        "a connection that never finishes its TLS handshake is closed at the deadline, freeing its place; a finished one stays"
+    )
     func unfinishedHandshakeIsClosed() async throws {
-        try await withTestServer(serverTLS: try selfSignedCertificate(), configure: {
-            $0.tlsHandshakeTimeout = .milliseconds(300)
-            $0.maxConnections = 1
-        }) { server in
+        try await withTestServer(
+            serverTLS: try selfSignedCertificate(),
+            configure: {
+                $0.tlsHandshakeTimeout = .milliseconds(300)
+                $0.maxConnections = 1
+            }
+        ) { server in
             // Says nothing at all: without the deadline it would hold the only place, and the shutdown, for ever.
             let silent = try await RawConnection.open(port: server.port)
             #expect(try await silent.waitUntil { $0.isClosed })
@@ -122,10 +133,13 @@ struct ServerTLSTests {
     @Test("with room for one connection, its HTTP/2 streams are not limited, and a second connection is refused")
     func anHTTP2ConnectionCountsOnce() async throws {
         let certificate = try selfSignedCertificate()
-        try await withTestServer(mockTokens: 20, serverTLS: certificate, configure: { $0.maxConnections = 1 }) { server in
+        try await withTestServer(mockTokens: 20, serverTLS: certificate, configure: { $0.maxConnections = 1 }) {
+            server in
             let api = try await GenerationTests.signedIn(server)
             var readers: [EventReader] = []
-            for _ in 0..<3 { readers.append(try await api.sendStreaming(try await api.createConversation(model: "mock-slow"), "go")) }
+            for _ in 0..<3 {
+                readers.append(try await api.sendStreaming(try await api.createConversation(model: "mock-slow"), "go"))
+            }
             let answered = try await withTestClient(trusting: [certificate.certificateChain]) { other in
                 try? await other.execute(HTTPClientRequest(url: server.baseURL + "/healthz"), timeout: .seconds(5))
             }
@@ -136,15 +150,20 @@ struct ServerTLSTests {
         }
     }
 
-    @Test("an HTTP/2 connection with no stream left is closed after the idle timeout, freeing its place; one streaming a reply stays")
+    @Test(
+        "an HTTP/2 connection with no stream left is closed after the idle timeout, freeing its place; one streaming a reply stays"
+    )
     func idleHTTP2ConnectionIsClosed() async throws {
         let certificate = try selfSignedCertificate()
         // A timeout of 3 s, so that a loaded machine's pause between two requests of the setup does not close the
         // connection under them (a stream opened as the server closes it is refused).
-        try await withTestServer(mockTokens: 60, serverTLS: certificate, configure: {
-            $0.http2IdleTimeout = .seconds(3)
-            $0.maxConnections = 1
-        }) { server in
+        try await withTestServer(
+            mockTokens: 60, serverTLS: certificate,
+            configure: {
+                $0.http2IdleTimeout = .seconds(3)
+                $0.maxConnections = 1
+            }
+        ) { server in
             let api = try await GenerationTests.signedIn(server)
             // A reply of about 6 s, twice the timeout: its open stream keeps the connection from counting as idle.
             let reader = try await api.sendStreaming(try await api.createConversation(model: "mock-slow"), "go")
@@ -158,7 +177,8 @@ struct ServerTLSTests {
             while answered == nil, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(500))
                 answered = try? await withTestClient(trusting: [certificate.certificateChain]) { other in
-                    try await other.execute(HTTPClientRequest(url: server.baseURL + "/healthz"), timeout: .seconds(5)).status
+                    try await other.execute(HTTPClientRequest(url: server.baseURL + "/healthz"), timeout: .seconds(5))
+                        .status
                 }
             }
             #expect(answered == .ok)
@@ -167,21 +187,23 @@ struct ServerTLSTests {
         }
     }
 
-    @Test("a certificate without its key, a key without its certificate, files that are not PEM, or another certificate's key stop the start, named",
-          arguments: ["no key", "no certificate", "bad certificate", "bad key", "other key"])
+    @Test(
+        "a certificate without its key, a key without its certificate, files that are not PEM, or another certificate's key stop the start, named",
+        arguments: ["no key", "no certificate", "bad certificate", "bad key", "other key"])
     func unusableFilesStopTheStart(case problem: String) async throws {
         let directory = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (mine, other) = (try selfSignedCertificate(), try selfSignedCertificate())
         try "not a certificate\n".write(toFile: directory + "/garbage.pem", atomically: true, encoding: .utf8)
         var settings = testSettings(dataDirectory: directory, mockPort: 1)
-        let (certificate, key, named): (String?, String?, String) = switch problem {
-        case "no key": (mine.certificateChain, nil, "PARLEY_TLS_KEY")
-        case "no certificate": (nil, mine.privateKey, "PARLEY_TLS_CERTIFICATE")
-        case "bad certificate": (directory + "/garbage.pem", mine.privateKey, "PARLEY_TLS_CERTIFICATE")
-        case "bad key": (mine.certificateChain, directory + "/garbage.pem", "PARLEY_TLS_KEY")
-        default: (mine.certificateChain, other.privateKey, "PARLEY_TLS_KEY")
-        }
+        let (certificate, key, named): (String?, String?, String) =
+            switch problem {
+            case "no key": (mine.certificateChain, nil, "PARLEY_TLS_KEY")
+            case "no certificate": (nil, mine.privateKey, "PARLEY_TLS_CERTIFICATE")
+            case "bad certificate": (directory + "/garbage.pem", mine.privateKey, "PARLEY_TLS_CERTIFICATE")
+            case "bad key": (mine.certificateChain, directory + "/garbage.pem", "PARLEY_TLS_KEY")
+            default: (mine.certificateChain, other.privateKey, "PARLEY_TLS_KEY")
+            }
         settings.tlsCertificate = certificate
         settings.tlsKey = key
         let error = await #expect(throws: SettingsError.self) { _ = try await buildApplication(settings: settings) }
@@ -190,7 +212,9 @@ struct ServerTLSTests {
 
     @Test("PARLEY_TLS_CERTIFICATE and PARLEY_TLS_KEY are read into the settings")
     func settingsAreRead() throws {
-        let settings = try ServerSettings(environment: ["PARLEY_TLS_CERTIFICATE": "/etc/parley/cert.pem", "PARLEY_TLS_KEY": "/etc/parley/key.pem"])
+        let settings = try ServerSettings(environment: [
+            "PARLEY_TLS_CERTIFICATE": "/etc/parley/cert.pem", "PARLEY_TLS_KEY": "/etc/parley/key.pem",
+        ])
         #expect(settings.tlsCertificate == "/etc/parley/cert.pem" && settings.tlsKey == "/etc/parley/key.pem")
         #expect(settings.servesTLS && settings.usesSecureCookies)
         #expect(try !ServerSettings(environment: [:]).servesTLS)

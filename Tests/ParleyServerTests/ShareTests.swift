@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
 import Logging
-import Synchronization
 import ParleyCore
 import ParleyStore
+import Synchronization
 import Testing
+
 @testable import ParleyServer
 
 /// Share links over a live server: the public snapshot page, updates, the owner's list, revocation, expiry,
@@ -20,19 +21,23 @@ struct ShareTests {
 
     /// Sends a message and waits until its reply is finished.
     static func exchange(_ api: APIClient, _ conversation: Int64, _ content: String) async throws {
-        let stream = try await api.request(.POST, "/api/conversations/\(conversation)/messages", json: ["content": content],
-                                           headers: [("Accept", "text/event-stream")])
+        let stream = try await api.request(
+            .POST, "/api/conversations/\(conversation)/messages", json: ["content": content],
+            headers: [("Accept", "text/event-stream")])
         guard stream.status == 200, stream.body.contains("event: done") else {
             throw TestFailure("sending answered \(stream.status): \(stream.body.prefix(300))")
         }
     }
 
     /// Shares a conversation through the dialog's form; returns the new link's token.
-    static func share(_ browser: inout Browser, _ conversation: Int64, author: String = "anonymous",
-                      expires: String = "never") async throws -> String {
+    static func share(
+        _ browser: inout Browser, _ conversation: Int64, author: String = "anonymous",
+        expires: String = "never"
+    ) async throws -> String {
         let response = try await browser.post("/c/\(conversation)/share", form: ["author": author, "expires": expires])
         guard response.status == 303, let location = response.location, location.hasPrefix("/shares?created=") else {
-            throw TestFailure("sharing answered \(response.status) \(response.location ?? ""): \(response.body.prefix(300))")
+            throw TestFailure(
+                "sharing answered \(response.status) \(response.location ?? ""): \(response.body.prefix(300))")
         }
         return String(location.dropFirst("/shares?created=".count))
     }
@@ -133,7 +138,8 @@ struct ShareTests {
             #expect(!before.body.contains("second question"))
             #expect(!before.body.contains("Renamed later"))
 
-            let update = try await owner.post("/c/\(id)/share", form: ["author": "name", "expires": "never", "update": "1"])
+            let update = try await owner.post(
+                "/c/\(id)/share", form: ["author": "name", "expires": "never", "update": "1"])
             #expect(update.status == 303)
             #expect(update.location == "/shares?updated=1")
             let after = try await visitor.get("/s/\(token)")
@@ -149,8 +155,9 @@ struct ShareTests {
             #expect(url.hasPrefix("/s/") && url != "/s/\(token)")
             #expect(try json.json()["expires_at"] == nil)
             #expect(try await visitor.get(url).body.contains("second question"))
-            let updated = try await owner.post("/c/\(id)/share", form: ["update": "1", "expires": "7"],
-                                               headers: [("Accept", "application/json")])
+            let updated = try await owner.post(
+                "/c/\(id)/share", form: ["update": "1", "expires": "7"],
+                headers: [("Accept", "application/json")])
             #expect(updated.status == 200)
             #expect(try updated.json()["updated"] as? Int == 2)
         }
@@ -208,8 +215,9 @@ struct ShareTests {
             let expired = try await Self.share(&owner, id, expires: "1")
             let list = try await owner.get("/shares")
             #expect(list.body.contains(#"<time datetime=""#) && !list.body.contains(">expired<"))
-            try await Self.execute(server, "UPDATE shares SET expires_at = ? WHERE expires_at IS NOT NULL",
-                                   [Date().addingTimeInterval(-1)])
+            try await Self.execute(
+                server, "UPDATE shares SET expires_at = ? WHERE expires_at IS NOT NULL",
+                [Date().addingTimeInterval(-1)])
             #expect(try await visitor.get("/s/\(expired)").status == 404)
             #expect(try await visitor.post("/s/\(expired)/fork").status == 303)
             #expect(try await owner.post("/s/\(expired)/fork").status == 404)
@@ -218,7 +226,10 @@ struct ShareTests {
             #expect(refreshed.location == "/shares?updated=1")
             #expect(try await visitor.get("/s/\(expired)").status == 404)
 
-            for madeUp in [String(repeating: "0", count: 32), "abc", String(fromList.reversed()), fromList.uppercased(), fromList + "0"] {
+            for madeUp in [
+                String(repeating: "0", count: 32), "abc", String(fromList.reversed()), fromList.uppercased(),
+                fromList + "0",
+            ] {
                 #expect(try await visitor.get("/s/\(madeUp)").status == 404, "\(madeUp)")
             }
         }
@@ -236,7 +247,9 @@ struct ShareTests {
 
             #expect(try await intruder.post("/c/\(id)/share", form: ["author": "name"]).status == 404)
             #expect(try await intruder.post("/c/\(id)/share", form: ["update": "1"]).status == 404)
-            #expect(try await intruderAPI.request(.POST, "/c/\(id)/share", headers: [("Accept", "application/json")]).status == 404)
+            #expect(
+                try await intruderAPI.request(.POST, "/c/\(id)/share", headers: [("Accept", "application/json")]).status
+                    == 404)
             #expect(try await intruder.post("/s/\(token)/revoke").status == 404)
             #expect(try await intruder.post("/shares/\(shareID)/revoke").status == 404)
             #expect(try await intruderAPI.request(.POST, "/s/\(token)/revoke").status == 404)
@@ -279,7 +292,8 @@ struct ShareTests {
             #expect(try await owner.get(location).status == 404)
             #expect(try await api.messages(id).count == 2)
 
-            let regenerated = try await visitor.post("\(location)/regenerate", headers: [("Accept", "application/json")])
+            let regenerated = try await visitor.post(
+                "\(location)/regenerate", headers: [("Accept", "application/json")])
             #expect(regenerated.status == 202)
             let reply = try #require(try regenerated.json()["assistant_message_id"] as? Int)
             _ = try await visitorAPI.events(copy, lastEventID: "\(reply)0000000").untilDone()
@@ -307,8 +321,12 @@ struct ShareTests {
             #expect(redirect.location == "/login?next=/s/\(token)")
             let login = try await visitor.get("/login?next=/s/\(token)")
             #expect(login.body.contains(#"<input type="hidden" name="next" value="/s/\#(token)">"#))
-            let signedIn = try await visitor.post("/login", form: ["email": "visitor@example.com", "password": "correct horse battery",
-                                                                   "next": "/s/\(token)"])
+            let signedIn = try await visitor.post(
+                "/login",
+                form: [
+                    "email": "visitor@example.com", "password": "correct horse battery",
+                    "next": "/s/\(token)",
+                ])
             #expect(signedIn.status == 303)
             #expect(signedIn.location == "/s/\(token)")
             #expect(try await visitor.get("/login?next=/shares").location == "/shares")
@@ -316,19 +334,27 @@ struct ShareTests {
             #expect(forked.status == 303)
             #expect(forked.location?.hasPrefix("/c/") == true)
 
-            for hostile in ["//evil.example/x", "https://evil.example/", "/\\evil.example", "javascript:alert(1)", "/ok\r\nX: y"] {
+            for hostile in [
+                "//evil.example/x", "https://evil.example/", "/\\evil.example", "javascript:alert(1)", "/ok\r\nX: y",
+            ] {
                 var other = server.browser()
                 _ = try await other.get("/login")
-                let response = try await other.post("/login", form: ["email": "visitor@example.com",
-                                                                     "password": "correct horse battery", "next": hostile])
+                let response = try await other.post(
+                    "/login",
+                    form: [
+                        "email": "visitor@example.com",
+                        "password": "correct horse battery", "next": hostile,
+                    ])
                 #expect(response.status == 303, "\(hostile)")
                 #expect(response.location == "/c", "\(hostile)")
-                let form = try await other.get("/login?next=\(hostile.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+                let form = try await other.get(
+                    "/login?next=\(hostile.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
                 #expect(form.location == "/c", "\(hostile)")
             }
             var wrong = server.browser()
             _ = try await wrong.get("/login")
-            let failed = try await wrong.post("/login", form: ["email": "visitor@example.com", "password": "wrong", "next": "/s/\(token)"])
+            let failed = try await wrong.post(
+                "/login", form: ["email": "visitor@example.com", "password": "wrong", "next": "/s/\(token)"])
             #expect(failed.status == 401)
             #expect(failed.body.contains(#"name="next" value="/s/\#(token)""#))
             var script = server.browser()
@@ -363,8 +389,12 @@ struct ShareTests {
         try await withTestServer(mockTokens: 3) { server in
             var (owner, api) = try await Self.user(server, "owner@example.com")
             let id = try await api.createConversation()
-            try await Self.exchange(api, id, "<script>alert(1)</script> <img src=x onerror=alert(2)> [x](javascript:alert(3))")
-            #expect(try await owner.post("/c/\(id)/rename", form: ["title": "<script>alert('t')</script><img src=x onerror=alert(4)>"]).status == 303)
+            try await Self.exchange(
+                api, id, "<script>alert(1)</script> <img src=x onerror=alert(2)> [x](javascript:alert(3))")
+            #expect(
+                try await owner.post(
+                    "/c/\(id)/rename", form: ["title": "<script>alert('t')</script><img src=x onerror=alert(4)>"]
+                ).status == 303)
             let token = try await Self.share(&owner, id)
             let page = try await Self.fetch(server, "/s/\(token)")
             #expect(page.status == 200)
@@ -389,7 +419,9 @@ struct ShareTests {
             let shareID = try #require(Self.listedShareIDs(try await owner.get("/shares").body).first)
             var (visitor, _) = try await Self.user(server, "visitor@example.com")
             #expect(try await owner.post("/c/\(id)/share", form: ["author": "name"], csrf: false).status == 403)
-            #expect(try await owner.post("/c/\(id)/share", form: ["update": "1", "csrf_token": "forged"], csrf: false).status == 403)
+            #expect(
+                try await owner.post("/c/\(id)/share", form: ["update": "1", "csrf_token": "forged"], csrf: false)
+                    .status == 403)
             #expect(try await owner.post("/s/\(token)/revoke", csrf: false).status == 403)
             #expect(try await owner.post("/shares/\(shareID)/revoke", csrf: false).status == 403)
             #expect(try await visitor.post("/s/\(token)/fork", csrf: false).status == 403)
@@ -450,22 +482,29 @@ struct ShareServiceTests {
         let accounts = SQLiteAccountStore(database: database)
         let chats = SQLiteChatStore(database: database)
         let clock = TestClock()
-        let service = ShareService(store: SQLiteShareStore(database: database), chats: chats,
-                                   catalog: ModelCatalog(models: [], providers: [:], isDemoOnly: false),
-                                   tokens: DigestShareTokens(), logger: Logger(label: "test"), now: { clock.now })
+        let service = ShareService(
+            store: SQLiteShareStore(database: database), chats: chats,
+            catalog: ModelCatalog(models: [], providers: [:], isDemoOnly: false),
+            tokens: DigestShareTokens(), logger: Logger(label: "test"), now: { clock.now })
         let owner = try await accounts.createUser(email: "owner@example.com", passwordHash: "x", isAdmin: false)
-        let conversation = try await chats.createConversation(userID: owner.id, title: "Chat", model: "m", systemPrompt: "")
-        _ = try await chats.beginExchange(conversationID: conversation.id, userContent: "question", requestID: nil, model: "m")
+        let conversation = try await chats.createConversation(
+            userID: owner.id, title: "Chat", model: "m", systemPrompt: "")
+        _ = try await chats.beginExchange(
+            conversationID: conversation.id, userContent: "question", requestID: nil, model: "m")
 
-        let publication = try await service.publish(conversationID: conversation.id, user: owner,
-                                                    options: ShareOptions(author: .name, expiry: .day), update: false)
-        guard case .created(let share, let token) = publication else { throw TestFailure("expected a new link: \(publication)") }
+        let publication = try await service.publish(
+            conversationID: conversation.id, user: owner,
+            options: ShareOptions(author: .name, expiry: .day), update: false)
+        guard case .created(let share, let token) = publication else {
+            throw TestFailure("expected a new link: \(publication)")
+        }
         #expect(share.authorName == "owner")
         let shared = try await service.view(token: token)
         #expect(shared.messages.map(\.content) == ["question"])
-        #expect(try await database.pool.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM shares WHERE token_hash = ?", arguments: [token])
-        } == 0)
+        #expect(
+            try await database.pool.read { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM shares WHERE token_hash = ?", arguments: [token])
+            } == 0)
 
         clock.advance(23 * 3600)
         #expect(try await service.view(token: token).share.id == share.id)
@@ -473,7 +512,8 @@ struct ShareServiceTests {
         await #expect(throws: ShareError.notFound) { try await service.view(token: token) }
         await #expect(throws: ShareError.notFound) { try await service.fork(token: token, userID: owner.id) }
         #expect(try await service.ownedShare(token: token, userID: owner.id).id == share.id)
-        let renewed = try await service.publish(conversationID: conversation.id, user: owner, options: ShareOptions(), update: true)
+        let renewed = try await service.publish(
+            conversationID: conversation.id, user: owner, options: ShareOptions(), update: true)
         guard case .created = renewed else { throw TestFailure("an expired link was updated: \(renewed)") }
         try await service.revoke(token: token, userID: owner.id)
         await #expect(throws: ShareError.notFound) { try await service.ownedShare(token: token, userID: owner.id) }

@@ -2,8 +2,9 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOPosix
-@testable import ParleyServer
 import Testing
+
+@testable import ParleyServer
 
 /// Accepted connections read into small buffers first, and requests far larger than that still arrive whole.
 @Suite("Small read buffers")
@@ -29,7 +30,9 @@ struct SmallReadBufferTests {
     func sizingIsSetFirst() async throws {
         let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(host: "127.0.0.1", port: 0).get()
-        let probed = try await SmallReadBufferChannel(SizingProbe()).setup(channel: channel, logger: Logger(label: "test")).get()
+        let probed = try await SmallReadBufferChannel(SizingProbe()).setup(
+            channel: channel, logger: Logger(label: "test")
+        ).get()
         try await channel.close()
         let seen = try #require(probed.sizing)
         #expect(seen.initial == 512)
@@ -42,8 +45,9 @@ struct SmallReadBufferTests {
             let api = try await GenerationTests.signedIn(server)
             let id = try await api.createConversation(model: "mock-fast")
             let question = String(repeating: "a long question ", count: 2_000)
-            let response = try await api.request(.POST, "/api/conversations/\(id)/messages", json: ["content": question],
-                                                 headers: [("X-Padding", String(repeating: "p", count: 8_000))])
+            let response = try await api.request(
+                .POST, "/api/conversations/\(id)/messages", json: ["content": question],
+                headers: [("X-Padding", String(repeating: "p", count: 8_000))])
             #expect(response.status == 202)
             let saved = try await api.messages(id)
             #expect(saved.first?["content"] as? String == question)

@@ -1,12 +1,15 @@
 import Foundation
-@testable import ParleyServer
 import Testing
+
+@testable import ParleyServer
 
 /// A signed-in user cannot fill the disk: past their storage quota a send is refused with 413 and stores nothing, and
 /// an admin sees each user's use and sets their quota.
 @Suite("Security: storage quota")
 struct StorageQuotaTests {
-    @Test("an admin sets a user's quota on their page; a send past it gets 413 storage_full and stores nothing; emptied, the default applies again")
+    @Test(
+        "an admin sets a user's quota on their page; a send past it gets 413 storage_full and stores nothing; emptied, the default applies again"
+    )
     func quotaRefusesSends() async throws {
         try await withTestServer(configure: { $0.signup = .open }) { server in
             var admin = server.browser()
@@ -14,11 +17,13 @@ struct StorageQuotaTests {
             let api = try await GenerationTests.signedIn(server, email: "user@example.com")
             let conversation = try await api.createConversation()
             // Answered as an event stream, the request returns once the reply has ended.
-            let first = try await api.request(.POST, "/api/conversations/\(conversation)/messages", json: ["content": "first message"],
-                                              headers: [("Accept", "text/event-stream")])
+            let first = try await api.request(
+                .POST, "/api/conversations/\(conversation)/messages", json: ["content": "first message"],
+                headers: [("Accept", "text/event-stream")])
             #expect(first.status == 200)
             let users = try await admin.get("/admin/users").body
-            let userPath = String(try #require(users.firstMatch(of: /href="(\/admin\/users\/\d+)">user@example.com/)?.1))
+            let userPath = String(
+                try #require(users.firstMatch(of: /href="(\/admin\/users\/\d+)">user@example.com/)?.1))
             #expect(try await admin.get(userPath).body.contains("Storage: <strong>"))
 
             for bad in ["-1", "abc", "1.5", "99999999999999"] {

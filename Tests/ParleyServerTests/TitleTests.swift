@@ -25,8 +25,11 @@ struct TitleTests {
 
     @Test("the first words title a conversation at once; the model's title replaces them after the first reply")
     func modelTitle() async throws {
-        // 200 ms between tokens: the reply, and so the title request after it, cannot end before the first words are read.
-        try await withTestServer(mockTokens: 6, mockDelayMilliseconds: 200, configure: { $0.generation.modelTitles = true }) { server in
+        // 200 ms between tokens: the reply, and so the title request after it, cannot end before the first words are
+        // read.
+        try await withTestServer(
+            mockTokens: 6, mockDelayMilliseconds: 200, configure: { $0.generation.modelTitles = true }
+        ) { server in
             let api = try await GenerationTests.signedIn(server)
             let id = try await api.createConversation()
             let reader = try await api.events(id)
@@ -49,10 +52,14 @@ struct TitleTests {
         }
     }
 
-    @Test("the title request asks for at most 20 tokens up to a newline, closes its stream once a line is read, and is charged as a title's")
+    @Test(
+        "the title request asks for at most 20 tokens up to a newline, closes its stream once a line is read, and is charged as a title's"
+    )
     func titleReadsOneLine() async throws {
         // 100 tokens 30 ms apart, a paragraph break at the 20th: read whole, the title's answer would take 3 s.
-        try await withTestServer(mockTokens: 100, mockDelayMilliseconds: 30, configure: { $0.generation.modelTitles = true }) { server in
+        try await withTestServer(
+            mockTokens: 100, mockDelayMilliseconds: 30, configure: { $0.generation.modelTitles = true }
+        ) { server in
             let api = try await GenerationTests.signedIn(server)
             let id = try await api.createConversation()
             let reader = try await api.events(id)
@@ -63,7 +70,8 @@ struct TitleTests {
             let request = try #require(try await server.mockLastRequest())
             #expect(request.contains(#""max_tokens":20"#) && request.contains(#""stop":["\n"]"#))
             let title = try await Self.titleChange(api, id, from: "What is the capital of France?")
-            #expect(title != nil && title == ConversationTitle.fromModel(MockReply.text(model: "mock-fast", tokens: 100)))
+            #expect(
+                title != nil && title == ConversationTitle.fromModel(MockReply.text(model: "mock-fast", tokens: 100)))
             // Cut before its usage came, the title is charged an estimate, as a title's and not as a message answered.
             let database = try server.database()
             #expect(try await database.integer("SELECT SUM(title_tokens) FROM usage_daily") > 0)
@@ -72,10 +80,14 @@ struct TitleTests {
         }
     }
 
-    @Test("a send while the title is being asked for ends the title request at once; the reply is not held back, the first words stay")
+    @Test(
+        "a send while the title is being asked for ends the title request at once; the reply is not held back, the first words stay"
+    )
     func sendInterruptsTheTitle() async throws {
         // 19 tokens 100 ms apart, no line break: the title's answer would take 1.9 s.
-        try await withTestServer(mockTokens: 19, mockDelayMilliseconds: 100, configure: { $0.generation.modelTitles = true }) { server in
+        try await withTestServer(
+            mockTokens: 19, mockDelayMilliseconds: 100, configure: { $0.generation.modelTitles = true }
+        ) { server in
             let api = try await GenerationTests.signedIn(server)
             let id = try await api.createConversation()
             let reader = try await api.events(id)

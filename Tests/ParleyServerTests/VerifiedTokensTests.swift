@@ -1,6 +1,7 @@
 import Foundation
-@testable import ParleyServer
 import Testing
+
+@testable import ParleyServer
 
 /// The tokens whose signature was checked: found again until they expire, and never more than the capacity.
 @Suite struct VerifiedTokensTests {

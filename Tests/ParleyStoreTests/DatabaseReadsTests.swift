@@ -1,8 +1,9 @@
 import Dispatch
 import GRDB
-@testable import ParleyStore
 import Synchronization
 import Testing
+
+@testable import ParleyStore
 
 /// The store's two kinds of read never hold a reader connection while their task waits to resume.
 @Suite struct DatabaseReadsTests {
@@ -13,7 +14,9 @@ import Testing
     @Test func lookupsAndSlowScansBeyondTheReaderCountAllFinish() async throws {
         let finished = Finished()
         DispatchQueue.global().asyncAfter(deadline: .now() + 60) {
-            if !finished.flag.load(ordering: .relaxed) { fatalError("lookups and scans have been blocked for 60 s: a read holds its reader across a suspension") }
+            if !finished.flag.load(ordering: .relaxed) {
+                fatalError("lookups and scans have been blocked for 60 s: a read holds its reader across a suspension")
+            }
         }
         defer { finished.flag.store(true, ordering: .relaxed) }
         try await StoreFixture.run { store in
@@ -24,14 +27,17 @@ import Testing
                     group.addTask {
                         if index.isMultiple(of: 2) {
                             return try pool.lookup { db in
-                                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users WHERE id = ?", arguments: [user.id]) ?? 0
+                                try Int.fetchOne(
+                                    db, sql: "SELECT COUNT(*) FROM users WHERE id = ?", arguments: [user.id]) ?? 0
                             }
                         }
                         return try await pool.scan { db in
-                            try Int.fetchOne(db, sql: """
-                                WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
-                                SELECT COUNT(*) / 20000 FROM n, users
-                                """) ?? 0
+                            try Int.fetchOne(
+                                db,
+                                sql: """
+                                    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+                                    SELECT COUNT(*) / 20000 FROM n, users
+                                    """) ?? 0
                         }
                     }
                 }

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
-@testable import ParleyStore
 import Synchronization
 import Testing
+
+@testable import ParleyStore
 
 /// Writes that wait while another transaction commits share the next one, and still succeed or fail one by one.
 @Suite struct GroupCommitWriterTests {
@@ -18,9 +19,12 @@ import Testing
     /// Holds the writer with a write that waits until `count` more writes wait behind it, then submits `count` writes
     /// of `body` (given each write's number) at once; returns each write's outcome by number, and the holding write's
     /// transaction start.
-    private func batch(_ writer: GroupCommitWriter, count: Int,
-                       _ body: @escaping @Sendable (Int, Database) throws -> Written) async throws
-        -> (outcomes: [Int: Result<Written, any Error>], held: Date) {
+    private func batch(
+        _ writer: GroupCommitWriter, count: Int,
+        _ body: @escaping @Sendable (Int, Database) throws -> Written
+    ) async throws
+        -> (outcomes: [Int: Result<Written, any Error>], held: Date)
+    {
         let progress = BatchProgress()
         async let held = writer.write { db in
             progress.holding.store(true, ordering: .sequentiallyConsistent)
@@ -53,13 +57,16 @@ import Testing
     /// The labels of the stored notes, by id.
     private static func notes(_ database: ParleyDatabase) async throws -> [Int64: String] {
         try await database.pool.read { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, label FROM notes").map { ($0[0], $0[1]) })
+            Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT id, label FROM notes").map { ($0[0], $0[1]) })
         }
     }
 
     @Test func writesThatWaitedShareOneTransactionAndEachGetsItsOwnValue() async throws {
         try await StoreFixture.run { store in
-            try await store.database.pool.write { db in try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, label TEXT UNIQUE)") }
+            try await store.database.pool.write { db in
+                try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, label TEXT UNIQUE)")
+            }
             let (outcomes, held) = try await batch(store.database.writer, count: 20) { number, db in
                 try Self.insertNote("note \(number)", db)
             }
@@ -90,7 +97,9 @@ import Testing
                 }
             }
             #expect(throws: Refused.self) { try outcomes[7]?.get() }
-            #expect { try outcomes[12]?.get() } throws: { ($0 as? DatabaseError)?.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE }
+            #expect { try outcomes[12]?.get() } throws: {
+                ($0 as? DatabaseError)?.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
+            }
             let written = try outcomes.filter { ![7, 12].contains($0.key) }.mapValues { try $0.get() }
             #expect(written.count == 18)
             #expect(Set(written.values.map(\.transaction)).count == 1)
@@ -101,7 +110,9 @@ import Testing
 
     @Test func whenSQLiteEndsTheTransactionTheWritesRunInItFailAndTheRestCommitInAnother() async throws {
         try await StoreFixture.run { store in
-            try await store.database.pool.write { db in try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, label TEXT UNIQUE)") }
+            try await store.database.pool.write { db in
+                try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, label TEXT UNIQUE)")
+            }
             let order = Mutex<[Int]>([])
             let (outcomes, _) = try await batch(store.database.writer, count: 10) { number, db in
                 order.withLock { $0.append(number) }

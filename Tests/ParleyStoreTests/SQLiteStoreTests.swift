@@ -18,8 +18,9 @@ struct StoreFixture {
             .appendingPathComponent("parley-store-test-" + UUID().uuidString).path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let database = try ParleyDatabase(directory: directory)
-        let fixture = StoreFixture(directory: directory, database: database,
-                                   accounts: SQLiteAccountStore(database: database), chats: SQLiteChatStore(database: database))
+        let fixture = StoreFixture(
+            directory: directory, database: database,
+            accounts: SQLiteAccountStore(database: database), chats: SQLiteChatStore(database: database))
         try await body(fixture)
     }
 
@@ -57,8 +58,10 @@ final class MessageCommits: TransactionObserver, Sendable {
 }
 
 /// Expects `body` to throw exactly `expected`.
-func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
-                      sourceLocation: SourceLocation = #_sourceLocation) async {
+func expectStoreError(
+    _ expected: StoreError, _ body: () async throws -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
     do {
         try await body()
         Issue.record("expected \(expected), nothing was thrown", sourceLocation: sourceLocation)
@@ -73,12 +76,22 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
         try await StoreFixture.run { store in
             #expect(FileManager.default.fileExists(atPath: store.directory + "/parley.sqlite"))
             let tables = try await store.database.pool.read { db in
-                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name")
+                try String.fetchAll(
+                    db,
+                    sql:
+                        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'grdb_%' ORDER BY name"
+                )
             }
-            #expect(tables == ["attachment_data", "attachments", "conversations", "conversations_fts", "conversations_fts_config", "conversations_fts_data",
-                               "conversations_fts_docsize", "conversations_fts_idx", "messages", "messages_fts", "messages_fts_config",
-                               "messages_fts_data", "messages_fts_docsize", "messages_fts_idx", "model_prices", "sessions", "settings",
-                               "share_attachments", "share_messages", "shares", "usage_daily", "users"])
+            #expect(
+                tables == [
+                    "attachment_data", "attachments", "conversations", "conversations_fts", "conversations_fts_config",
+                    "conversations_fts_data",
+                    "conversations_fts_docsize", "conversations_fts_idx", "messages", "messages_fts",
+                    "messages_fts_config",
+                    "messages_fts_data", "messages_fts_docsize", "messages_fts_idx", "model_prices", "sessions",
+                    "settings",
+                    "share_attachments", "share_messages", "shares", "usage_daily", "users",
+                ])
             #expect(try await store.database.integrityCheck() == "ok")
             #expect(await store.database.ping())
         }
@@ -99,18 +112,23 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
 @Suite struct SQLiteAccountStoreTests {
     @Test func firstSignUpBecomesAdminAndLaterOnesNeedPermission() async throws {
         try await StoreFixture.run { store in
-            let first = try await store.accounts.signUp(email: "first@example.com", passwordHash: "h1", allowWhenUsersExist: false)
+            let first = try await store.accounts.signUp(
+                email: "first@example.com", passwordHash: "h1", allowWhenUsersExist: false)
             #expect(first.isAdmin)
             await expectStoreError(.signupClosed) {
-                _ = try await store.accounts.signUp(email: "second@example.com", passwordHash: "h2", allowWhenUsersExist: false)
+                _ = try await store.accounts.signUp(
+                    email: "second@example.com", passwordHash: "h2", allowWhenUsersExist: false)
             }
             #expect(try await store.accounts.user(email: "second@example.com") == nil)
-            let second = try await store.accounts.signUp(email: "second@example.com", passwordHash: "h2", allowWhenUsersExist: true)
+            let second = try await store.accounts.signUp(
+                email: "second@example.com", passwordHash: "h2", allowWhenUsersExist: true)
             #expect(!second.isAdmin)
             #expect(second.id != first.id)
             let stored = try #require(try await store.accounts.user(email: "first@example.com"))
             #expect(stored.id == first.id)
-            #expect(stored.isAdmin && stored.email == "first@example.com" && stored.passwordHash == "h1" && !stored.isDisabled)
+            #expect(
+                stored.isAdmin && stored.email == "first@example.com" && stored.passwordHash == "h1"
+                    && !stored.isDisabled)
         }
     }
 
@@ -121,7 +139,8 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
                 _ = try await store.accounts.createUser(email: "alice@example.COM", passwordHash: "x", isAdmin: true)
             }
             await expectStoreError(.duplicate) {
-                _ = try await store.accounts.signUp(email: "ALICE@example.com", passwordHash: "x", allowWhenUsersExist: true)
+                _ = try await store.accounts.signUp(
+                    email: "ALICE@example.com", passwordHash: "x", allowWhenUsersExist: true)
             }
             #expect(try await store.accounts.user(email: "alice@EXAMPLE.com")?.id == alice.id)
             #expect(try await store.count("SELECT COUNT(*) FROM users") == 1)
@@ -179,7 +198,8 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
             }
             let bobs = try await store.conversation(bob.id)
             // Activity on the oldest one moves it to the top.
-            _ = try await store.chats.beginExchange(conversationID: created[0].id, userContent: "hi", requestID: nil, model: "m")
+            _ = try await store.chats.beginExchange(
+                conversationID: created[0].id, userContent: "hi", requestID: nil, model: "m")
             let expected = [created[0], created[4], created[3], created[2], created[1]].map(\.id)
 
             let all = try await store.chats.conversations(userID: alice.id, before: nil, limit: 10)
@@ -198,7 +218,9 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
 
             let foreignCursor = try await store.chats.conversations(userID: alice.id, before: bobs.id, limit: 10)
             #expect(foreignCursor.items.isEmpty && !foreignCursor.hasMore)
-            #expect(try await store.chats.conversations(userID: bob.id, before: nil, limit: 10).items.map(\.id) == [bobs.id])
+            #expect(
+                try await store.chats.conversations(userID: bob.id, before: nil, limit: 10).items.map(\.id) == [bobs.id]
+            )
         }
     }
 
@@ -207,27 +229,37 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
             let alice = try await store.user("alice@example.com")
             let mallory = try await store.user("mallory@example.com")
             let chat = try await store.conversation(alice.id, title: "Private")
-            let exchange = try await store.chats.beginExchange(conversationID: chat.id, userContent: "secret", requestID: "r1", model: "m")
+            let exchange = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "secret", requestID: "r1", model: "m")
 
             #expect(try await store.chats.conversation(id: chat.id, userID: mallory.id) == nil)
             #expect(try await store.chats.message(id: exchange.assistantMessage.id, userID: mallory.id) == nil)
             #expect(try await store.chats.message(id: try #require(exchange.userMessage).id, userID: mallory.id) == nil)
-            await expectStoreError(.notFound) { try await store.chats.renameConversation(id: chat.id, userID: mallory.id, title: "Owned") }
             await expectStoreError(.notFound) {
-                try await store.chats.configureConversation(id: chat.id, userID: mallory.id, model: "evil", systemPrompt: "leak")
+                try await store.chats.renameConversation(id: chat.id, userID: mallory.id, title: "Owned")
             }
-            await expectStoreError(.notFound) { try await store.chats.deleteConversation(id: chat.id, userID: mallory.id) }
+            await expectStoreError(.notFound) {
+                try await store.chats.configureConversation(
+                    id: chat.id, userID: mallory.id, model: "evil", systemPrompt: "leak")
+            }
+            await expectStoreError(.notFound) {
+                try await store.chats.deleteConversation(id: chat.id, userID: mallory.id)
+            }
             await expectStoreError(.notFound) {
                 _ = try await store.chats.messages(conversationID: chat.id, userID: mallory.id, afterID: nil, limit: 10)
             }
-            await expectStoreError(.notFound) { _ = try await store.chats.removeLastReply(conversationID: chat.id, userID: mallory.id) }
+            await expectStoreError(.notFound) {
+                _ = try await store.chats.removeLastReply(conversationID: chat.id, userID: mallory.id)
+            }
 
             // Everything is intact for the owner.
             let intact = try #require(try await store.chats.conversation(id: chat.id, userID: alice.id))
             #expect(intact.title == "Private" && intact.model == "m" && intact.systemPrompt == "be brief")
-            let messages = try await store.chats.messages(conversationID: chat.id, userID: alice.id, afterID: nil, limit: 10)
+            let messages = try await store.chats.messages(
+                conversationID: chat.id, userID: alice.id, afterID: nil, limit: 10)
             #expect(messages.items.map(\.content) == ["secret", ""])
-            #expect(try await store.chats.message(id: exchange.assistantMessage.id, userID: alice.id)?.status == .streaming)
+            #expect(
+                try await store.chats.message(id: exchange.assistantMessage.id, userID: alice.id)?.status == .streaming)
         }
     }
 
@@ -240,17 +272,22 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
             let updated = try #require(try await store.chats.conversation(id: chat.id, userID: alice.id))
             #expect(updated.title == "Renamed" && updated.model == "m2" && updated.systemPrompt == "")
 
-            let one = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q1", requestID: "r1", model: "m2")
-            try await store.chats.finishReply(id: one.assistantMessage.id,
-                                              outcome: ReplyOutcome(content: "a1", status: .complete, usage: Usage()))
-            let two = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q2", requestID: "r2", model: "m2")
+            let one = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "q1", requestID: "r1", model: "m2")
+            try await store.chats.finishReply(
+                id: one.assistantMessage.id,
+                outcome: ReplyOutcome(content: "a1", status: .complete, usage: Usage()))
+            let two = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "q2", requestID: "r2", model: "m2")
             let page = try await store.chats.messages(conversationID: chat.id, userID: alice.id, afterID: nil, limit: 3)
             #expect(page.items.map(\.content) == ["q1", "a1", "q2"])
             #expect(page.hasMore)
-            let rest = try await store.chats.messages(conversationID: chat.id, userID: alice.id, afterID: page.items.last?.id, limit: 3)
+            let rest = try await store.chats.messages(
+                conversationID: chat.id, userID: alice.id, afterID: page.items.last?.id, limit: 3)
             #expect(rest.items.map(\.id) == [two.assistantMessage.id])
             #expect(!rest.hasMore)
-            let everything = try await store.chats.messages(conversationID: chat.id, userID: alice.id, afterID: nil, limit: .max)
+            let everything = try await store.chats.messages(
+                conversationID: chat.id, userID: alice.id, afterID: nil, limit: .max)
             #expect(everything.items.count == 4 && !everything.hasMore)
         }
     }
@@ -259,21 +296,30 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
         try await StoreFixture.run { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id), other = try await store.conversation(alice.id)
-            _ = try await store.chats.beginExchange(conversationID: other.id, userContent: "elsewhere", requestID: nil, model: "m")
-            let one = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q1", requestID: nil, model: "m")
-            #expect(one.history.map(\.content) == ["q1"] && one.history.first == one.userMessage.map(HistoryMessage.init))
-            try await store.chats.finishReply(id: one.assistantMessage.id, outcome: ReplyOutcome(content: "a1", status: .complete, usage: Usage()))
-            let two = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q2", requestID: nil, model: "m")
+            _ = try await store.chats.beginExchange(
+                conversationID: other.id, userContent: "elsewhere", requestID: nil, model: "m")
+            let one = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "q1", requestID: nil, model: "m")
+            #expect(
+                one.history.map(\.content) == ["q1"] && one.history.first == one.userMessage.map(HistoryMessage.init))
+            try await store.chats.finishReply(
+                id: one.assistantMessage.id, outcome: ReplyOutcome(content: "a1", status: .complete, usage: Usage()))
+            let two = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "q2", requestID: nil, model: "m")
             #expect(two.history.map(\.content) == ["q1", "a1", "q2"])
             #expect(two.history.allSatisfy { $0.id < two.assistantMessage.id })
-            try await store.chats.finishReply(id: two.assistantMessage.id, outcome: ReplyOutcome(content: "a2", status: .complete, usage: Usage()))
+            try await store.chats.finishReply(
+                id: two.assistantMessage.id, outcome: ReplyOutcome(content: "a2", status: .complete, usage: Usage()))
 
             // Regenerating writes no question: the history ends with the one the removed reply answered.
             _ = try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id)
-            let again = try await store.chats.beginExchange(conversationID: chat.id, userContent: nil, requestID: nil, model: "m")
+            let again = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: nil, requestID: nil, model: "m")
             #expect(again.userMessage == nil)
             #expect(again.history.map(\.content) == ["q1", "a1", "q2"])
-            let stored = try await store.chats.messages(conversationID: chat.id, userID: alice.id, afterID: nil, limit: .max).items
+            let stored = try await store.chats.messages(
+                conversationID: chat.id, userID: alice.id, afterID: nil, limit: .max
+            ).items
             #expect(again.history == stored.dropLast().map(HistoryMessage.init))
         }
     }
@@ -283,15 +329,19 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
             let alice = try await store.user("alice@example.com")
             let doomed = try await store.conversation(alice.id)
             let kept = try await store.conversation(alice.id)
-            _ = try await store.chats.beginExchange(conversationID: doomed.id, userContent: "bye", requestID: "r", model: "m")
-            _ = try await store.chats.beginExchange(conversationID: kept.id, userContent: "stay", requestID: "r", model: "m")
+            _ = try await store.chats.beginExchange(
+                conversationID: doomed.id, userContent: "bye", requestID: "r", model: "m")
+            _ = try await store.chats.beginExchange(
+                conversationID: kept.id, userContent: "stay", requestID: "r", model: "m")
             #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [doomed.id]) == 2)
 
             try await store.chats.deleteConversation(id: doomed.id, userID: alice.id)
             #expect(try await store.chats.conversation(id: doomed.id, userID: alice.id) == nil)
             #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [doomed.id]) == 0)
             #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [kept.id]) == 2)
-            await expectStoreError(.notFound) { try await store.chats.deleteConversation(id: doomed.id, userID: alice.id) }
+            await expectStoreError(.notFound) {
+                try await store.chats.deleteConversation(id: doomed.id, userID: alice.id)
+            }
         }
     }
 }
@@ -303,27 +353,35 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             let other = try await store.conversation(alice.id)
-            let exchange = try await store.chats.beginExchange(conversationID: chat.id, userContent: "hello", requestID: "req-1", model: "m")
+            let exchange = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "hello", requestID: "req-1", model: "m")
             let user = try #require(exchange.userMessage)
-            #expect(user.role == .user && user.content == "hello" && user.status == .complete && user.requestID == "req-1")
+            #expect(
+                user.role == .user && user.content == "hello" && user.status == .complete && user.requestID == "req-1")
             #expect(exchange.assistantMessage.role == .assistant && exchange.assistantMessage.status == .streaming)
             #expect(exchange.assistantMessage.content.isEmpty && exchange.assistantMessage.parentID == user.id)
 
             await expectStoreError(.duplicate) {
-                _ = try await store.chats.beginExchange(conversationID: chat.id, userContent: "again", requestID: "req-1", model: "m")
+                _ = try await store.chats.beginExchange(
+                    conversationID: chat.id, userContent: "again", requestID: "req-1", model: "m")
             }
             // The failed attempt left nothing behind, not even its assistant placeholder.
             #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [chat.id]) == 2)
 
-            let elsewhere = try await store.chats.beginExchange(conversationID: other.id, userContent: "hello", requestID: "req-1", model: "m")
+            let elsewhere = try await store.chats.beginExchange(
+                conversationID: other.id, userContent: "hello", requestID: "req-1", model: "m")
             #expect(elsewhere.userMessage?.conversationID == other.id)
 
             // Stored dates keep milliseconds only, so compare what identifies the messages.
             let found = try #require(try await store.chats.exchange(conversationID: chat.id, requestID: "req-1"))
             #expect(found.userMessage?.id == user.id && found.userMessage?.content == "hello")
-            #expect(found.assistantMessage.id == exchange.assistantMessage.id && found.assistantMessage.status == .streaming)
-            #expect(abs(found.assistantMessage.createdAt.timeIntervalSince(exchange.assistantMessage.createdAt)) < 0.002)
-            let foundElsewhere = try #require(try await store.chats.exchange(conversationID: other.id, requestID: "req-1"))
+            #expect(
+                found.assistantMessage.id == exchange.assistantMessage.id && found.assistantMessage.status == .streaming
+            )
+            #expect(
+                abs(found.assistantMessage.createdAt.timeIntervalSince(exchange.assistantMessage.createdAt)) < 0.002)
+            let foundElsewhere = try #require(
+                try await store.chats.exchange(conversationID: other.id, requestID: "req-1"))
             #expect(foundElsewhere.userMessage?.id == elsewhere.userMessage?.id)
             #expect(foundElsewhere.assistantMessage.id == elsewhere.assistantMessage.id)
             #expect(try await store.chats.exchange(conversationID: chat.id, requestID: "req-2") == nil)
@@ -334,9 +392,12 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
         try await StoreFixture.run { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
-            let first = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q", requestID: nil, model: "m")
-            try await store.chats.finishReply(id: first.assistantMessage.id, outcome: ReplyOutcome(content: "a", status: .complete, usage: Usage()))
-            let again = try await store.chats.beginExchange(conversationID: chat.id, userContent: nil, requestID: nil, model: "m2")
+            let first = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "q", requestID: nil, model: "m")
+            try await store.chats.finishReply(
+                id: first.assistantMessage.id, outcome: ReplyOutcome(content: "a", status: .complete, usage: Usage()))
+            let again = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: nil, requestID: nil, model: "m2")
             #expect(again.userMessage == nil)
             #expect(again.assistantMessage.parentID == first.userMessage?.id)
             #expect(try await store.chats.conversation(id: chat.id, userID: alice.id)?.model == "m2")
@@ -347,15 +408,24 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
         try await StoreFixture.run { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
-            let done = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q1", requestID: nil, model: "m")
-            try await store.chats.finishReply(id: done.assistantMessage.id, outcome: ReplyOutcome(content: "final", status: .complete, usage: Usage()))
-            let running = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q2", requestID: nil, model: "m")
+            let done = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "q1", requestID: nil, model: "m")
+            try await store.chats.finishReply(
+                id: done.assistantMessage.id, outcome: ReplyOutcome(content: "final", status: .complete, usage: Usage())
+            )
+            let running = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "q2", requestID: nil, model: "m")
 
-            try await store.chats.saveProgress([done.assistantMessage.id: "stale", running.assistantMessage.id: "partial",
-                                                try #require(running.userMessage).id: "rewritten"])
+            try await store.chats.saveProgress([
+                done.assistantMessage.id: "stale", running.assistantMessage.id: "partial",
+                try #require(running.userMessage).id: "rewritten",
+            ])
             #expect(try await store.chats.message(id: done.assistantMessage.id, userID: alice.id)?.content == "final")
-            #expect(try await store.chats.message(id: running.assistantMessage.id, userID: alice.id)?.content == "partial")
-            #expect(try await store.chats.message(id: try #require(running.userMessage).id, userID: alice.id)?.content == "q2")
+            #expect(
+                try await store.chats.message(id: running.assistantMessage.id, userID: alice.id)?.content == "partial")
+            #expect(
+                try await store.chats.message(id: try #require(running.userMessage).id, userID: alice.id)?.content
+                    == "q2")
         }
     }
 
@@ -365,7 +435,8 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
             let chat = try await store.conversation(alice.id)
             var contents: [MessageID: String] = [:]
             for index in 0..<120 {
-                let exchange = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q\(index)", requestID: nil, model: "m")
+                let exchange = try await store.chats.beginExchange(
+                    conversationID: chat.id, userContent: "q\(index)", requestID: nil, model: "m")
                 contents[exchange.assistantMessage.id] = "partial \(index)"
             }
             let commits = MessageCommits()
@@ -384,14 +455,16 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
         try await StoreFixture.run { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
-            let exchange = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q", requestID: nil, model: "m")
+            let exchange = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "q", requestID: nil, model: "m")
             let before = try #require(try await store.chats.conversation(id: chat.id, userID: alice.id))
             try await StoreFixture.tick()
 
             let usage = Usage(promptTokens: 12, completionTokens: 34, costUSD: 0.0025, estimated: true)
             let failure = FailureReason(code: "upstream_timeout", message: "stopped sending")
-            try await store.chats.finishReply(id: exchange.assistantMessage.id,
-                                              outcome: ReplyOutcome(content: "half", status: .error, usage: usage, failure: failure))
+            try await store.chats.finishReply(
+                id: exchange.assistantMessage.id,
+                outcome: ReplyOutcome(content: "half", status: .error, usage: usage, failure: failure))
             let reply = try #require(try await store.chats.message(id: exchange.assistantMessage.id, userID: alice.id))
             #expect(reply.content == "half" && reply.status == .error)
             #expect(reply.usage == usage)
@@ -399,9 +472,11 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
             let after = try #require(try await store.chats.conversation(id: chat.id, userID: alice.id))
             #expect(after.updatedAt > before.updatedAt)
 
-            let second = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q2", requestID: nil, model: "m")
-            try await store.chats.finishReply(id: second.assistantMessage.id,
-                                              outcome: ReplyOutcome(content: "ok", status: .complete, usage: Usage()))
+            let second = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "q2", requestID: nil, model: "m")
+            try await store.chats.finishReply(
+                id: second.assistantMessage.id,
+                outcome: ReplyOutcome(content: "ok", status: .complete, usage: Usage()))
             let clean = try #require(try await store.chats.message(id: second.assistantMessage.id, userID: alice.id))
             #expect(clean.failure == nil && clean.status == .complete && clean.usage == Usage())
         }
@@ -412,10 +487,14 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
             let alice = try await store.user("alice@example.com")
             let one = try await store.conversation(alice.id)
             let two = try await store.conversation(alice.id)
-            let a = try await store.chats.beginExchange(conversationID: one.id, userContent: "q", requestID: nil, model: "m")
-            let b = try await store.chats.beginExchange(conversationID: two.id, userContent: "q", requestID: nil, model: "m")
-            let c = try await store.chats.beginExchange(conversationID: two.id, userContent: "q", requestID: nil, model: "m")
-            try await store.chats.finishReply(id: c.assistantMessage.id, outcome: ReplyOutcome(content: "done", status: .stopped, usage: Usage()))
+            let a = try await store.chats.beginExchange(
+                conversationID: one.id, userContent: "q", requestID: nil, model: "m")
+            let b = try await store.chats.beginExchange(
+                conversationID: two.id, userContent: "q", requestID: nil, model: "m")
+            let c = try await store.chats.beginExchange(
+                conversationID: two.id, userContent: "q", requestID: nil, model: "m")
+            try await store.chats.finishReply(
+                id: c.assistantMessage.id, outcome: ReplyOutcome(content: "done", status: .stopped, usage: Usage()))
             try await store.chats.saveProgress([a.assistantMessage.id: "partial a"])
 
             #expect(try await store.chats.interruptUnfinishedReplies() == 2)
@@ -432,15 +511,19 @@ func expectStoreError(_ expected: StoreError, _ body: () async throws -> Void,
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             #expect(try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id) == nil)
-            let exchange = try await store.chats.beginExchange(conversationID: chat.id, userContent: "q", requestID: "r", model: "m")
+            let exchange = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "q", requestID: "r", model: "m")
             let user = try #require(exchange.userMessage)
 
             // Still streaming: refused, nothing deleted.
             #expect(try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id) == nil)
             #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [chat.id]) == 2)
 
-            try await store.chats.finishReply(id: exchange.assistantMessage.id, outcome: ReplyOutcome(content: "a", status: .complete, usage: Usage()))
-            let answered = try #require(try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id))
+            try await store.chats.finishReply(
+                id: exchange.assistantMessage.id, outcome: ReplyOutcome(content: "a", status: .complete, usage: Usage())
+            )
+            let answered = try #require(
+                try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id))
             #expect(answered.id == user.id && answered.content == "q" && answered.role == .user)
             #expect(try await store.chats.message(id: exchange.assistantMessage.id, userID: alice.id) == nil)
             #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [chat.id]) == 1)

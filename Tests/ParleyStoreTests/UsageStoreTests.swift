@@ -1,22 +1,25 @@
 import Foundation
 import GRDB
 import ParleyCore
-@testable import ParleyStore
 import Testing
+
+@testable import ParleyStore
 
 /// Money, days and prices as values: integer micro-dollars, exact parsing and formatting, UTC days.
 @Suite struct MoneyAndDayTests {
     @Test func costIsRoundedHalfUpInIntegerMicroDollars() {
         let rates = TokenRates(input: 150_000, cachedInput: 75_000, output: 600_000)
-        #expect(rates.cost(of: Usage(promptTokens: 3)) == 0)                          // 0.45 micro-dollars
-        #expect(rates.cost(of: Usage(promptTokens: 4)) == 1)                          // 0.6
+        #expect(rates.cost(of: Usage(promptTokens: 3)) == 0)  // 0.45 micro-dollars
+        #expect(rates.cost(of: Usage(promptTokens: 4)) == 1)  // 0.6
         #expect(rates.cost(of: Usage(promptTokens: 1_000_000, completionTokens: 1_000_000)) == 750_000)
         // Cached tokens are part of the prompt, charged at the cached rate.
         #expect(rates.cost(of: Usage(promptTokens: 1_000_000, cachedPromptTokens: 400_000)) == 90_000 + 30_000)
         // Huge prices and counts do not overflow: 128-bit products, clamped.
         let extreme = TokenRates(input: .max, cachedInput: .max, output: .max)
         #expect(extreme.cost(of: Usage(promptTokens: .max, completionTokens: .max)) == .max)
-        #expect(TokenRates(ModelPrice(input: 2.5, cachedInput: 1.25, output: 10)) == TokenRates(input: 2_500_000, cachedInput: 1_250_000, output: 10_000_000))
+        #expect(
+            TokenRates(ModelPrice(input: 2.5, cachedInput: 1.25, output: 10))
+                == TokenRates(input: 2_500_000, cachedInput: 1_250_000, output: 10_000_000))
     }
 
     @Test func dollarAmountsAreParsedAndWrittenExactly() {
@@ -41,7 +44,10 @@ import Testing
 
     @Test func daysAreStrictUTCDates() throws {
         #expect(UsageDay("2024-02-29")?.description == "2024-02-29")
-        for bad in ["2023-02-29", "2024-13-01", "2024-1-01", "24-01-01", "2024-01-01T00:00", "", "abcd-ef-gh", "1969-12-31", "2024/01/01"] {
+        for bad in [
+            "2023-02-29", "2024-13-01", "2024-1-01", "24-01-01", "2024-01-01T00:00", "", "abcd-ef-gh", "1969-12-31",
+            "2024/01/01",
+        ] {
             #expect(UsageDay(bad) == nil, "\(bad)")
         }
         let day = try #require(UsageDay("2024-12-31"))
@@ -60,8 +66,10 @@ import Testing
         for offset in stride(from: 0, to: 146_097, by: 1) {
             let date = Date(timeIntervalSince1970: Double(offset) * 86_400 + 43_200)
             let parts = calendar.dateComponents([.year, .month, .day], from: date)
-            guard current.year == parts.year, current.month == parts.month, current.day == parts.day, UsageDay(date) == current,
-                  UsageDay(current.description) == current else {
+            guard current.year == parts.year, current.month == parts.month, current.day == parts.day,
+                UsageDay(date) == current,
+                UsageDay(current.description) == current
+            else {
                 Issue.record("\(current) is not \(parts)")
                 break
             }
@@ -88,17 +96,23 @@ import Testing
     /// Starts a reply in a new conversation of the user and returns its id.
     static func reply(_ store: StoreFixture, _ userID: UserID) async throws -> MessageID {
         let conversation = try await store.conversation(userID)
-        return try await store.chats.beginExchange(conversationID: conversation.id, userContent: "q", requestID: nil, model: "m")
-            .assistantMessage.id
+        return try await store.chats.beginExchange(
+            conversationID: conversation.id, userContent: "q", requestID: nil, model: "m"
+        )
+        .assistantMessage.id
     }
 
     /// Ends a reply as `status`, charged as `model`.
     @discardableResult
-    static func finish(_ store: StoreFixture, _ id: MessageID, _ usage: Usage, model: String = "m", status: MessageStatus = .complete,
-                       rates: TokenRates = rates) async throws -> Usage {
-        try await store.chats.finishReply(id: id, outcome: ReplyOutcome(
-            content: "a", status: status, usage: usage,
-            pricing: ReplyPricing(modelID: model, providerID: "p", listRates: rates)))
+    static func finish(
+        _ store: StoreFixture, _ id: MessageID, _ usage: Usage, model: String = "m", status: MessageStatus = .complete,
+        rates: TokenRates = rates
+    ) async throws -> Usage {
+        try await store.chats.finishReply(
+            id: id,
+            outcome: ReplyOutcome(
+                content: "a", status: status, usage: usage,
+                pricing: ReplyPricing(modelID: model, providerID: "p", listRates: rates)))
     }
 
     @Test func aReplyIsChargedAtTheVersionInForceAndKeepsIt() async throws {
@@ -106,20 +120,28 @@ import Testing
             let usageStore = SQLiteUsageStore(database: store.database)
             let alice = try await store.user("alice@example.com")
             let first = try await Self.reply(store, alice.id)
-            let charged = try await Self.finish(store, first, Usage(promptTokens: 1_000, cachedPromptTokens: 200, completionTokens: 500))
+            let charged = try await Self.finish(
+                store, first, Usage(promptTokens: 1_000, cachedPromptTokens: 200, completionTokens: 500))
             // 800 × $3 + 200 × $0.30 + 500 × $15 per million.
             #expect(charged.costMicros == 2_400 + 60 + 7_500)
             let listed = try #require(try await usageStore.priceVersions().last)
             #expect(listed.modelID == "m" && listed.rates == Self.rates)
 
-            let newer = try await usageStore.setPrice(modelID: "m", rates: TokenRates(input: 1_000_000, output: 1_000_000))
+            let newer = try await usageStore.setPrice(
+                modelID: "m", rates: TokenRates(input: 1_000_000, output: 1_000_000))
             let second = try await Self.reply(store, alice.id)
             let cheaper = try await Self.finish(store, second, Usage(promptTokens: 1_000, completionTokens: 500))
             #expect(cheaper.costMicros == 1_500)
 
             let rows = try await store.database.pool.read { db in
-                try Row.fetchAll(db, sql: "SELECT price_version_id, cost_micros, provider FROM messages WHERE role = 'assistant' ORDER BY id")
-                    .map { [$0["price_version_id"], $0["cost_micros"], $0["provider"] as String == "p" ? 1 : 0] as [Int64] }
+                try Row.fetchAll(
+                    db,
+                    sql:
+                        "SELECT price_version_id, cost_micros, provider FROM messages WHERE role = 'assistant' ORDER BY id"
+                )
+                .map {
+                    [$0["price_version_id"], $0["cost_micros"], $0["provider"] as String == "p" ? 1 : 0] as [Int64]
+                }
             }
             #expect(rows == [[listed.id, 9_960, 1], [newer.id, 1_500, 1]])
             let stored = try #require(try await store.chats.message(id: first, userID: alice.id))
@@ -140,18 +162,25 @@ import Testing
             for index in 0..<60 {
                 let user = users[index % users.count]
                 let id = try await Self.reply(store, user.id)
-                let usage = Usage(promptTokens: Int.random(in: 0...50_000, using: &generator),
-                                  completionTokens: Int.random(in: 0...5_000, using: &generator), estimated: index % 7 == 0)
+                let usage = Usage(
+                    promptTokens: Int.random(in: 0...50_000, using: &generator),
+                    completionTokens: Int.random(in: 0...5_000, using: &generator), estimated: index % 7 == 0)
                 let status: MessageStatus = [.complete, .stopped, .error][index % 3]
-                expected += try await Self.finish(store, id, usage, model: ["a", "b", "c"][index % 3], status: status,
-                                                  rates: TokenRates(input: Int64(index) * 1_000, cachedInput: 0, output: 7_777_777)).costMicros
+                expected += try await Self.finish(
+                    store, id, usage, model: ["a", "b", "c"][index % 3], status: status,
+                    rates: TokenRates(input: Int64(index) * 1_000, cachedInput: 0, output: 7_777_777)
+                ).costMicros
             }
             // An unpriced outcome (no pricing) stays out of the rollup.
-            try await store.chats.finishReply(id: try await Self.reply(store, users[0].id),
-                                              outcome: ReplyOutcome(content: "x", status: .complete, usage: Usage(costMicros: 5)))
+            try await store.chats.finishReply(
+                id: try await Self.reply(store, users[0].id),
+                outcome: ReplyOutcome(content: "x", status: .complete, usage: Usage(costMicros: 5)))
             let (messages, rollup) = try await store.database.pool.read { db in
-                (try Int64.fetchOne(db, sql: "SELECT SUM(cost_micros) FROM messages WHERE price_version_id IS NOT NULL") ?? -1,
-                 try Int64.fetchOne(db, sql: "SELECT SUM(cost_micros) FROM usage_daily") ?? -1)
+                (
+                    try Int64.fetchOne(
+                        db, sql: "SELECT SUM(cost_micros) FROM messages WHERE price_version_id IS NOT NULL") ?? -1,
+                    try Int64.fetchOne(db, sql: "SELECT SUM(cost_micros) FROM usage_daily") ?? -1
+                )
             }
             #expect(messages == expected)
             #expect(rollup == expected)
@@ -164,11 +193,17 @@ import Testing
             #expect(dashboard.users.map(\.totals.costMicros) == dashboard.users.map(\.totals.costMicros).sorted(by: >))
             #expect(Set(dashboard.models.map(\.model)) == ["a", "b", "c"])
             let byName = try await usageStore.dashboard(period: .last(7, endingOn: today), sort: .name, userLimit: 10)
-            #expect(byName.users.compactMap(\.email) == ["u0@example.com", "u1@example.com", "u2@example.com", "u3@example.com"])
-            #expect(try await usageStore.records(period: .last(1, endingOn: today)).reduce(0) { $0 + $1.totals.costMicros } == expected)
+            #expect(
+                byName.users.compactMap(\.email) == [
+                    "u0@example.com", "u1@example.com", "u2@example.com", "u3@example.com",
+                ])
+            #expect(
+                try await usageStore.records(period: .last(1, endingOn: today)).reduce(0) { $0 + $1.totals.costMicros }
+                    == expected)
             let spend = try await usageStore.spend(since: today.firstOfMonth)
             #expect(spend.values.reduce(0, +) == expected)
-            let report = try await usageStore.userReport(userID: users[1].id, period: .last(1, endingOn: today), conversationLimit: 3)
+            let report = try await usageStore.userReport(
+                userID: users[1].id, period: .last(1, endingOn: today), conversationLimit: 3)
             #expect(report.totals.costMicros == spend[users[1].id])
             #expect(report.conversations.count == 3)
             #expect(report.conversations.map(\.costMicros) == report.conversations.map(\.costMicros).sorted(by: >))
@@ -185,9 +220,11 @@ import Testing
             let accounts = store.accounts
             let bob = try await store.user("bob@example.com")
             let month = UsageDay.today.firstOfMonth
-            #expect(try await store.chats.budgetStatus(userID: bob.id) == BudgetStatus(month: month, spentMicros: 0, budgetMicros: nil))
+            #expect(
+                try await store.chats.budgetStatus(userID: bob.id)
+                    == BudgetStatus(month: month, spentMicros: 0, budgetMicros: nil))
             let first = try await Self.reply(store, bob.id)
-            let cost = try await Self.finish(store, first, Usage(completionTokens: 1_000)).costMicros     // 15,000
+            let cost = try await Self.finish(store, first, Usage(completionTokens: 1_000)).costMicros  // 15,000
             try await accounts.setMonthlyBudget(cost + 1, userID: bob.id)
             // Just below the budget: a reply may start; while it streams, no second one may.
             let second = try await Self.reply(store, bob.id)
@@ -198,7 +235,9 @@ import Testing
             #expect(try await store.chats.budgetStatus(userID: bob.id) == spent)
             // Exactly at the budget is spent too; the default applies to users without their own.
             try await accounts.setMonthlyBudget(2 * cost, userID: bob.id)
-            await expectStoreError(.budgetExceeded(BudgetStatus(month: month, spentMicros: 2 * cost, budgetMicros: 2 * cost))) {
+            await expectStoreError(
+                .budgetExceeded(BudgetStatus(month: month, spentMicros: 2 * cost, budgetMicros: 2 * cost))
+            ) {
                 _ = try await Self.reply(store, bob.id)
             }
             try await accounts.setMonthlyBudget(nil, userID: bob.id)
@@ -214,28 +253,33 @@ import Testing
 
     @Test func theFixtureWritesARollupConsistentWithItsMessages() async throws {
         try await StoreFixture.run { store in
-            let summary = try await UsageFixture(users: 25, days: 40, messages: 3_000, seed: 7).write(to: store.database)
+            let summary = try await UsageFixture(users: 25, days: 40, messages: 3_000, seed: 7).write(
+                to: store.database)
             #expect(summary.users == 25 && summary.conversations == 300 && summary.messages == 3_000)
             let mismatches = try await store.database.pool.read { db in
-                try Int.fetchOne(db, sql: """
-                    WITH replies AS (
-                        SELECT substr(m.updated_at, 1, 10) AS day, c.user_id, p.model_id AS model, COUNT(*) AS requests,
-                               SUM(m.prompt_tokens) AS input_tokens, SUM(m.cached_prompt_tokens) AS cached_input_tokens,
-                               SUM(m.completion_tokens) AS output_tokens, SUM(m.cost_micros) AS cost_micros,
-                               SUM(CASE WHEN m.usage_estimated THEN m.prompt_tokens + m.completion_tokens ELSE 0 END) AS estimated_tokens,
-                               SUM(CASE WHEN m.usage_estimated THEN m.cost_micros ELSE 0 END) AS estimated_cost_micros,
-                               0 AS title_tokens, 0 AS title_cost_micros
-                        FROM messages m JOIN conversations c ON c.id = m.conversation_id JOIN model_prices p ON p.id = m.price_version_id
-                        GROUP BY 1, 2, 3)
-                    SELECT COUNT(*) FROM (SELECT * FROM replies EXCEPT SELECT * FROM usage_daily
-                                          UNION ALL SELECT * FROM usage_daily EXCEPT SELECT * FROM replies)
-                    """)
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        WITH replies AS (
+                            SELECT substr(m.updated_at, 1, 10) AS day, c.user_id, p.model_id AS model, COUNT(*) AS requests,
+                                   SUM(m.prompt_tokens) AS input_tokens, SUM(m.cached_prompt_tokens) AS cached_input_tokens,
+                                   SUM(m.completion_tokens) AS output_tokens, SUM(m.cost_micros) AS cost_micros,
+                                   SUM(CASE WHEN m.usage_estimated THEN m.prompt_tokens + m.completion_tokens ELSE 0 END) AS estimated_tokens,
+                                   SUM(CASE WHEN m.usage_estimated THEN m.cost_micros ELSE 0 END) AS estimated_cost_micros,
+                                   0 AS title_tokens, 0 AS title_cost_micros
+                            FROM messages m JOIN conversations c ON c.id = m.conversation_id JOIN model_prices p ON p.id = m.price_version_id
+                            GROUP BY 1, 2, 3)
+                        SELECT COUNT(*) FROM (SELECT * FROM replies EXCEPT SELECT * FROM usage_daily
+                                              UNION ALL SELECT * FROM usage_daily EXCEPT SELECT * FROM replies)
+                        """)
             }
             #expect(mismatches == 0)
             #expect(try await store.count("SELECT COUNT(*) FROM usage_daily WHERE estimated_tokens > 0") > 0)
             #expect(try await store.count("SELECT COUNT(*) FROM messages") == 3_000)
             #expect(try await store.count("SELECT COUNT(*) FROM usage_daily") == summary.rollupRows)
-            let total = try await store.database.pool.read { db in try Int64.fetchOne(db, sql: "SELECT SUM(cost_micros) FROM usage_daily") }
+            let total = try await store.database.pool.read { db in
+                try Int64.fetchOne(db, sql: "SELECT SUM(cost_micros) FROM usage_daily")
+            }
             #expect(total == summary.costMicros)
             #expect(try await store.count("SELECT COUNT(DISTINCT price_version_id) FROM messages") == 7)
         }

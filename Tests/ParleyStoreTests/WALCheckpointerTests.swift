@@ -1,7 +1,8 @@
 import Foundation
 import GRDB
-@testable import ParleyStore
 import Testing
+
+@testable import ParleyStore
 
 /// The WAL is copied into the database file by a checkpoint connection of its own, not by the writer's commits.
 @Suite struct WALCheckpointerTests {
@@ -10,7 +11,9 @@ import Testing
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
     }
 
-    @Test("the writer's commits checkpoint nothing themselves, and past 1,000 WAL pages the database file takes them while the writer is busy with another transaction")
+    @Test(
+        "the writer's commits checkpoint nothing themselves, and past 1,000 WAL pages the database file takes them while the writer is busy with another transaction"
+    )
     func checkpointsOffTheWriter() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -34,7 +37,9 @@ import Testing
         try database.close()
     }
 
-    @Test("closing a database twice, from two copies of it, lets go of the checkpointer once: the process lives on and the file reopens intact")
+    @Test(
+        "closing a database twice, from two copies of it, lets go of the checkpointer once: the process lives on and the file reopens intact"
+    )
     func closingTwice() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString).path
         defer { try? FileManager.default.removeItem(atPath: directory) }

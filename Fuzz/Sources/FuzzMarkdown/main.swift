@@ -19,11 +19,15 @@ public func fuzzMarkdown(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         html += update.append
         if let newTail = update.tail { tail = newTail }
         if !whole.utf8.starts(with: html.utf8) {
-            fatalError("the appended blocks left the one-shot render\nappended: \(html.debugDescription)\nwhole: \(whole.debugDescription)")
+            fatalError(
+                "the appended blocks left the one-shot render\nappended: \(html.debugDescription)\nwhole: \(whole.debugDescription)"
+            )
         }
     }
     if html + tail != whole {
-        fatalError("streamed HTML differs from the one-shot render\nstreamed: \((html + tail).debugDescription)\nwhole: \(whole.debugDescription)")
+        fatalError(
+            "streamed HTML differs from the one-shot render\nstreamed: \((html + tail).debugDescription)\nwhole: \(whole.debugDescription)"
+        )
     }
     return 0
 }

@@ -1,15 +1,17 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #else
-import Darwin
+    import Darwin
 #endif
 
 /// libFuzzer's entry point for programs that have their own `main` (SwiftPM's executables do); each target still
 /// exports `LLVMFuzzerTestOneInput`, which libFuzzer's runtime names.
 @_silgen_name("LLVMFuzzerRunDriver")
-private func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
-                                 _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-                                 _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+private func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
 
 /// Runs libFuzzer with the process's arguments, handing each input to `fuzzOne` (as bytes); exits with its status.
 public func runFuzzer(_ fuzzOne: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> Never {
@@ -38,7 +40,9 @@ public struct FuzzInput {
         var start = collection.startIndex
         while start < collection.endIndex {
             state = state &* 6364136223846793005 &+ 1442695040888963407
-            let end = collection.index(start, offsetBy: Int(state >> 58) + 1, limitedBy: collection.endIndex) ?? collection.endIndex
+            let end =
+                collection.index(start, offsetBy: Int(state >> 58) + 1, limitedBy: collection.endIndex)
+                ?? collection.endIndex
             pieces.append(collection[start..<end])
             start = end
         }

@@ -1,9 +1,10 @@
-import FuzzSupport
 import Dispatch
-import Hummingbird
+import FuzzSupport
 import HTTPTypes
+import Hummingbird
 import NIOCore
 import ParleyCore
+
 @testable import ParleyServer
 
 /// The boundary every fuzzed body is declared with (the fuzzer may or may not use it).

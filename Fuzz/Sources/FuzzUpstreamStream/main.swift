@@ -1,6 +1,7 @@
 import FuzzSupport
-@testable import ParleyProviders
 import ParleyCore
+
+@testable import ParleyProviders
 
 /// One provider's stream decoder, whichever wire format it reads.
 protocol AnyDecoder {
@@ -33,8 +34,10 @@ struct Decoding<Decoder: StreamDecoder>: AnyDecoder {
 public func fuzzUpstreamStream(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let input = FuzzInput(start, count) else { return 0 }
     var parser = SSEParser()
-    var decoders: [any AnyDecoder] = [Decoding(decoder: OpenAIStreamDecoder()), Decoding(decoder: AnthropicStreamDecoder()),
-                                      Decoding(decoder: GeminiStreamDecoder())]
+    var decoders: [any AnyDecoder] = [
+        Decoding(decoder: OpenAIStreamDecoder()), Decoding(decoder: AnthropicStreamDecoder()),
+        Decoding(decoder: GeminiStreamDecoder()),
+    ]
     var refused = [Bool](repeating: false, count: decoders.count)
     for piece in input.pieces(of: input.data) {
         for message in parser.feed(piece) {

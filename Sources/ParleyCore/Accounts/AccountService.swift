@@ -13,9 +13,11 @@ public struct AccountService: Sendable {
     let logger: Logger
 
     /// Creates the service.
-    public init(accounts: any AccountStore, hasher: any PasswordHashing, signupMode: SignupMode,
-                signInThrottle: LoginThrottle = LoginThrottle(), signUpThrottle: SlidingWindowLimiter?,
-                logger: Logger) {
+    public init(
+        accounts: any AccountStore, hasher: any PasswordHashing, signupMode: SignupMode,
+        signInThrottle: LoginThrottle = LoginThrottle(), signUpThrottle: SlidingWindowLimiter?,
+        logger: Logger
+    ) {
         self.accounts = accounts
         self.hasher = hasher
         self.signupMode = signupMode
@@ -29,7 +31,8 @@ public struct AccountService: Sendable {
     public func authenticate(email: String, password: String, address: String) async throws(AccountError) -> User {
         if let wait = signInThrottle.retryAfter(email: email, address: address) { throw .tooManySignIns(wait: wait) }
         // SQLite reads a bound string up to its first NUL: "a@b.c\0x" would find a@b.c under a throttle key of its own.
-        let user = email.unicodeScalars.contains("\0")
+        let user =
+            email.unicodeScalars.contains("\0")
             ? nil : try await performing { try await accounts.user(email: email) }
         let matches = try await performing { try await hasher.verify(password, hash: user?.passwordHash) }
         guard let user, matches, !user.isDisabled else {

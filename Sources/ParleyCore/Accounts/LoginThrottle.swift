@@ -23,7 +23,8 @@ public final class LoginThrottle: Sendable {
     public func retryAfter(email: String, address: String, now: Date = Date()) -> Int? {
         if let wait = addresses.retryAfter(keys: [address], now: now) { return wait }
         let failures = accounts.recent(key: Self.accountKey(email), now: now)
-        guard failures.count >= limit, let last = failures.last, !addresses.recent(key: address, now: now).isEmpty else { return nil }
+        guard failures.count >= limit, let last = failures.last, !addresses.recent(key: address, now: now).isEmpty
+        else { return nil }
         let delay = min(window, pow(2, Double(failures.count - limit)))
         let wait = last.addingTimeInterval(delay).timeIntervalSince(now)
         return wait > 0 ? SlidingWindowLimiter.wholeSeconds(wait) : nil

@@ -14,8 +14,10 @@ public struct Attachment: Sendable, Equatable {
     public var digest: String
 
     /// Creates an attachment value.
-    public init(id: AttachmentID, messageID: MessageID, format: ImageFormat, fileName: String, byteCount: Int,
-                width: Int, height: Int, digest: String) {
+    public init(
+        id: AttachmentID, messageID: MessageID, format: ImageFormat, fileName: String, byteCount: Int,
+        width: Int, height: Int, digest: String
+    ) {
         self.id = id
         self.messageID = messageID
         self.format = format
@@ -61,6 +63,7 @@ public struct NewImage: Sendable, Equatable {
             !CharacterSet.controlCharacters.contains(scalar) && scalar != "\"" && scalar != ";"
         }
         let cleaned = String(String.UnicodeScalarView(kept)).trimmingCharacters(in: .whitespaces)
-        return cleaned.isEmpty || cleaned == "." || cleaned == ".." ? "image.\(format.rawValue)" : String(cleaned.prefix(100))
+        return cleaned.isEmpty || cleaned == "." || cleaned == ".."
+            ? "image.\(format.rawValue)" : String(cleaned.prefix(100))
     }
 }

@@ -20,18 +20,24 @@ public enum ImageInspector {
             throw .unsupported
         }
         guard facts.width > 0, facts.height > 0 else { throw .malformed }
-        guard facts.width <= maxSide, facts.height <= maxSide else { throw .tooLarge(width: facts.width, height: facts.height) }
+        guard facts.width <= maxSide, facts.height <= maxSide else {
+            throw .tooLarge(width: facts.width, height: facts.height)
+        }
         return facts
     }
 
     /// PNG: IHDR first, then chunks by their lengths up to IEND.
     private static func png(_ reader: ByteReader) throws(ImageRejection) -> ImageFacts {
-        guard reader.matches(Array("IHDR".utf8), at: 12), let width = reader.uint32BE(at: 16), let height = reader.uint32BE(at: 20) else {
+        guard reader.matches(Array("IHDR".utf8), at: 12), let width = reader.uint32BE(at: 16),
+            let height = reader.uint32BE(at: 20)
+        else {
             throw .malformed
         }
         var offset = 8
         while true {
-            guard let length = reader.uint32BE(at: offset), reader.has(offset + 12 + Int(length)) else { throw .malformed }
+            guard let length = reader.uint32BE(at: offset), reader.has(offset + 12 + Int(length)) else {
+                throw .malformed
+            }
             if reader.matches(Array("IEND".utf8), at: offset + 4) { break }
             offset += 12 + Int(length)
         }
@@ -48,7 +54,9 @@ public enum ImageInspector {
             guard let length = reader.uint16BE(at: offset + 2), length >= 2 else { throw .malformed }
             let isFrame = (0xC0...0xCF).contains(marker) && ![0xC4, 0xC8, 0xCC].contains(marker)
             if isFrame {
-                guard let height = reader.uint16BE(at: offset + 5), let width = reader.uint16BE(at: offset + 7) else { throw .malformed }
+                guard let height = reader.uint16BE(at: offset + 5), let width = reader.uint16BE(at: offset + 7) else {
+                    throw .malformed
+                }
                 return ImageFacts(format: .jpeg, width: Int(width), height: Int(height))
             }
             offset += 2 + Int(length)
@@ -57,7 +65,8 @@ public enum ImageInspector {
 
     /// GIF: the logical screen size; then blocks (extensions and images, each a chain of sub-blocks) up to the trailer.
     private static func gif(_ reader: ByteReader) throws(ImageRejection) -> ImageFacts {
-        guard let width = reader.uint16LE(at: 6), let height = reader.uint16LE(at: 8), let flags = reader.byte(at: 10) else {
+        guard let width = reader.uint16LE(at: 6), let height = reader.uint16LE(at: 8), let flags = reader.byte(at: 10)
+        else {
             throw .malformed
         }
         var offset = 13 + colorTableSize(flags)
@@ -93,21 +102,27 @@ public enum ImageInspector {
 
     /// WebP: the RIFF size must cover the file; the size comes from the VP8, VP8L or VP8X chunk.
     private static func webp(_ reader: ByteReader) throws(ImageRejection) -> ImageFacts {
-        guard let riffSize = reader.uint32LE(at: 4), Int(riffSize) + 8 <= reader.bytes.count, riffSize >= 4 + 8 + 10 else {
+        guard let riffSize = reader.uint32LE(at: 4), Int(riffSize) + 8 <= reader.bytes.count, riffSize >= 4 + 8 + 10
+        else {
             throw .malformed
         }
         let chunk = 12
         if reader.matches(Array("VP8X".utf8), at: chunk) {
-            guard let width = reader.uint24LE(at: chunk + 12), let height = reader.uint24LE(at: chunk + 15) else { throw .malformed }
+            guard let width = reader.uint24LE(at: chunk + 12), let height = reader.uint24LE(at: chunk + 15) else {
+                throw .malformed
+            }
             return ImageFacts(format: .webp, width: width + 1, height: height + 1)
         }
         if reader.matches(Array("VP8L".utf8), at: chunk) {
-            guard reader.byte(at: chunk + 8) == 0x2F, let bits = reader.uint32LE(at: chunk + 9) else { throw .malformed }
+            guard reader.byte(at: chunk + 8) == 0x2F, let bits = reader.uint32LE(at: chunk + 9) else {
+                throw .malformed
+            }
             return ImageFacts(format: .webp, width: Int(bits & 0x3FFF) + 1, height: Int((bits >> 14) & 0x3FFF) + 1)
         }
         if reader.matches(Array("VP8 ".utf8), at: chunk) {
             guard reader.matches([0x9D, 0x01, 0x2A], at: chunk + 11), let width = reader.uint16LE(at: chunk + 14),
-                  let height = reader.uint16LE(at: chunk + 16) else { throw .malformed }
+                let height = reader.uint16LE(at: chunk + 16)
+            else { throw .malformed }
             return ImageFacts(format: .webp, width: Int(width & 0x3FFF), height: Int(height & 0x3FFF))
         }
         throw .malformed

@@ -27,13 +27,16 @@ public struct ChatService: Sendable {
 
     /// Creates a conversation with the given or default model; the title defaults to the placeholder, which the
     /// first message replaces.
-    public func createConversation(userID: UserID, title: String?, model: String?, systemPrompt: String?) async throws(ChatError) -> Conversation {
+    public func createConversation(userID: UserID, title: String?, model: String?, systemPrompt: String?)
+        async throws(ChatError) -> Conversation
+    {
         let model = try resolveModel(model, current: nil)
         let title = try validTitle(title ?? ConversationTitle.placeholder)
         let systemPrompt = Self.storable(systemPrompt ?? "")
         guard systemPrompt.count <= Self.maxSystemPromptLength else { throw .systemPromptTooLong }
         return try await storing {
-            try await store.createConversation(userID: userID, title: title, model: model.id, systemPrompt: systemPrompt)
+            try await store.createConversation(
+                userID: userID, title: title, model: model.id, systemPrompt: systemPrompt)
         }
     }
 
@@ -51,8 +54,10 @@ public struct ChatService: Sendable {
     /// A repeat is found when it cannot start (the conversation is busy, the server full, or the store refuses the
     /// request id a second time), so that a first send reads nothing more for its request id. `receivedAt` is when the
     /// request reached Parley, from which Parley's part of the reply's first token is timed.
-    public func send(userID: UserID, conversationID: ConversationID, content: String, images: [NewImage] = [], model: String?,
-                     requestID: String?, receivedAt: ContinuousClock.Instant) async throws(ChatError) -> SendResult {
+    public func send(
+        userID: UserID, conversationID: ConversationID, content: String, images: [NewImage] = [], model: String?,
+        requestID: String?, receivedAt: ContinuousClock.Instant
+    ) async throws(ChatError) -> SendResult {
         let content = Self.storable(content)
         guard !content.allSatisfy(\.isWhitespace) else { throw .emptyMessage }
         guard content.count <= Self.maxMessageLength else { throw .messageTooLong }
@@ -60,25 +65,32 @@ public struct ChatService: Sendable {
         let conversation = try await self.conversation(conversationID, userID: userID)
         let model = try resolveModel(model, current: conversation.model)
         guard images.isEmpty || model.vision else { throw .modelCannotSeeImages(model.id) }
-        let provisionalTitle = conversation.title == ConversationTitle.placeholder ? ConversationTitle.fromFirstMessage(content) : nil
+        let provisionalTitle =
+            conversation.title == ConversationTitle.placeholder ? ConversationTitle.fromFirstMessage(content) : nil
         do {
             var userMessageID: MessageID?
             let job = try await generations.start(conversationID: conversationID, receivedAt: receivedAt) {
-                let exchange = try await store.beginExchange(conversationID: conversationID, userContent: content, images: images,
-                                                             requestID: requestID, model: model.id)
+                let exchange = try await store.beginExchange(
+                    conversationID: conversationID, userContent: content, images: images,
+                    requestID: requestID, model: model.id)
                 userMessageID = exchange.userMessage?.id
                 var job = makeJob(for: conversation, model: model, exchange: exchange)
                 job.provisionalTitle = provisionalTitle
                 return job
             }
             if let provisionalTitle { await title(conversation, provisionalTitle) }
-            return SendResult(conversationID: conversationID, userMessageID: userMessageID,
-                              assistantMessageID: job.assistantMessageID, isRepeat: false)
+            return SendResult(
+                conversationID: conversationID, userMessageID: userMessageID,
+                assistantMessageID: job.assistantMessageID, isRepeat: false)
         } catch StoreError.duplicate {
-            if let earlier = try await repeatedSend(conversationID: conversationID, requestID: requestID) { return earlier }
+            if let earlier = try await repeatedSend(conversationID: conversationID, requestID: requestID) {
+                return earlier
+            }
             throw .requestInFlight
         } catch let error as GenerationError where error != .shuttingDown {
-            if let earlier = try await repeatedSend(conversationID: conversationID, requestID: requestID) { return earlier }
+            if let earlier = try await repeatedSend(conversationID: conversationID, requestID: requestID) {
+                return earlier
+            }
             throw map(error)
         } catch {
             throw map(error)
@@ -87,8 +99,10 @@ public struct ChatService: Sendable {
 
     /// Generates the last reply again, replacing it; refused before the last reply is removed when the budget is spent.
     /// `receivedAt` is when the request reached Parley.
-    public func regenerate(userID: UserID, conversationID: ConversationID, model: String?,
-                           receivedAt: ContinuousClock.Instant) async throws(ChatError) -> SendResult {
+    public func regenerate(
+        userID: UserID, conversationID: ConversationID, model: String?,
+        receivedAt: ContinuousClock.Instant
+    ) async throws(ChatError) -> SendResult {
         let conversation = try await self.conversation(conversationID, userID: userID)
         let model = try resolveModel(model, current: conversation.model)
         let budget = try await budgetStatus(userID: userID)
@@ -96,16 +110,19 @@ public struct ChatService: Sendable {
         do {
             var userMessageID: MessageID?
             let job = try await generations.start(conversationID: conversationID, receivedAt: receivedAt) {
-                guard let question = try await store.removeLastReply(conversationID: conversationID, userID: userID) else {
+                guard let question = try await store.removeLastReply(conversationID: conversationID, userID: userID)
+                else {
                     throw ChatError.notFound
                 }
                 userMessageID = question.id
-                let exchange = try await store.beginExchange(conversationID: conversationID, userContent: nil,
-                                                             requestID: nil, model: model.id)
+                let exchange = try await store.beginExchange(
+                    conversationID: conversationID, userContent: nil,
+                    requestID: nil, model: model.id)
                 return makeJob(for: conversation, model: model, exchange: exchange)
             }
-            return SendResult(conversationID: conversationID, userMessageID: userMessageID,
-                              assistantMessageID: job.assistantMessageID, isRepeat: false)
+            return SendResult(
+                conversationID: conversationID, userMessageID: userMessageID,
+                assistantMessageID: job.assistantMessageID, isRepeat: false)
         } catch {
             throw map(error)
         }
@@ -146,13 +163,16 @@ public struct ChatService: Sendable {
     }
 
     /// Changes the conversation's model and system prompt (used from the next reply on).
-    public func configure(userID: UserID, conversationID: ConversationID, model: String?, systemPrompt: String) async throws(ChatError) {
+    public func configure(userID: UserID, conversationID: ConversationID, model: String?, systemPrompt: String)
+        async throws(ChatError)
+    {
         let systemPrompt = Self.storable(systemPrompt)
         guard systemPrompt.count <= Self.maxSystemPromptLength else { throw .systemPromptTooLong }
         let conversation = try await self.conversation(conversationID, userID: userID)
         let model = try resolveModel(model, current: conversation.model)
         try await storing {
-            try await store.configureConversation(id: conversationID, userID: userID, model: model.id, systemPrompt: systemPrompt)
+            try await store.configureConversation(
+                id: conversationID, userID: userID, model: model.id, systemPrompt: systemPrompt)
         }
     }
 
@@ -165,16 +185,20 @@ public struct ChatService: Sendable {
 
     /// A page of the user's conversations, pinned first and then newest first, from before `before`: archived ones
     /// or the others.
-    public func conversations(userID: UserID, before: ConversationID?, limit: Int,
-                              archived: Bool = false) async throws(ChatError) -> Page<Conversation> {
+    public func conversations(
+        userID: UserID, before: ConversationID?, limit: Int,
+        archived: Bool = false
+    ) async throws(ChatError) -> Page<Conversation> {
         try await storing {
             try await store.conversations(userID: userID, before: before, limit: limit, archived: archived)
         }
     }
 
     /// A page of the user's conversation's messages, oldest first, after `afterID`.
-    public func messages(conversationID: ConversationID, userID: UserID, afterID: MessageID?,
-                         limit: Int) async throws(ChatError) -> Page<Message> {
+    public func messages(
+        conversationID: ConversationID, userID: UserID, afterID: MessageID?,
+        limit: Int
+    ) async throws(ChatError) -> Page<Message> {
         try await storing {
             try await store.messages(conversationID: conversationID, userID: userID, afterID: afterID, limit: limit)
         }
@@ -186,14 +210,18 @@ public struct ChatService: Sendable {
     }
 
     /// The transcripts of the user's conversations: one, or all of them when `conversationID` is nil.
-    public func transcripts(userID: UserID,
-                            conversationID: ConversationID?) async throws(ChatError) -> [ConversationTranscript] {
+    public func transcripts(
+        userID: UserID,
+        conversationID: ConversationID?
+    ) async throws(ChatError) -> [ConversationTranscript] {
         try await storing { try await store.transcripts(userID: userID, conversationID: conversationID) }
     }
 
     /// Stores transcripts as new conversations of the user.
-    public func importTranscripts(_ transcripts: [ConversationTranscript],
-                                  userID: UserID) async throws(ChatError) -> [Conversation] {
+    public func importTranscripts(
+        _ transcripts: [ConversationTranscript],
+        userID: UserID
+    ) async throws(ChatError) -> [Conversation] {
         try await storing { try await store.importTranscripts(transcripts, userID: userID) }
     }
 
@@ -214,14 +242,20 @@ public struct ChatService: Sendable {
     }
 
     /// The result of the earlier send with `requestID`, if there was one; `.requestInFlight` while its reply runs.
-    private func repeatedSend(conversationID: ConversationID, requestID: String?) async throws(ChatError) -> SendResult? {
+    private func repeatedSend(conversationID: ConversationID, requestID: String?) async throws(ChatError) -> SendResult?
+    {
         guard let requestID else { return nil }
-        guard let exchange = try await storing({ try await store.exchange(conversationID: conversationID, requestID: requestID) }) else {
+        guard
+            let exchange = try await storing({
+                try await store.exchange(conversationID: conversationID, requestID: requestID)
+            })
+        else {
             return nil
         }
         guard exchange.assistantMessage.status != .streaming else { throw .requestInFlight }
-        return SendResult(conversationID: conversationID, userMessageID: exchange.userMessage?.id,
-                          assistantMessageID: exchange.assistantMessage.id, isRepeat: true)
+        return SendResult(
+            conversationID: conversationID, userMessageID: exchange.userMessage?.id,
+            assistantMessageID: exchange.assistantMessage.id, isRepeat: true)
     }
 
     /// Gives a conversation still under the placeholder title one from the first words of its first message (the
@@ -230,13 +264,16 @@ public struct ChatService: Sendable {
         do {
             try await store.renameConversation(id: conversation.id, userID: conversation.userID, title: title)
         } catch {
-            logger.warning("titling a conversation failed", metadata: ["conversation": "\(conversation.id)", "error": "\(error)"])
+            logger.warning(
+                "titling a conversation failed", metadata: ["conversation": "\(conversation.id)", "error": "\(error)"])
         }
     }
 
     private func makeJob(for conversation: Conversation, model: ModelInfo, exchange: Exchange) -> GenerationJob {
-        GenerationJob(conversationID: conversation.id, userID: conversation.userID, assistantMessageID: exchange.assistantMessage.id,
-                      systemPrompt: conversation.systemPrompt, model: model, history: exchange.history)
+        GenerationJob(
+            conversationID: conversation.id, userID: conversation.userID,
+            assistantMessageID: exchange.assistantMessage.id,
+            systemPrompt: conversation.systemPrompt, model: model, history: exchange.history)
     }
 
     private func validTitle(_ title: String) throws(ChatError) -> String {
@@ -245,9 +282,11 @@ public struct ChatService: Sendable {
         return trimmed
     }
 
-    /// `text` without NUL characters, which SQLite would take for its end: checked as it will be stored, never cut short.
+    /// `text` without NUL characters, which SQLite would take for its end: checked as it will be stored, never cut
+    /// short.
     private static func storable(_ text: String) -> String {
-        text.unicodeScalars.contains("\0") ? String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 != "\0" })) : text
+        text.unicodeScalars.contains("\0")
+            ? String(String.UnicodeScalarView(text.unicodeScalars.filter { $0 != "\0" })) : text
     }
 
     private func storing<T>(_ access: () async throws -> T) async throws(ChatError) -> T {

@@ -20,7 +20,9 @@ public enum ConversationTitle {
         let line = answer.split(whereSeparator: \.isNewline).first { !$0.allSatisfy(\.isWhitespace) } ?? ""
         var title = line.filter { !"*_`#>~\"“”„«»".contains($0) }
             .split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        if title.lowercased().hasPrefix("title:") { title = String(title.dropFirst(6)).trimmingCharacters(in: .whitespaces) }
+        if title.lowercased().hasPrefix("title:") {
+            title = String(title.dropFirst(6)).trimmingCharacters(in: .whitespaces)
+        }
         while let last = title.last, ".!:;,'".contains(last) { title.removeLast() }
         guard !title.isEmpty else { return nil }
         return title.count > 60 ? String(title.prefix(60)) + "…" : title

@@ -7,7 +7,9 @@ public struct SendResult: Sendable, Equatable {
     public var isRepeat: Bool
 
     /// Creates a result.
-    public init(conversationID: ConversationID, userMessageID: MessageID?, assistantMessageID: MessageID, isRepeat: Bool) {
+    public init(
+        conversationID: ConversationID, userMessageID: MessageID?, assistantMessageID: MessageID, isRepeat: Bool
+    ) {
         self.conversationID = conversationID
         self.userMessageID = userMessageID
         self.assistantMessageID = assistantMessageID

@@ -17,7 +17,9 @@ public enum ContextWindow {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): quarters += 4
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: " "), 0x09...0x0D: quarters += 1
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: " "),
+                0x09...0x0D:
+                quarters += 1
             case 0x00..<0x80: quarters += 2
             case 0x80..<0xC0: break  // a continuation byte: its character was counted at its first byte
             case 0xC0..<0xE0: quarters += 2
@@ -34,14 +36,18 @@ public enum ContextWindow {
         let system = turns.first { $0.role == .system }?.content ?? ""
         let history = turns.filter { $0.role != .system }
         let total = turns.reduce(0) { $0 + estimatedTokens($1) }
-        guard history.count > 1, let fitted = try? fit(systemPrompt: system, history: history, window: total / 2, reserve: 0),
-              fitted.contains(where: { $0.role != .system }) else { return nil }
+        guard history.count > 1,
+            let fitted = try? fit(systemPrompt: system, history: history, window: total / 2, reserve: 0),
+            fitted.contains(where: { $0.role != .system })
+        else { return nil }
         return fitted
     }
 
     /// The system prompt (kept) and as many of the latest turns as fit in `window - reserve` tokens;
     /// throws `.contextTooLong` when not even the last turn fits.
-    public static func fit(systemPrompt: String, history: [ChatTurn], window: Int, reserve: Int) throws(ProviderError) -> [ChatTurn] {
+    public static func fit(systemPrompt: String, history: [ChatTurn], window: Int, reserve: Int) throws(ProviderError)
+        -> [ChatTurn]
+    {
         let overheadPerTurn = 4
         var budget = window - min(reserve, window / 2)
         var system: [ChatTurn] = []

@@ -39,8 +39,10 @@ final class ConversationHub: Sendable {
     /// Reserves a conversation for a reply about to be written and returns the title request running there, which the
     /// caller ends (the user's new message goes first). Throws `.shuttingDown`, `.busy` when a reply runs or is
     /// reserved there, or `.atCapacity` when `limit` replies run or are reserved.
-    func reserve(_ conversationID: ConversationID,
-                 limit: Int?) throws(GenerationError) -> AsyncStream<Never>.Continuation? {
+    func reserve(
+        _ conversationID: ConversationID,
+        limit: Int?
+    ) throws(GenerationError) -> AsyncStream<Never>.Continuation? {
         try state.withLock { state throws(GenerationError) in
             guard !state.isShuttingDown else { throw .shuttingDown }
             var channel = state.channels[conversationID] ?? EventChannel()
@@ -103,8 +105,11 @@ final class ConversationHub: Sendable {
     func end(_ reply: ReplyRun, done: StreamEvent) {
         let job = reply.job
         let (waiters, wake) = state.withLock { state in
-            state.channels[job.conversationID]?.log.append(done, id: EventID(messageID: job.assistantMessageID,
-                                                                             sequence: EventID.doneSequence))
+            state.channels[job.conversationID]?.log.append(
+                done,
+                id: EventID(
+                    messageID: job.assistantMessageID,
+                    sequence: EventID.doneSequence))
             state.running[job.assistantMessageID] = nil
             runningCount.subtract(1, ordering: .relaxed)
             state.channels[job.conversationID]?.running = nil
@@ -145,7 +150,8 @@ final class ConversationHub: Sendable {
     /// Opens an event stream of a conversation: its id, the conversation's current reply, how many events its log
     /// holds, and whether that reply runs.
     func openStream(in conversationID: ConversationID)
-        -> (id: Int, messageID: MessageID?, logCount: Int, isRunning: Bool) {
+        -> (id: Int, messageID: MessageID?, logCount: Int, isRunning: Bool)
+    {
         state.withLock { state in
             state.nextID += 1
             var channel = state.channels[conversationID] ?? EventChannel()
@@ -159,7 +165,8 @@ final class ConversationHub: Sendable {
     /// that reply when it still runs, moving `position` past them (to the log's start when the reply changed); nil
     /// when there are none.
     func unreadEvents(in conversationID: ConversationID, at position: inout StreamPosition)
-        -> (events: LoggedEvents, current: MessageID, running: ReplyRun?)? {
+        -> (events: LoggedEvents, current: MessageID, running: ReplyRun?)?
+    {
         state.withLock { state in
             guard let channel = state.channels[conversationID], let current = channel.messageID else { return nil }
             if current != position.messageID {
@@ -178,7 +185,8 @@ final class ConversationHub: Sendable {
             await withCheckedContinuation { continuation in
                 let immediate: Wake? = state.withLock { state in
                     guard !Task.isCancelled, !state.endedStreams.contains(id),
-                          let channel = state.channels[conversationID] else { return .ended }
+                        let channel = state.channels[conversationID]
+                    else { return .ended }
                     if channel.messageID != position.messageID || position.index < channel.log.count { return .frames }
                     if state.isShuttingDown, channel.running == nil { return .ended }
                     state.channels[conversationID]?.waiters[id] = continuation

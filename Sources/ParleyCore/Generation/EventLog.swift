@@ -34,7 +34,8 @@ struct EventLog {
     /// built outside the lock that guards it).
     func events(from index: Int) -> LoggedEvents {
         let start = index == 0 ? 0 : entries[index - 1].end
-        return LoggedEvents(messageID: messageID, start: start, bytes: Array(bytes[start...]), entries: Array(entries[index...]))
+        return LoggedEvents(
+            messageID: messageID, start: start, bytes: Array(bytes[start...]), entries: Array(entries[index...]))
     }
 }
 
@@ -54,8 +55,9 @@ struct LoggedEvents: Sendable {
         var from = 0
         for entry in entries {
             let end = entry.end - start
-            StreamEvent.appendFrame(id: EventID(messageID: messageID, sequence: Int64(entry.sequence)), kind: entry.kind,
-                                    messageID: messageID, otherFields: bytes[from..<end], to: &frames)
+            StreamEvent.appendFrame(
+                id: EventID(messageID: messageID, sequence: Int64(entry.sequence)), kind: entry.kind,
+                messageID: messageID, otherFields: bytes[from..<end], to: &frames)
             from = end
         }
         return frames

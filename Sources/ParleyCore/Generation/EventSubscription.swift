@@ -69,19 +69,24 @@ public struct EventSubscription: Sendable {
 
 extension GenerationManager {
     /// Opens an event stream of a conversation, resuming after `lastEventID` when given: the rest of that
-    /// reply's events, or its stored `done` when the reply has ended since; with no id, the running reply from its start.
-    public func subscribe(conversationID: ConversationID, userID: UserID, lastEventID: EventID?) async -> EventSubscription {
+    /// reply's events, or its stored `done` when the reply has ended since; with no id, the running reply from its
+    /// start.
+    public func subscribe(conversationID: ConversationID, userID: UserID, lastEventID: EventID?) async
+        -> EventSubscription
+    {
         let (id, current, logCount, isRunning) = hub.openStream(in: conversationID)
         let position = StreamPosition(messageID: current, index: isRunning ? 0 : logCount)
-        var subscription = EventSubscription(hub: hub, conversationID: conversationID, id: id, position: position,
-                                             prefix: "", prefixFinishes: nil)
+        var subscription = EventSubscription(
+            hub: hub, conversationID: conversationID, id: id, position: position,
+            prefix: "", prefixFinishes: nil)
         guard let last = lastEventID else { return subscription }
         if last.messageID == current {
             let seen = last.isDone ? logCount : Int(last.sequence)
             subscription.position.index = seen <= logCount ? seen : 0
         } else if !last.isDone,
-                  let message = try? await store.message(id: last.messageID, userID: userID),
-                  message.conversationID == conversationID, message.status != .streaming {
+            let message = try? await store.message(id: last.messageID, userID: userID),
+            message.conversationID == conversationID, message.status != .streaming
+        {
             subscription.prefix = StreamEvent.ending(of: message)
             subscription.prefixFinishes = message.id
             subscription.position.index = 0

@@ -12,8 +12,11 @@ public struct GenerationJob: Sendable, Equatable {
     public var history: [HistoryMessage]
 
     /// Creates a job.
-    public init(conversationID: ConversationID, userID: UserID, assistantMessageID: MessageID, systemPrompt: String, model: ModelInfo,
-                provisionalTitle: String? = nil, history: [HistoryMessage] = []) {
+    public init(
+        conversationID: ConversationID, userID: UserID, assistantMessageID: MessageID, systemPrompt: String,
+        model: ModelInfo,
+        provisionalTitle: String? = nil, history: [HistoryMessage] = []
+    ) {
         self.conversationID = conversationID
         self.userID = userID
         self.assistantMessageID = assistantMessageID

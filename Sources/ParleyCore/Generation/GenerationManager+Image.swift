@@ -6,7 +6,9 @@ extension GenerationManager {
     func drawImage(for reply: ReplyRun, prompt: String) async -> StreamEnd {
         let job = reply.job
         guard let provider = catalog.provider(for: job.model) as? any ImageProvider else {
-            return .failed(FailureReason(code: "unsupported_model", message: "The provider of “\(job.model.id)” cannot draw pictures."))
+            return .failed(
+                FailureReason(
+                    code: "unsupported_model", message: "The provider of “\(job.model.id)” cannot draw pictures."))
         }
         let picture: GeneratedImage
         do {
@@ -20,7 +22,10 @@ extension GenerationManager {
         do {
             image = try NewImage(fileName: "", bytes: picture.bytes)
         } catch {
-            return .failed(FailureReason(code: "malformed_response", message: "The provider's picture is not a PNG, JPEG, WebP or GIF image."))
+            return .failed(
+                FailureReason(
+                    code: "malformed_response", message: "The provider's picture is not a PNG, JPEG, WebP or GIF image."
+                ))
         }
         image.fileName = "generated.\(image.facts.format.rawValue)"
         let stored: [Attachment]

@@ -31,7 +31,8 @@ extension GenerationManager {
         let end: StreamEnd
         switch await plan(reply) {
         case .stream(let attempt):
-            // The provider says when the request has left (`markRequestSent`), which releases whoever started the reply.
+            // The provider says when the request has left (`markRequestSent`), which releases whoever started the
+            // reply.
             end = await streamWithRetries(attempt, for: reply)
         case .draw(let prompt):
             // An image's starter does not wait for the drawing, which takes seconds.
@@ -72,8 +73,10 @@ extension GenerationManager {
         var attempt = first
         while true {
             do {
-                try await attempt.provider.streamCompletion(attempt.request,
-                                                            onSent: { reply.markRequestSent() }) { chunk in
+                try await attempt.provider.streamCompletion(
+                    attempt.request,
+                    onSent: { reply.markRequestSent() }
+                ) { chunk in
                     self.receive(chunk, for: reply)
                 }
                 return .completed
@@ -97,8 +100,10 @@ extension GenerationManager {
     /// Decides what follows a provider's error (`UpstreamAttempt.next`), with its log lines and metrics. Kept out of
     /// the async loop above so that its values do not enlarge the reply task's frame, which lives as long as the reply.
     @inline(never)
-    private func nextAttempt(after error: ProviderError, of attempt: inout UpstreamAttempt,
-                             for reply: ReplyRun) -> AttemptStep {
+    private func nextAttempt(
+        after error: ProviderError, of attempt: inout UpstreamAttempt,
+        for reply: ReplyRun
+    ) -> AttemptStep {
         GenerationMetrics.upstreamError(model: attempt.modelID, code: error.reason.code)
         let fallback = reply.job.model.fallback.flatMap(catalog.model).flatMap { model in
             catalog.provider(for: model).map { (model: model, provider: $0) }
@@ -106,31 +111,39 @@ extension GenerationManager {
         let failed = attempt
         let next = attempt.next(after: error, hasText: reply.hasText, policy: settings.retry, fallback: fallback)
         if attempt.isHalved, !failed.isHalved {
-            logger.notice("the provider refused the context as too long: asking again with about half",
-                          metadata: ["model": "\(attempt.modelID)",
-                                     "turns": "\(failed.request.turns.count) -> \(attempt.request.turns.count)"])
+            logger.notice(
+                "the provider refused the context as too long: asking again with about half",
+                metadata: [
+                    "model": "\(attempt.modelID)",
+                    "turns": "\(failed.request.turns.count) -> \(attempt.request.turns.count)",
+                ])
         }
         switch next {
         case .retry(let delay):
             return .retry(after: delay)
         case .fallBack:
             if let fallback {
-                logger.notice("falling back",
-                              metadata: ["model": "\(failed.modelID)", "fallback": "\(fallback.model.id)"])
+                logger.notice(
+                    "falling back",
+                    metadata: ["model": "\(failed.modelID)", "fallback": "\(fallback.model.id)"])
                 reply.updateReport { $0.model = fallback.model }
             }
             return .fallBack
         case .fail(let error):
-            logger.notice("reply failed", metadata: ["message": "\(reply.job.assistantMessageID)", "error": "\(error)"])
+            logger.notice(
+                "reply failed", metadata: ["message": "\(reply.job.assistantMessageID)", "error": "\(error)"])
             return .fail(error.reason)
         }
     }
 
     /// The context sent upstream: the system prompt and the conversation before the reply, trimmed to fit, with the
     /// images of the kept turns when the model can see them.
-    private func completionRequest(for job: GenerationJob, history: [HistoryMessage]) async throws(FailureReason) -> CompletionRequest {
-        let (turns, kept) = try ReplyContext.fittedTurns(systemPrompt: job.systemPrompt, history: history,
-                                                         model: job.model, reserve: settings.replyReserve)
+    private func completionRequest(for job: GenerationJob, history: [HistoryMessage]) async throws(FailureReason)
+        -> CompletionRequest
+    {
+        let (turns, kept) = try ReplyContext.fittedTurns(
+            systemPrompt: job.systemPrompt, history: history,
+            model: job.model, reserve: settings.replyReserve)
         // Only the turns that keep images (for a model that sees them) hold placeholders to fill.
         let withImages = kept.filter { !turns[$0.index].images.isEmpty }
         let request = withImages.isEmpty ? turns : try await filledImages(of: turns, at: withImages, job: job)
@@ -138,21 +151,26 @@ extension GenerationManager {
     }
 
     /// The turns with the images of `messages` read in place of their placeholders.
-    private func filledImages(of turns: [ChatTurn], at messages: [ReplyContext.KeptMessage],
-                              job: GenerationJob) async throws(FailureReason) -> [ChatTurn] {
+    private func filledImages(
+        of turns: [ChatTurn], at messages: [ReplyContext.KeptMessage],
+        job: GenerationJob
+    ) async throws(FailureReason) -> [ChatTurn] {
         var turns = turns
         let images = try await imagesToSend(of: messages.map(\.message), job: job)
         for (index, message) in messages {
             turns[index].images = (images[message.id] ?? []).map { content in
-                TurnImage(contentType: content.attachment.format.contentType, bytes: content.bytes,
-                          digest: content.attachment.digest)
+                TurnImage(
+                    contentType: content.attachment.format.contentType, bytes: content.bytes,
+                    digest: content.attachment.digest)
             }
         }
         return turns
     }
 
     /// The images of the user's messages, with their bytes, when the model can see them (none otherwise).
-    private func imagesToSend(of messages: [HistoryMessage], job: GenerationJob) async throws(FailureReason) -> [MessageID: [AttachmentContent]] {
+    private func imagesToSend(of messages: [HistoryMessage], job: GenerationJob) async throws(FailureReason)
+        -> [MessageID: [AttachmentContent]]
+    {
         let withImages = messages.filter { $0.role == .user && !$0.attachments.isEmpty }.map(\.id)
         guard job.model.vision, !withImages.isEmpty else { return [:] }
         do {
@@ -214,10 +232,12 @@ extension GenerationManager {
         case .failed(let reason): status = .error; failure = reason
         case .cancelled: status = reply.stopCause == .user ? .stopped : .interrupted
         }
-        let outcome = ReplyOutcome(content: text, status: status,
-                                   usage: self.usage(text: text, reported: report.providerUsage,
-                                                     estimatedPrompt: report.estimatedPromptTokens),
-                                   failure: failure, pricing: ReplyPricing(model))
+        let outcome = ReplyOutcome(
+            content: text, status: status,
+            usage: self.usage(
+                text: text, reported: report.providerUsage,
+                estimatedPrompt: report.estimatedPromptTokens),
+            failure: failure, pricing: ReplyPricing(model))
         // The final save must happen even when this task is being cancelled by a shutdown. The store prices the reply.
         let saved: Result<Usage, StoreError> = await uncancelled { [store] in
             do throws(StoreError) {
@@ -232,14 +252,18 @@ extension GenerationManager {
             usage = charged
         case .failure(let error):
             // The reader saw the reply, but it will not be there after a reload: say so rather than end as usual.
-            logger.error("saving a finished reply failed", metadata: ["message": "\(job.assistantMessageID)", "error": "\(error)"])
+            logger.error(
+                "saving a finished reply failed",
+                metadata: ["message": "\(job.assistantMessageID)", "error": "\(error)"])
             status = .error
             failure = .notSaved(diskFull: error == .diskFull)
         }
-        GenerationMetrics.replyEnded(model: model.id, status: status, after: reply.startedAt.duration(to: .now),
-                                     usage: usage)
+        GenerationMetrics.replyEnded(
+            model: model.id, status: status, after: reply.startedAt.duration(to: .now),
+            usage: usage)
         if let failure { reply.publish(.error(messageID: job.assistantMessageID, reason: failure), to: hub) }
-        let done = StreamEvent.done(messageID: job.assistantMessageID, status: status, html: MarkdownRenderer.html(text), usage: usage)
+        let done = StreamEvent.done(
+            messageID: job.assistantMessageID, status: status, html: MarkdownRenderer.html(text), usage: usage)
         reply.end(with: done, in: hub)
         if status == .complete || status == .truncated { await improveTitle(of: job, model: model, answer: text) }
     }
@@ -250,6 +274,7 @@ extension GenerationManager {
     private func usage(text: String, reported: Usage?, estimatedPrompt: Int) -> Usage {
         if let reported { return reported }
         guard !text.isEmpty else { return Usage() }
-        return Usage(promptTokens: estimatedPrompt, completionTokens: ContextWindow.estimatedTokens(text), estimated: true)
+        return Usage(
+            promptTokens: estimatedPrompt, completionTokens: ContextWindow.estimatedTokens(text), estimated: true)
     }
 }

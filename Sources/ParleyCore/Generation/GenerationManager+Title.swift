@@ -13,37 +13,48 @@ extension GenerationManager {
     /// Asks the reply's model for a short title of a conversation's first exchange and puts it in place of the
     /// provisional one, unless the user renamed the conversation meanwhile; any failure keeps the provisional title.
     /// The answer is capped at `titleMaxTokens` and read only to its first line; it is not asked for once the user has
-    /// sent again, and is given up when they send while it runs. Its usage is charged to the conversation, as a title's.
+    /// sent again, and is given up when they send while it runs. Its usage is charged to the conversation, as a
+    /// title's.
     func improveTitle(of job: GenerationJob, model: ModelInfo, answer: String) async {
         guard settings.modelTitles, !model.generatesImages, let provisional = job.provisionalTitle,
-              model.providerID != ModelInfo.demoProviderID,
-              let provider = catalog.provider(for: model),
-              let question = try? await store.messages(conversationID: job.conversationID, userID: job.userID,
-                                                       afterID: nil, limit: 1).items.first?.content else { return }
+            model.providerID != ModelInfo.demoProviderID,
+            let provider = catalog.provider(for: model),
+            let question = try? await store.messages(
+                conversationID: job.conversationID, userID: job.userID,
+                afterID: nil, limit: 1
+            ).items.first?.content
+        else { return }
         let (interruption, interrupt) = AsyncStream.makeStream(of: Never.self)
         guard let titleID = hub.beginTitle(in: job.conversationID, interrupt: interrupt) else { return }
         defer { hub.endTitle(titleID, in: job.conversationID) }
-        let request = CompletionRequest(model: model.upstreamID, turns: [
-            ChatTurn(role: .system, content: Self.titleInstruction),
-            ChatTurn(role: .user, content: String(question.prefix(2000))),
-            ChatTurn(role: .assistant, content: String(answer.prefix(2000))),
-            ChatTurn(role: .user, content: "Title?"),
-        ], maxTokens: Self.titleMaxTokens, stop: ["\n"])
+        let request = CompletionRequest(
+            model: model.upstreamID,
+            turns: [
+                ChatTurn(role: .system, content: Self.titleInstruction),
+                ChatTurn(role: .user, content: String(question.prefix(2000))),
+                ChatTurn(role: .assistant, content: String(answer.prefix(2000))),
+                ChatTurn(role: .user, content: "Title?"),
+            ], maxTokens: Self.titleMaxTokens, stop: ["\n"])
         let collected = CollectedText()
-        let line = await firstLine(of: request, from: provider, into: collected, interruptedBy: interruption, conversation: job.conversationID)
+        let line = await firstLine(
+            of: request, from: provider, into: collected, interruptedBy: interruption, conversation: job.conversationID)
         await charge(collected, of: request, to: job.conversationID, model: model)
         guard let line, let title = ConversationTitle.fromModel(line), title != provisional else { return }
         do {
-            _ = try await store.retitleConversation(id: job.conversationID, userID: job.userID, from: provisional, to: title)
+            _ = try await store.retitleConversation(
+                id: job.conversationID, userID: job.userID, from: provisional, to: title)
         } catch {
-            logger.warning("saving a title failed", metadata: ["conversation": "\(job.conversationID)", "error": "\(error)"])
+            logger.warning(
+                "saving a title failed", metadata: ["conversation": "\(job.conversationID)", "error": "\(error)"])
         }
     }
 
     /// The text of `provider`'s answer up to its first line: the request is closed as soon as a line is read, or when
     /// `interruption` ends; nil when the request failed or was interrupted before a line.
-    private func firstLine(of request: CompletionRequest, from provider: any ChatProvider, into collected: CollectedText,
-                           interruptedBy interruption: AsyncStream<Never>, conversation: ConversationID) async -> String? {
+    private func firstLine(
+        of request: CompletionRequest, from provider: any ChatProvider, into collected: CollectedText,
+        interruptedBy interruption: AsyncStream<Never>, conversation: ConversationID
+    ) async -> String? {
         let (lineEnds, lineEnded) = AsyncStream.makeStream(of: Never.self)
         return await withTaskGroup(of: String?.self) { group in
             group.addTask {
@@ -52,14 +63,16 @@ extension GenerationManager {
                         switch chunk {
                         case .text(let text): if collected.append(text) { lineEnded.finish() }
                         case .usage(let prompt, let completion, let cached):
-                            collected.report(Usage(promptTokens: prompt, cachedPromptTokens: cached, completionTokens: completion))
+                            collected.report(
+                                Usage(promptTokens: prompt, cachedPromptTokens: cached, completionTokens: completion))
                         case .cutAtLimit: break
                         }
                         return .zero
                     }
                     return collected.text
                 } catch {
-                    self.logger.info("asking for a title failed", metadata: ["conversation": "\(conversation)", "error": "\(error)"])
+                    self.logger.info(
+                        "asking for a title failed", metadata: ["conversation": "\(conversation)", "error": "\(error)"])
                     return nil
                 }
             }
@@ -79,16 +92,22 @@ extension GenerationManager {
 
     /// Charges what a title request used: the provider's report, else (for a request that produced text) an estimate;
     /// nothing for one that produced nothing unreported.
-    private func charge(_ collected: CollectedText, of request: CompletionRequest, to conversation: ConversationID,
-                        model: ModelInfo) async {
+    private func charge(
+        _ collected: CollectedText, of request: CompletionRequest, to conversation: ConversationID,
+        model: ModelInfo
+    ) async {
         let text = collected.text
-        let usage = collected.reported ?? Usage(promptTokens: request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1) },
-                                                completionTokens: ContextWindow.estimatedTokens(text), estimated: true)
+        let usage =
+            collected.reported
+            ?? Usage(
+                promptTokens: request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1) },
+                completionTokens: ContextWindow.estimatedTokens(text), estimated: true)
         guard collected.reported != nil || !text.isEmpty else { return }
         do {
             try await store.chargeTitle(conversationID: conversation, usage: usage, pricing: ReplyPricing(model))
         } catch {
-            logger.warning("charging a title failed", metadata: ["conversation": "\(conversation)", "error": "\(error)"])
+            logger.warning(
+                "charging a title failed", metadata: ["conversation": "\(conversation)", "error": "\(error)"])
         }
     }
 }

@@ -21,7 +21,9 @@ public final class GenerationManager: Sendable {
     private let shutdownInput: AsyncStream<Never>.Continuation
 
     /// Creates a manager; nothing runs until `run()`.
-    public init(store: any ChatStore, catalog: ModelCatalog, settings: GenerationSettings = GenerationSettings(), logger: Logger) {
+    public init(
+        store: any ChatStore, catalog: ModelCatalog, settings: GenerationSettings = GenerationSettings(), logger: Logger
+    ) {
         self.store = store
         self.catalog = catalog
         self.settings = settings
@@ -31,9 +33,9 @@ public final class GenerationManager: Sendable {
         (shutdownSignal, shutdownInput) = AsyncStream.makeStream(of: Never.self)
     }
 
-    /// Runs the timers (coalescing, saving, heartbeats) until `shutdown()` or cancellation; replies run in tasks of their
-    /// own, started by `start`. After `shutdown()`, the running replies get the grace period to finish; those still
-    /// running then end as `interrupted`, and `run()` returns once every reply's task has ended.
+    /// Runs the timers (coalescing, saving, heartbeats) until `shutdown()` or cancellation; replies run in tasks of
+    /// their own, started by `start`. After `shutdown()`, the running replies get the grace period to finish; those
+    /// still running then end as `interrupted`, and `run()` returns once every reply's task has ended.
     public func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask {
@@ -48,7 +50,9 @@ public final class GenerationManager: Sendable {
             await waitForRunningReplies(upTo: settings.shutdownGrace)
             let running = hub.runningReplies
             if !running.isEmpty {
-                logger.notice("interrupting replies still running after the grace period", metadata: ["count": "\(running.count)"])
+                logger.notice(
+                    "interrupting replies still running after the grace period", metadata: ["count": "\(running.count)"]
+                )
             }
             for reply in running { reply.stop(.shutdown) }
             // The stopped replies save what they have and end; a title still being improved is given up. Each reply
@@ -108,8 +112,10 @@ public final class GenerationManager: Sendable {
     /// asking for the reply reached Parley, from which Parley's part of the first token is timed.
     /// Throws `GenerationError.busy` when a reply already runs there, `.atCapacity` when the server runs as many as it
     /// may (before `prepare`, so nothing is written), or whatever `prepare` throws.
-    public func start(conversationID: ConversationID, receivedAt: ContinuousClock.Instant,
-                      prepare: () async throws -> GenerationJob) async throws -> GenerationJob {
+    public func start(
+        conversationID: ConversationID, receivedAt: ContinuousClock.Instant,
+        prepare: () async throws -> GenerationJob
+    ) async throws -> GenerationJob {
         let titleRequest = try hub.reserve(conversationID, limit: settings.maxRunningReplies)
         // The user's new message goes first: a title still being asked for gives way (a one-slot server would make
         // the reply wait for it).

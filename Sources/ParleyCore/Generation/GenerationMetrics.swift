@@ -22,10 +22,12 @@ public enum GenerationMetrics {
     static func replyEnded(model: String, status: MessageStatus, after elapsed: Duration, usage: Usage) {
         Timer(label: "parley_reply_duration_seconds", dimensions: [("model", model), ("status", status.rawValue)])
             .record(duration: elapsed)
-        Counter(label: "parley_tokens_total", dimensions: [("model", model), ("kind", "prompt")]).increment(by: usage.promptTokens)
+        Counter(label: "parley_tokens_total", dimensions: [("model", model), ("kind", "prompt")]).increment(
+            by: usage.promptTokens)
         Counter(label: "parley_tokens_total", dimensions: [("model", model), ("kind", "completion")])
             .increment(by: usage.completionTokens)
-        FloatingPointCounter(label: "parley_cost_usd_total", dimensions: [("model", model)]).increment(by: usage.costUSD)
+        FloatingPointCounter(label: "parley_cost_usd_total", dimensions: [("model", model)]).increment(
+            by: usage.costUSD)
     }
 
     /// An upstream request failed with the reason `code` (counted whether or not it is retried).

@@ -24,9 +24,12 @@ public struct GenerationSettings: Sendable {
     public var clock: EngineClock
 
     /// Creates settings; the defaults are the product's.
-    public init(flushInterval: Duration = .seconds(1), coalesceInterval: Duration = .milliseconds(30),
-                maxCoalesceInterval: Duration = .milliseconds(150), heartbeatInterval: Duration = .seconds(5), replyReserve: Int = 4096, retry: RetryPolicy = RetryPolicy(),
-                shutdownGrace: Duration = .seconds(10), modelTitles: Bool = true, clock: EngineClock = .continuous) {
+    public init(
+        flushInterval: Duration = .seconds(1), coalesceInterval: Duration = .milliseconds(30),
+        maxCoalesceInterval: Duration = .milliseconds(150), heartbeatInterval: Duration = .seconds(5),
+        replyReserve: Int = 4096, retry: RetryPolicy = RetryPolicy(),
+        shutdownGrace: Duration = .seconds(10), modelTitles: Bool = true, clock: EngineClock = .continuous
+    ) {
         self.flushInterval = flushInterval
         self.coalesceInterval = coalesceInterval
         self.maxCoalesceInterval = max(coalesceInterval, maxCoalesceInterval)
@@ -49,13 +52,13 @@ public struct GenerationSettings: Sendable {
     /// replies' events at once made a first token that came meanwhile wait 1–3 ms; twenty took 0.2 ms.
     static let repliesPerTick = 20
 
-    /// How often the coalescing timer looks for replies whose gap has passed, when `running` replies stream: as often as
-    /// about `repliesPerTick` of their gaps pass, so that each tick's burst of events stays short, and at least twice a
-    /// gap, so that a tick coming just before a reply's gap has passed delays its event by half a gap at most; but never
-    /// more often than every 5 ms, nor than 10 µs a reply (looking through them then costs about the same small share
-    /// of a core however many run: some 50 ns a reply a tick, half a percent), and at most once a gap. A few replies
-    /// tick twice a gap: every 5 ms, as they once did, one reply cost 30–50% more server CPU per token in wake-ups. An
-    /// idle server ticks once a gap, having nothing to look through.
+    /// How often the coalescing timer looks for replies whose gap has passed, when `running` replies stream: as often
+    /// as about `repliesPerTick` of their gaps pass, so that each tick's burst of events stays short, and at least
+    /// twice a gap, so that a tick coming just before a reply's gap has passed delays its event by half a gap at most;
+    /// but never more often than every 5 ms, nor than 10 µs a reply (looking through them then costs about the same
+    /// small share of a core however many run: some 50 ns a reply a tick, half a percent), and at most once a gap. A
+    /// few replies tick twice a gap: every 5 ms, as they once did, one reply cost 30–50% more server CPU per token in
+    /// wake-ups. An idle server ticks once a gap, having nothing to look through.
     public func coalesceTick(running: Int) -> Duration {
         guard running > 0 else { return coalesceInterval }
         let spread = coalesceInterval(running: running) * Self.repliesPerTick / running

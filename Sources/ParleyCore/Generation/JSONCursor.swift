@@ -144,7 +144,8 @@ public struct JSONCursor {
             case UInt8(ascii: "\""):
                 return String(scalars) + String(decoding: bytes[runStart..<(index - 1)], as: UTF8.self)
             case UInt8(ascii: "\\"):
-                scalars.append(contentsOf: String(decoding: bytes[runStart..<(index - 1)], as: UTF8.self).unicodeScalars)
+                scalars.append(
+                    contentsOf: String(decoding: bytes[runStart..<(index - 1)], as: UTF8.self).unicodeScalars)
                 scalars.append(try readEscape())
                 runStart = index
             default:
@@ -174,13 +175,18 @@ public struct JSONCursor {
     @inlinable public mutating func readInt() throws -> Int {
         skipWhitespace()
         let start = index
-        while let byte = peek, byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".")
-                || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+        while let byte = peek,
+            byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        {
             index += 1
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if let whole = Int(text) { return whole }
-        guard let number = Double(text), number.rounded() == number, let whole = Int(exactly: number) else { throw Invalid() }
+        guard let number = Double(text), number.rounded() == number, let whole = Int(exactly: number) else {
+            throw Invalid()
+        }
         return whole
     }
 
@@ -269,8 +275,9 @@ public struct JSONCursor {
     }
 
     @inlinable mutating func readHex4() throws -> UInt32 {
-        guard index + 4 <= bytes.count, bytes[index..<(index + 4)].allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
-              let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
+        guard index + 4 <= bytes.count,
+            bytes[index..<(index + 4)].allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
+            let value = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
         else { throw Invalid() }
         index += 4
         return value

@@ -72,8 +72,10 @@ public struct JSONText: Sendable {
 
     /// Adds a field holding an array of one object per item, each written in place by `build` (no text of its own
     /// to copy in): for the long lists, a conversation's messages.
-    public mutating func field<Items: Sequence>(_ name: String, objectsFrom items: Items,
-                                                _ build: (inout JSONText, Items.Element) -> Void) {
+    public mutating func field<Items: Sequence>(
+        _ name: String, objectsFrom items: Items,
+        _ build: (inout JSONText, Items.Element) -> Void
+    ) {
         key(name)
         bytes.append(UInt8(ascii: "["))
         var object = JSONText()
@@ -152,7 +154,9 @@ public struct JSONText: Sendable {
             case UInt8(ascii: "\t"): escape = "\\t"
             case 0xE2:
                 // U+2028 and U+2029 (E2 80 A8, E2 80 A9); any other character with this lead byte is kept.
-                guard index + 2 < text.count, text[index + 1] == 0x80, text[index + 2] == 0xA8 || text[index + 2] == 0xA9 else {
+                guard index + 2 < text.count, text[index + 1] == 0x80,
+                    text[index + 2] == 0xA8 || text[index + 2] == 0xA9
+                else {
                     index += 1
                     continue
                 }
@@ -182,9 +186,12 @@ public struct JSONText: Sendable {
     static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &digits) { buffer in
             var start = buffer.count
             repeat {

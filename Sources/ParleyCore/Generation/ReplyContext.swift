@@ -8,18 +8,23 @@ enum ReplyContext {
     /// a model that sees them as placeholders without bytes, and which turn each kept message became. Synchronous, so
     /// that its values stay off the reply task's frames.
     @inline(never)
-    static func fittedTurns(systemPrompt: String, history: [HistoryMessage], model: ModelInfo,
-                            reserve: Int) throws(FailureReason) -> (turns: [ChatTurn], kept: [KeptMessage]) {
+    static func fittedTurns(
+        systemPrompt: String, history: [HistoryMessage], model: ModelInfo,
+        reserve: Int
+    ) throws(FailureReason) -> (turns: [ChatTurn], kept: [KeptMessage]) {
         let earlier = history.filter { $0.role != .system && !$0.content.isEmpty }
         // Images count toward the window before their bytes are read; only the kept turns' images are then loaded.
         let turns = earlier.map { message in
-            ChatTurn(role: message.role, content: message.content, images: !model.vision || message.role != .user ? [] :
-                        message.attachments.map { TurnImage(contentType: $0.format.contentType, bytes: []) })
+            ChatTurn(
+                role: message.role, content: message.content,
+                images: !model.vision || message.role != .user
+                    ? [] : message.attachments.map { TurnImage(contentType: $0.format.contentType, bytes: []) })
         }
         let fitted: [ChatTurn]
         do {
-            fitted = try ContextWindow.fit(systemPrompt: systemPrompt, history: turns, window: model.contextWindow,
-                                           reserve: reserve)
+            fitted = try ContextWindow.fit(
+                systemPrompt: systemPrompt, history: turns, window: model.contextWindow,
+                reserve: reserve)
         } catch {
             throw error.reason
         }

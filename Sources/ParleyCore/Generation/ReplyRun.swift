@@ -254,7 +254,8 @@ final class ReplyRun: Sendable {
         let now = ContinuousClock.now
         return state.withLock { state in
             guard !state.timing.isRecorded, let first = state.timing.firstTokenSequence, first <= sequence,
-                  let textAt = state.timing.firstTextAt else { return nil }
+                let textAt = state.timing.firstTextAt
+            else { return nil }
             state.timing.isRecorded = true
             let requestLeft = min(state.timing.requestLeftAt ?? textAt, textAt)
             return receivedAt.duration(to: requestLeft) + textAt.duration(to: now)

@@ -35,7 +35,8 @@ public enum StreamEvent: Sendable {
     /// The reply the event belongs to (its data's first field, `message_id`).
     public var messageID: MessageID {
         switch self {
-        case .start(let messageID, _), .token(let messageID, _, _), .error(let messageID, _), .done(let messageID, _, _, _):
+        case .start(let messageID, _), .token(let messageID, _, _), .error(let messageID, _),
+            .done(let messageID, _, _, _):
             messageID
         }
     }
@@ -70,8 +71,10 @@ public enum StreamEvent: Sendable {
 
     /// Appends an SSE frame built from its parts: the JSON object of its data is `message_id` followed by
     /// `otherFields` (members without braces, possibly none).
-    static func appendFrame(id: EventID, kind: Kind, messageID: MessageID, otherFields: ArraySlice<UInt8>,
-                            to bytes: inout [UInt8]) {
+    static func appendFrame(
+        id: EventID, kind: Kind, messageID: MessageID, otherFields: ArraySlice<UInt8>,
+        to bytes: inout [UInt8]
+    ) {
         append("id: ", to: &bytes)
         JSONText.appendDecimal(id.value, to: &bytes)
         append("\nevent: ", to: &bytes)
@@ -92,16 +95,20 @@ public enum StreamEvent: Sendable {
 
     /// The `done` event of a finished message, as stored.
     public static func done(for message: Message) -> StreamEvent {
-        .done(messageID: message.id, status: message.status, html: MarkdownRenderer.html(message.content), usage: message.usage)
+        .done(
+            messageID: message.id, status: message.status, html: MarkdownRenderer.html(message.content),
+            usage: message.usage)
     }
 
     /// The frames that end a finished message, as a stream that joins after its end sends them: its `error` (with the
     /// stored reason) when it failed, then its `done`.
     public static func ending(of message: Message) -> String {
         let error = message.failure.map {
-            StreamEvent.error(messageID: message.id, reason: $0).frame(id: EventID(messageID: message.id, sequence: EventID.doneSequence - 1))
+            StreamEvent.error(messageID: message.id, reason: $0).frame(
+                id: EventID(messageID: message.id, sequence: EventID.doneSequence - 1))
         }
-        return (error ?? "") + done(for: message).frame(id: EventID(messageID: message.id, sequence: EventID.doneSequence))
+        return (error ?? "")
+            + done(for: message).frame(id: EventID(messageID: message.id, sequence: EventID.doneSequence))
     }
 }
 

@@ -29,7 +29,8 @@ struct UpstreamAttempt {
     /// else, or anything after text was shown, ends the reply.
     mutating func next(after error: ProviderError, hasText: Bool, policy: RetryPolicy, fallback: Fallback?) -> Next {
         if error == .contextTooLong || error == .emptyReply, !hasText, !isHalved,
-           let halved = ContextWindow.halved(request.turns) {
+            let halved = ContextWindow.halved(request.turns)
+        {
             request.turns = halved
             isHalved = true
             return .retry(after: .zero)
@@ -42,9 +43,10 @@ struct UpstreamAttempt {
             return .retry(after: policy.delay(attempt: retries, retryAfterSeconds: retryAfter))
         }
         guard !isFallback, let fallback else { return .fail(error) }
-        self = UpstreamAttempt(modelID: fallback.model.id, provider: fallback.provider,
-                               request: CompletionRequest(model: fallback.model.upstreamID, turns: request.turns),
-                               isFallback: true)
+        self = UpstreamAttempt(
+            modelID: fallback.model.id, provider: fallback.provider,
+            request: CompletionRequest(model: fallback.model.upstreamID, turns: request.turns),
+            isFallback: true)
         return .fallBack
     }
 }

@@ -15,8 +15,10 @@ public struct Conversation: Sendable, Equatable {
     public var archived: Bool
 
     /// Creates a conversation value.
-    public init(id: ConversationID, userID: UserID, title: String, model: String, systemPrompt: String,
-                createdAt: Date, updatedAt: Date, pinned: Bool = false, archived: Bool = false) {
+    public init(
+        id: ConversationID, userID: UserID, title: String, model: String, systemPrompt: String,
+        createdAt: Date, updatedAt: Date, pinned: Bool = false, archived: Bool = false
+    ) {
         self.id = id
         self.userID = userID
         self.title = title

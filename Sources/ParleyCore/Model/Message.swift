@@ -21,8 +21,10 @@ public struct Usage: Sendable, Equatable, Codable {
     public var estimated: Bool
 
     /// Creates a usage value.
-    public init(promptTokens: Int = 0, cachedPromptTokens: Int = 0, completionTokens: Int = 0, costMicros: Int64 = 0,
-                estimated: Bool = false) {
+    public init(
+        promptTokens: Int = 0, cachedPromptTokens: Int = 0, completionTokens: Int = 0, costMicros: Int64 = 0,
+        estimated: Bool = false
+    ) {
         self.promptTokens = promptTokens
         self.cachedPromptTokens = cachedPromptTokens
         self.completionTokens = completionTokens
@@ -32,8 +34,10 @@ public struct Usage: Sendable, Equatable, Codable {
 
     /// Creates a usage value from a cost in dollars read at the edge (an import file).
     public init(promptTokens: Int, completionTokens: Int, costUSD: Double, estimated: Bool) {
-        self.init(promptTokens: promptTokens, completionTokens: completionTokens, costMicros: MicroDollars.from(dollars: costUSD),
-                  estimated: estimated)
+        self.init(
+            promptTokens: promptTokens, completionTokens: completionTokens,
+            costMicros: MicroDollars.from(dollars: costUSD),
+            estimated: estimated)
     }
 
     /// The cost in dollars, for JSON (`cost_usd`) and metrics only; money is computed in `costMicros`.
@@ -53,9 +57,11 @@ public struct FailureReason: Sendable, Equatable, Error {
 
     /// A reply that could not be saved once it ended (the disk being full, or another storage failure).
     public static func notSaved(diskFull: Bool) -> FailureReason {
-        FailureReason(code: "not_saved", message: diskFull
-            ? "This reply could not be saved because the server's disk is full; it will be gone after a reload."
-            : "This reply could not be saved; it will be gone after a reload.")
+        FailureReason(
+            code: "not_saved",
+            message: diskFull
+                ? "This reply could not be saved because the server's disk is full; it will be gone after a reload."
+                : "This reply could not be saved; it will be gone after a reload.")
     }
 }
 
@@ -76,9 +82,11 @@ public struct Message: Sendable, Equatable {
     public var attachments: [Attachment]
 
     /// Creates a message value.
-    public init(id: MessageID, conversationID: ConversationID, role: MessageRole, content: String,
-                status: MessageStatus, model: String, requestID: String? = nil, parentID: MessageID? = nil,
-                usage: Usage = Usage(), failure: FailureReason? = nil, createdAt: Date, attachments: [Attachment] = []) {
+    public init(
+        id: MessageID, conversationID: ConversationID, role: MessageRole, content: String,
+        status: MessageStatus, model: String, requestID: String? = nil, parentID: MessageID? = nil,
+        usage: Usage = Usage(), failure: FailureReason? = nil, createdAt: Date, attachments: [Attachment] = []
+    ) {
         self.id = id
         self.conversationID = conversationID
         self.role = role

@@ -20,8 +20,10 @@ public struct SearchHit: Sendable, Equatable {
     public var score: Double
 
     /// Creates a hit.
-    public init(conversationID: ConversationID, title: String, messageID: MessageID?, role: MessageRole?, snippet: String,
-                archived: Bool, score: Double) {
+    public init(
+        conversationID: ConversationID, title: String, messageID: MessageID?, role: MessageRole?, snippet: String,
+        archived: Bool, score: Double
+    ) {
         self.conversationID = conversationID
         self.title = title
         self.messageID = messageID

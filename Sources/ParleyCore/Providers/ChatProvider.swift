@@ -66,14 +66,17 @@ public protocol ChatProvider: Sendable {
     /// when it fails before that), then handing each chunk to `onChunk` as it arrives (possibly on a network thread, so
     /// it must not block); `onChunk` answers how long the provider may leave further bytes unread. Cancelling the task
     /// closes the upstream request.
-    func streamCompletion(_ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
-                          onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError)
+    func streamCompletion(
+        _ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
+        onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError)
 }
 
 extension ChatProvider {
     /// Streams a completion where no one waits for its request to leave (a title, a test).
-    public func streamCompletion(_ request: CompletionRequest,
-                                 onChunk: @escaping @Sendable (CompletionChunk) -> Duration) async throws(ProviderError) {
+    public func streamCompletion(
+        _ request: CompletionRequest,
+        onChunk: @escaping @Sendable (CompletionChunk) -> Duration
+    ) async throws(ProviderError) {
         try await streamCompletion(request, onSent: {}, onChunk: onChunk)
     }
 }

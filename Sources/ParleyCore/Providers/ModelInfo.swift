@@ -52,8 +52,10 @@ public struct ModelInfo: Sendable, Equatable {
     public var generatesImages: Bool
 
     /// Creates a model description.
-    public init(id: String, upstreamID: String? = nil, providerID: String, contextWindow: Int = 128_000,
-                vision: Bool = false, price: ModelPrice = ModelPrice(), fallback: String? = nil, generatesImages: Bool = false) {
+    public init(
+        id: String, upstreamID: String? = nil, providerID: String, contextWindow: Int = 128_000,
+        vision: Bool = false, price: ModelPrice = ModelPrice(), fallback: String? = nil, generatesImages: Bool = false
+    ) {
         self.id = id
         self.upstreamID = upstreamID ?? id
         self.providerID = providerID

@@ -20,8 +20,10 @@ public struct Share: Sendable, Equatable {
     public var views: Int
 
     /// Creates a share value.
-    public init(id: ShareID, userID: UserID, conversationID: ConversationID, title: String, model: String,
-                authorName: String?, createdAt: Date, snapshotAt: Date, expiresAt: Date?, views: Int) {
+    public init(
+        id: ShareID, userID: UserID, conversationID: ConversationID, title: String, model: String,
+        authorName: String?, createdAt: Date, snapshotAt: Date, expiresAt: Date?, views: Int
+    ) {
         self.id = id
         self.userID = userID
         self.conversationID = conversationID

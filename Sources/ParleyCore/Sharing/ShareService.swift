@@ -2,7 +2,8 @@ import Foundation
 import Logging
 
 /// The rules of share links: only the owner publishes, updates and revokes them (anyone else gets `.notFound`);
-/// a link shows its own snapshot of the finished messages until it expires; a signed-in visitor continues it as their own.
+/// a link shows its own snapshot of the finished messages until it expires; a signed-in visitor continues it as their
+/// own.
 public struct ShareService: Sendable {
     let store: any ShareStore
     let chats: any ChatStore
@@ -12,8 +13,10 @@ public struct ShareService: Sendable {
     let now: @Sendable () -> Date
 
     /// Creates the service; `now` is the clock that expiry is measured by.
-    public init(store: any ShareStore, chats: any ChatStore, catalog: ModelCatalog, tokens: any ShareTokens,
-                logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(
+        store: any ShareStore, chats: any ChatStore, catalog: ModelCatalog, tokens: any ShareTokens,
+        logger: Logger, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.store = store
         self.chats = chats
         self.catalog = catalog
@@ -22,22 +25,26 @@ public struct ShareService: Sendable {
         self.now = now
     }
 
-    /// Publishes the user's conversation as it is now: a new link; or, with `update`, a fresh snapshot (with these options)
-    /// for the conversation's live links, keeping their tokens, or a new link when none is live.
-    public func publish(conversationID: ConversationID, user: User, options: ShareOptions,
-                        update: Bool) async throws(ShareError) -> SharePublication {
+    /// Publishes the user's conversation as it is now: a new link; or, with `update`, a fresh snapshot (with these
+    /// options) for the conversation's live links, keeping their tokens, or a new link when none is live.
+    public func publish(
+        conversationID: ConversationID, user: User, options: ShareOptions,
+        update: Bool
+    ) async throws(ShareError) -> SharePublication {
         let now = now()
         let content = try await snapshot(conversationID: conversationID, user: user, options: options, now: now)
         if update {
             let count = try await storing {
-                try await store.updateShares(conversationID: conversationID, userID: user.id, content: content, now: now)
+                try await store.updateShares(
+                    conversationID: conversationID, userID: user.id, content: content, now: now)
             }
             if count > 0 { return .updated(count: count) }
         }
         let token = tokens.make()
         let share = try await storing {
-            try await store.createShare(conversationID: conversationID, userID: user.id, tokenHash: tokens.digest(token),
-                                        content: content, now: now)
+            try await store.createShare(
+                conversationID: conversationID, userID: user.id, tokenHash: tokens.digest(token),
+                content: content, now: now)
         }
         return .created(share, token: token)
     }
@@ -53,14 +60,17 @@ public struct ShareService: Sendable {
     /// An image shown by the snapshot of a live link; `.notFound` otherwise.
     public func attachment(id: AttachmentID, token: String) async throws(ShareError) -> AttachmentContent {
         let share = try await liveShare(token: token)
-        guard let content = try await storing({ try await store.sharedAttachment(id: id, shareID: share.id) }) else { throw .notFound }
+        guard let content = try await storing({ try await store.sharedAttachment(id: id, shareID: share.id) }) else {
+            throw .notFound
+        }
         return content
     }
 
     /// The user's share reached by this token, live or expired; `.notFound` when it is not the user's.
     public func ownedShare(token: String, userID: UserID) async throws(ShareError) -> Share {
         guard let share = try await storing({ try await store.share(tokenHash: tokens.digest(token)) }),
-              share.userID == userID else { throw .notFound }
+            share.userID == userID
+        else { throw .notFound }
         return share
     }
 
@@ -80,7 +90,8 @@ public struct ShareService: Sendable {
         try await storing { try await store.deleteShare(id: shareID, userID: userID) }
     }
 
-    /// Copies a live link's snapshot into a new conversation of the user's, on the shared model while it is still offered.
+    /// Copies a live link's snapshot into a new conversation of the user's, on the shared model while it is still
+    /// offered.
     public func fork(token: String, userID: UserID) async throws(ShareError) -> Conversation {
         let share = try await liveShare(token: token)
         let model = (catalog.model(share.model) ?? catalog.defaultModel)?.id ?? share.model
@@ -98,27 +109,35 @@ public struct ShareService: Sendable {
         message.status != .streaming && message.role != .system
     }
 
-    /// The name a share shows for its author: the part of the email before the "@" (the address itself is never published).
+    /// The name a share shows for its author: the part of the email before the "@" (the address itself is never
+    /// published).
     static func authorName(of user: User) -> String {
         String(user.email.prefix { $0 != "@" })
     }
 
-    private func snapshot(conversationID: ConversationID, user: User, options: ShareOptions,
-                          now: Date) async throws(ShareError) -> ShareContent {
-        guard let conversation = try await storing({ try await chats.conversation(id: conversationID, userID: user.id) }) else {
+    private func snapshot(
+        conversationID: ConversationID, user: User, options: ShareOptions,
+        now: Date
+    ) async throws(ShareError) -> ShareContent {
+        guard
+            let conversation = try await storing({ try await chats.conversation(id: conversationID, userID: user.id) })
+        else {
             throw .notFound
         }
         let messages = try await storing {
-            try await chats.messages(conversationID: conversationID, userID: user.id, afterID: nil, limit: Int.max).items
+            try await chats.messages(conversationID: conversationID, userID: user.id, afterID: nil, limit: Int.max)
+                .items
         }
-        return ShareContent(title: conversation.title, model: conversation.model,
-                            authorName: options.author == .name ? Self.authorName(of: user) : nil,
-                            expiresAt: options.expiry.date(from: now), messages: messages.filter(Self.isShareable))
+        return ShareContent(
+            title: conversation.title, model: conversation.model,
+            authorName: options.author == .name ? Self.authorName(of: user) : nil,
+            expiresAt: options.expiry.date(from: now), messages: messages.filter(Self.isShareable))
     }
 
     private func liveShare(token: String) async throws(ShareError) -> Share {
         guard let share = try await storing({ try await store.share(tokenHash: tokens.digest(token)) }),
-              isLive(share) else { throw .notFound }
+            isLive(share)
+        else { throw .notFound }
         return share
     }
 

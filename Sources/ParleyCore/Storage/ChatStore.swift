@@ -26,7 +26,10 @@ public struct ReplyOutcome: Sendable, Equatable {
     public var pricing: ReplyPricing?
 
     /// Creates an outcome.
-    public init(content: String, status: MessageStatus, usage: Usage, failure: FailureReason? = nil, pricing: ReplyPricing? = nil) {
+    public init(
+        content: String, status: MessageStatus, usage: Usage, failure: FailureReason? = nil,
+        pricing: ReplyPricing? = nil
+    ) {
         self.content = content
         self.status = status
         self.usage = usage
@@ -38,31 +41,43 @@ public struct ReplyOutcome: Sendable, Equatable {
 /// Conversations and messages, always scoped by their owner.
 public protocol ChatStore: AttachmentStore {
     /// Creates a conversation.
-    func createConversation(userID: UserID, title: String, model: String, systemPrompt: String) async throws(StoreError) -> Conversation
+    func createConversation(userID: UserID, title: String, model: String, systemPrompt: String) async throws(StoreError)
+        -> Conversation
     /// The conversation if it belongs to the user.
     func conversation(id: ConversationID, userID: UserID) async throws(StoreError) -> Conversation?
-    /// The user's archived or other conversations, pinned ones first, then newest activity first, strictly after the cursor conversation.
-    func conversations(userID: UserID, before: ConversationID?, limit: Int, archived: Bool) async throws(StoreError) -> Page<Conversation>
+    /// The user's archived or other conversations, pinned ones first, then newest activity first, strictly after the
+    /// cursor conversation.
+    func conversations(userID: UserID, before: ConversationID?, limit: Int, archived: Bool) async throws(StoreError)
+        -> Page<Conversation>
     /// Renames a conversation; `.notFound` when it is not the user's.
     func renameConversation(id: ConversationID, userID: UserID, title: String) async throws(StoreError)
-    /// Renames a conversation only while its title is still `current` (nobody renamed it meanwhile); returns whether it did.
-    func retitleConversation(id: ConversationID, userID: UserID, from current: String, to title: String) async throws(StoreError) -> Bool
+    /// Renames a conversation only while its title is still `current` (nobody renamed it meanwhile); returns whether it
+    /// did.
+    func retitleConversation(id: ConversationID, userID: UserID, from current: String, to title: String)
+        async throws(StoreError) -> Bool
     /// Changes a conversation's model and system prompt; `.notFound` when it is not the user's.
-    func configureConversation(id: ConversationID, userID: UserID, model: String, systemPrompt: String) async throws(StoreError)
+    func configureConversation(id: ConversationID, userID: UserID, model: String, systemPrompt: String)
+        async throws(StoreError)
     /// Deletes a conversation and its messages; `.notFound` when it is not the user's.
     func deleteConversation(id: ConversationID, userID: UserID) async throws(StoreError)
     /// Pins or unpins a conversation; `.notFound` when it is not the user's.
     func setPinned(_ pinned: Bool, id: ConversationID, userID: UserID) async throws(StoreError)
     /// Archives or unarchives a conversation; `.notFound` when it is not the user's.
     func setArchived(_ archived: Bool, id: ConversationID, userID: UserID) async throws(StoreError)
-    /// The user's messages and titles matching a search typed by the user (any text: it is never run as query syntax), best first.
+    /// The user's messages and titles matching a search typed by the user (any text: it is never run as query syntax),
+    /// best first.
     func search(userID: UserID, text: String, limit: Int) async throws(StoreError) -> [SearchHit]
-    /// The user's conversations with their messages, oldest first: all of them, or only `conversationID` (none when it is not the user's).
-    func transcripts(userID: UserID, conversationID: ConversationID?) async throws(StoreError) -> [ConversationTranscript]
-    /// Stores transcripts as new conversations of the user (their ids are ignored), all or nothing; returns the new conversations.
-    func importTranscripts(_ transcripts: [ConversationTranscript], userID: UserID) async throws(StoreError) -> [Conversation]
+    /// The user's conversations with their messages, oldest first: all of them, or only `conversationID` (none when it
+    /// is not the user's).
+    func transcripts(userID: UserID, conversationID: ConversationID?) async throws(StoreError)
+        -> [ConversationTranscript]
+    /// Stores transcripts as new conversations of the user (their ids are ignored), all or nothing; returns the new
+    /// conversations.
+    func importTranscripts(_ transcripts: [ConversationTranscript], userID: UserID) async throws(StoreError)
+        -> [Conversation]
     /// Messages in order, strictly after `afterID`.
-    func messages(conversationID: ConversationID, userID: UserID, afterID: MessageID?, limit: Int) async throws(StoreError) -> Page<Message>
+    func messages(conversationID: ConversationID, userID: UserID, afterID: MessageID?, limit: Int)
+        async throws(StoreError) -> Page<Message>
     /// One message of the user's.
     func message(id: MessageID, userID: UserID) async throws(StoreError) -> Message?
     /// The exchange that a send with this request id created, if any.
@@ -70,10 +85,14 @@ public protocol ChatStore: AttachmentStore {
     /// Writes the user message (if any) with its images and an empty streaming assistant message in one transaction;
     /// `.duplicate` when the request id was used already in this conversation. When the owner has a monthly budget,
     /// the same transaction refuses with `.budgetExceeded` once this month's spend reaches it, and with
-    /// `.budgetReplyRunning` while another reply of theirs is streaming (so they cannot overspend by more than one reply).
-    func beginExchange(conversationID: ConversationID, userContent: String?, images: [NewImage], requestID: String?,
-                       model: String) async throws(StoreError) -> Exchange
-    /// Deletes the last assistant message if it is finished, so that it can be generated again; returns the user message it answered.
+    /// `.budgetReplyRunning` while another reply of theirs is streaming (so they cannot overspend by more than one
+    /// reply).
+    func beginExchange(
+        conversationID: ConversationID, userContent: String?, images: [NewImage], requestID: String?,
+        model: String
+    ) async throws(StoreError) -> Exchange
+    /// Deletes the last assistant message if it is finished, so that it can be generated again; returns the user
+    /// message it answered.
     func removeLastReply(conversationID: ConversationID, userID: UserID) async throws(StoreError) -> Message?
     /// Saves the partial text of running replies, in short transactions that let other writes go in between; after an
     /// error, some of them may be saved.
@@ -86,7 +105,8 @@ public protocol ChatStore: AttachmentStore {
     /// Charges a title request's usage to its conversation and its owner's rollup, marked as a title's; returns the
     /// usage with its cost.
     @discardableResult
-    func chargeTitle(conversationID: ConversationID, usage: Usage, pricing: ReplyPricing) async throws(StoreError) -> Usage
+    func chargeTitle(conversationID: ConversationID, usage: Usage, pricing: ReplyPricing) async throws(StoreError)
+        -> Usage
     /// The user's spend this month (UTC) and their monthly budget (their own, else the default), from the rollup.
     func budgetStatus(userID: UserID) async throws(StoreError) -> BudgetStatus
     /// Marks every reply left `streaming` (by a crash) as `interrupted`; returns how many.
@@ -95,13 +115,18 @@ public protocol ChatStore: AttachmentStore {
 
 extension ChatStore {
     /// Writes a text-only user message (if any) and an empty streaming assistant message in one transaction.
-    public func beginExchange(conversationID: ConversationID, userContent: String?, requestID: String?,
-                              model: String) async throws(StoreError) -> Exchange {
-        try await beginExchange(conversationID: conversationID, userContent: userContent, images: [], requestID: requestID, model: model)
+    public func beginExchange(
+        conversationID: ConversationID, userContent: String?, requestID: String?,
+        model: String
+    ) async throws(StoreError) -> Exchange {
+        try await beginExchange(
+            conversationID: conversationID, userContent: userContent, images: [], requestID: requestID, model: model)
     }
 
     /// The user's conversations that are not archived, pinned ones first, then newest activity first.
-    public func conversations(userID: UserID, before: ConversationID?, limit: Int) async throws(StoreError) -> Page<Conversation> {
+    public func conversations(userID: UserID, before: ConversationID?, limit: Int) async throws(StoreError) -> Page<
+        Conversation
+    > {
         try await conversations(userID: userID, before: before, limit: limit, archived: false)
     }
 }

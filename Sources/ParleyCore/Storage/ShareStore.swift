@@ -20,11 +20,16 @@ public struct ShareContent: Sendable, Equatable {
 
 /// Share links and their snapshots. Owner actions are scoped by the owner; the public lookup goes by token digest.
 public protocol ShareStore: Sendable {
-    /// Stores a new share of the user's conversation under a token digest; `.notFound` when the conversation is not the user's.
-    func createShare(conversationID: ConversationID, userID: UserID, tokenHash: String, content: ShareContent,
-                     now: Date) async throws(StoreError) -> Share
-    /// Replaces the snapshot and options of the user's shares of this conversation that are live at `now`; returns how many.
-    func updateShares(conversationID: ConversationID, userID: UserID, content: ShareContent, now: Date) async throws(StoreError) -> Int
+    /// Stores a new share of the user's conversation under a token digest; `.notFound` when the conversation is not the
+    /// user's.
+    func createShare(
+        conversationID: ConversationID, userID: UserID, tokenHash: String, content: ShareContent,
+        now: Date
+    ) async throws(StoreError) -> Share
+    /// Replaces the snapshot and options of the user's shares of this conversation that are live at `now`; returns how
+    /// many.
+    func updateShares(conversationID: ConversationID, userID: UserID, content: ShareContent, now: Date)
+        async throws(StoreError) -> Int
     /// The share stored under this token digest, whoever owns it, expired or not.
     func share(tokenHash: String) async throws(StoreError) -> Share?
     /// The snapshot's messages of a share, in order.
@@ -37,6 +42,8 @@ public protocol ShareStore: Sendable {
     func shares(userID: UserID) async throws(StoreError) -> [Share]
     /// Deletes a share and its snapshot; `.notFound` when it is not the user's.
     func deleteShare(id: ShareID, userID: UserID) async throws(StoreError)
-    /// Copies a share's snapshot into a new conversation of the user's, in one transaction; `.notFound` when the share is gone.
-    func copyShare(id: ShareID, toUser userID: UserID, model: String, now: Date) async throws(StoreError) -> Conversation
+    /// Copies a share's snapshot into a new conversation of the user's, in one transaction; `.notFound` when the share
+    /// is gone.
+    func copyShare(id: ShareID, toUser userID: UserID, model: String, now: Date) async throws(StoreError)
+        -> Conversation
 }

@@ -6,7 +6,8 @@ public protocol UsageStore: Sendable {
     /// Every rollup row of a period, by day, user and model (for the CSV download).
     func records(period: UsagePeriod) async throws(StoreError) -> [UsageRecord]
     /// One user's usage of a period and their `conversationLimit` most expensive conversations in it.
-    func userReport(userID: UserID, period: UsagePeriod, conversationLimit: Int) async throws(StoreError) -> UserUsageReport
+    func userReport(userID: UserID, period: UsagePeriod, conversationLimit: Int) async throws(StoreError)
+        -> UserUsageReport
     /// Each user's spend from `since` on, by user id (users without any are left out).
     func spend(since: UsageDay) async throws(StoreError) -> [UserID: Int64]
     /// Every price version of every model, oldest first (the last of a model is the one in force).

@@ -10,7 +10,8 @@ public protocol UserAdminStore: Sendable {
     func setAdmin(_ isAdmin: Bool, userID: UserID) async throws(StoreError)
     /// Replaces a user's password hash and revokes their sessions; `.notFound` when there is no such user.
     func setPasswordHash(_ hash: String, userID: UserID) async throws(StoreError)
-    /// Sets a user's own monthly budget in micro-dollars, or nil for the default; `.notFound` when there is no such user.
+    /// Sets a user's own monthly budget in micro-dollars, or nil for the default; `.notFound` when there is no such
+    /// user.
     func setMonthlyBudget(_ micros: Int64?, userID: UserID) async throws(StoreError)
     /// The monthly budget of users without their own, or nil for no limit.
     func defaultMonthlyBudget() async throws(StoreError) -> Int64?

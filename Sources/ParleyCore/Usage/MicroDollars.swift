@@ -32,7 +32,8 @@ public enum MicroDollars {
         let whole = parts[0]
         let fraction = parts.count > 1 ? parts[1] : ""
         guard !(whole.isEmpty && fraction.isEmpty), whole.count <= 10, fraction.count <= 6,
-              whole.allSatisfy(\.isASCIIDigit), fraction.allSatisfy(\.isASCIIDigit) else { return nil }
+            whole.allSatisfy(\.isASCIIDigit), fraction.allSatisfy(\.isASCIIDigit)
+        else { return nil }
         let wholeValue = Int64(whole.isEmpty ? "0" : whole) ?? 0
         let fractionValue = Int64(fraction.padding(toLength: 6, withPad: "0", startingAt: 0)) ?? 0
         let value = wholeValue * perDollar + fractionValue
@@ -49,7 +50,8 @@ public enum MicroDollars {
         return "\(sign)\(magnitude / UInt64(perDollar)).\(fraction)"
     }
 
-    /// An amount for people: "$1,234.57", rounded half up to the cent; amounts under a cent are shown exactly ("$0.000015").
+    /// An amount for people: "$1,234.57", rounded half up to the cent; amounts under a cent are shown exactly
+    /// ("$0.000015").
     public static func display(_ micros: Int64) -> String {
         let magnitude = micros.magnitude
         let sign = micros < 0 ? "-" : ""

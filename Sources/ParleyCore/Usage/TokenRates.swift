@@ -13,8 +13,9 @@ public struct TokenRates: Sendable, Equatable {
 
     /// The rates of a price in dollars (the configuration's or the built-in table's), converted once at this edge.
     public init(_ price: ModelPrice) {
-        self.init(input: MicroDollars.from(dollars: price.input), cachedInput: MicroDollars.from(dollars: price.cachedInput),
-                  output: MicroDollars.from(dollars: price.output))
+        self.init(
+            input: MicroDollars.from(dollars: price.input), cachedInput: MicroDollars.from(dollars: price.cachedInput),
+            output: MicroDollars.from(dollars: price.output))
     }
 
     /// What `usage` costs, rounded half up to the micro-dollar: the uncached prompt tokens at `input`, the cached ones
@@ -22,7 +23,9 @@ public struct TokenRates: Sendable, Equatable {
     public func cost(of usage: Usage) -> Int64 {
         let cached = Int128(max(0, min(usage.cachedPromptTokens, usage.promptTokens)))
         let uncached = Int128(max(0, usage.promptTokens)) - cached
-        let total = uncached * Int128(input) + cached * Int128(cachedInput) + Int128(max(0, usage.completionTokens)) * Int128(output)
+        let total =
+            uncached * Int128(input) + cached * Int128(cachedInput) + Int128(max(0, usage.completionTokens))
+            * Int128(output)
         let micros = (total + 500_000) / 1_000_000
         return micros > Int128(Int64.max) ? .max : Int64(micros)
     }

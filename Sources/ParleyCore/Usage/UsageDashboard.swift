@@ -8,7 +8,9 @@ public struct UsageDashboard: Sendable, Equatable {
     public var models: [ModelUsage]
 
     /// Creates a dashboard.
-    public init(totals: UsageTotals, activeUsers: Int, daily: [DailyModelUsage], users: [UserUsage], models: [ModelUsage]) {
+    public init(
+        totals: UsageTotals, activeUsers: Int, daily: [DailyModelUsage], users: [UserUsage], models: [ModelUsage]
+    ) {
         self.totals = totals
         self.activeUsers = activeUsers
         self.daily = daily

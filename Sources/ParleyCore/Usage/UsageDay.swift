@@ -16,9 +16,10 @@ public struct UsageDay: Sendable, Hashable, Comparable, CustomStringConvertible 
     public init?(_ text: String) {
         let fields = text.split(separator: "-", omittingEmptySubsequences: false)
         guard text.count == 10, fields.count == 3, fields[0].count == 4, fields[1].count == 2, fields[2].count == 2,
-              fields.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }),
-              let year = Int(fields[0]), let month = Int(fields[1]), let day = Int(fields[2]),
-              (1970...9999).contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
+            fields.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }),
+            let year = Int(fields[0]), let month = Int(fields[1]), let day = Int(fields[2]),
+            (1970...9999).contains(year), (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
         let read = UsageDay(daysSinceEpoch: UsageDay(year: year, month: month, day: day).daysSinceEpoch)
         guard read.month == month, read.day == day else { return nil }
         self = read
@@ -39,7 +40,9 @@ public struct UsageDay: Sendable, Hashable, Comparable, CustomStringConvertible 
         let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
         let shiftedMonth = (5 * dayOfYear + 2) / 153
         let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        self.init(year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month, day: dayOfYear - (153 * shiftedMonth + 2) / 5 + 1)
+        self.init(
+            year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month,
+            day: dayOfYear - (153 * shiftedMonth + 2) / 5 + 1)
     }
 
     /// How many days this day is after 1970-01-01.
@@ -77,7 +80,9 @@ public struct UsageDay: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// "YYYY-MM-DD", as stored.
     public var description: String {
-        let pad = { (value: Int, width: Int) in String(repeating: "0", count: max(0, width - String(value).count)) + String(value) }
+        let pad = { (value: Int, width: Int) in
+            String(repeating: "0", count: max(0, width - String(value).count)) + String(value)
+        }
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
     }
 

@@ -8,7 +8,9 @@ public enum UsageSort: String, Sendable {
     }
 
     /// Whether `lhs` comes before `rhs` in this order (ties by name).
-    public func orders(_ lhs: (name: String, totals: UsageTotals), before rhs: (name: String, totals: UsageTotals)) -> Bool {
+    public func orders(_ lhs: (name: String, totals: UsageTotals), before rhs: (name: String, totals: UsageTotals))
+        -> Bool
+    {
         let key = { (totals: UsageTotals) -> Int64 in
             switch self {
             case .cost: totals.costMicros

@@ -1,6 +1,6 @@
 /// Requests, tokens and money summed over some rollup rows; `estimatedTokens` and `estimatedCostMicros` are the part of
-/// the tokens and cost that Parley estimated because the provider reported no usage, `titleTokens` and `titleCostMicros`
-/// the part spent asking for conversations' titles.
+/// the tokens and cost that Parley estimated because the provider reported no usage, `titleTokens` and
+/// `titleCostMicros` the part spent asking for conversations' titles.
 public struct UsageTotals: Sendable, Equatable {
     public var requests: Int64
     public var inputTokens: Int64
@@ -13,9 +13,11 @@ public struct UsageTotals: Sendable, Equatable {
     public var titleCostMicros: Int64
 
     /// Creates totals.
-    public init(requests: Int64 = 0, inputTokens: Int64 = 0, cachedInputTokens: Int64 = 0, outputTokens: Int64 = 0,
-                costMicros: Int64 = 0, estimatedTokens: Int64 = 0, estimatedCostMicros: Int64 = 0, titleTokens: Int64 = 0,
-                titleCostMicros: Int64 = 0) {
+    public init(
+        requests: Int64 = 0, inputTokens: Int64 = 0, cachedInputTokens: Int64 = 0, outputTokens: Int64 = 0,
+        costMicros: Int64 = 0, estimatedTokens: Int64 = 0, estimatedCostMicros: Int64 = 0, titleTokens: Int64 = 0,
+        titleCostMicros: Int64 = 0
+    ) {
         self.requests = requests
         self.inputTokens = inputTokens
         self.cachedInputTokens = cachedInputTokens
@@ -30,9 +32,10 @@ public struct UsageTotals: Sendable, Equatable {
     /// The totals of one charged reply.
     public init(reply usage: Usage) {
         let tokens = Int64(usage.promptTokens + usage.completionTokens)
-        self.init(requests: 1, inputTokens: Int64(usage.promptTokens), cachedInputTokens: Int64(usage.cachedPromptTokens),
-                  outputTokens: Int64(usage.completionTokens), costMicros: usage.costMicros,
-                  estimatedTokens: usage.estimated ? tokens : 0, estimatedCostMicros: usage.estimated ? usage.costMicros : 0)
+        self.init(
+            requests: 1, inputTokens: Int64(usage.promptTokens), cachedInputTokens: Int64(usage.cachedPromptTokens),
+            outputTokens: Int64(usage.completionTokens), costMicros: usage.costMicros,
+            estimatedTokens: usage.estimated ? tokens : 0, estimatedCostMicros: usage.estimated ? usage.costMicros : 0)
     }
 
     /// Adds other totals to these.

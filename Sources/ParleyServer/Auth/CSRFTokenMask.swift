@@ -1,7 +1,8 @@
 /// Masks the CSRF token afresh for every page (as Rails and Django do): a page carries a random pad followed by the
 /// token XOR the pad, so no two compressed pages repeat the secret's bytes, and its size cannot leak it (BREACH).
 enum CSRFTokenMask {
-    /// The token (lowercase hex, as `RandomToken` makes it) masked with a new random pad: pad + (token XOR pad), in hex.
+    /// The token (lowercase hex, as `RandomToken` makes it) masked with a new random pad: pad + (token XOR pad), in
+    /// hex.
     static func mask(_ token: String) -> String {
         let pad = RandomToken.make(bytes: (token.utf8.count + 1) / 2)
         return pad + xor(Array(token.utf8), Array(pad.utf8))
@@ -18,9 +19,10 @@ enum CSRFTokenMask {
 
     /// The hex digits of `lhs` XOR those of `rhs`, digit by digit (non-hex digits count as 0).
     private static func xor(_ lhs: [UInt8], _ rhs: [UInt8]) -> String {
-        String(zip(lhs, rhs).map { a, b in
-            Character(String(nibble(a) ^ nibble(b), radix: 16))
-        })
+        String(
+            zip(lhs, rhs).map { a, b in
+                Character(String(nibble(a) ^ nibble(b), radix: 16))
+            })
     }
 
     private static func nibble(_ digit: UInt8) -> UInt8 {

@@ -25,7 +25,8 @@ struct CSRFTokens: Sendable {
     func isValid(_ token: String, sessionID: String) -> Bool {
         guard token.utf8.count == 2 * Self.nonceBytes + 2 * SHA256.byteCount else { return false }
         let nonce = String(token.prefix(2 * Self.nonceBytes))
-        return RandomToken.constantTimeEqual(String(token.dropFirst(2 * Self.nonceBytes)), mac(nonce: nonce, sessionID: sessionID))
+        return RandomToken.constantTimeEqual(
+            String(token.dropFirst(2 * Self.nonceBytes)), mac(nonce: nonce, sessionID: sessionID))
     }
 
     /// The HMAC of the nonce and the session id, in hex.

@@ -5,7 +5,7 @@ enum LocalRedirect {
     /// The path if it is local (one leading `/`, no backslash or control character), else nil.
     static func path(_ candidate: String?) -> String? {
         guard let candidate, candidate.hasPrefix("/"), !candidate.hasPrefix("//"), candidate.count <= 2048,
-              !candidate.unicodeScalars.contains(where: { $0 == "\\" || $0.properties.generalCategory == .control })
+            !candidate.unicodeScalars.contains(where: { $0 == "\\" || $0.properties.generalCategory == .control })
         else { return nil }
         return candidate
     }

@@ -47,8 +47,8 @@ public struct SessionAuthority: Sendable {
     public func identity(token: String, viaBearer: Bool) async -> Identity? {
         let now = Date()
         guard let claims = await claims(of: token, now: now),
-              let active = try? await accounts.session(id: claims.sessionID, now: now), active.userID == claims.userID,
-              !active.user.isDisabled
+            let active = try? await accounts.session(id: claims.sessionID, now: now), active.userID == claims.userID,
+            !active.user.isDisabled
         else { return nil }
         return Identity(user: active.user, sessionID: active.session.id, viaBearer: viaBearer)
     }
@@ -56,7 +56,8 @@ public struct SessionAuthority: Sendable {
     /// The claims of a token with a valid signature that has not expired, checked once per token.
     private func claims(of token: String, now: Date) async -> TokenClaims? {
         if let known = verified.claims(of: token, now: now) { return known }
-        guard let claims = try? await keys.verify(token, as: SessionClaims.self), let userID = UserID(claims.sub.value) else {
+        guard let claims = try? await keys.verify(token, as: SessionClaims.self), let userID = UserID(claims.sub.value)
+        else {
             return nil
         }
         let checked = TokenClaims(userID: userID, sessionID: claims.sid, expiresAt: claims.exp.value)

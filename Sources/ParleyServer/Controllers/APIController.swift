@@ -39,8 +39,9 @@ struct APIController {
         let user = try context.requireUser()
         let (after, limit) = try Self.cursor(request)
         let archived = request.uri.queryParameters["archived"] == "1"
-        let page = try await chat.conversations(userID: user.id, before: after, limit: limit,
-                                                         archived: archived)
+        let page = try await chat.conversations(
+            userID: user.id, before: after, limit: limit,
+            archived: archived)
         return try .json(ListJSON(data: page.items.map(ConversationJSON.init), hasMore: page.hasMore))
     }
 
@@ -72,14 +73,16 @@ struct APIController {
         let user = try context.requireUser()
         let id = try context.rowID()
         let body = try await request.decodeJSON(NewMessage.self)
-        let result = try await chat.send(userID: user.id, conversationID: id, content: body.content,
-                                                  model: body.model, requestID: body.requestId,
-                                                  receivedAt: context.receivedAt)
+        let result = try await chat.send(
+            userID: user.id, conversationID: id, content: body.content,
+            model: body.model, requestID: body.requestId,
+            receivedAt: context.receivedAt)
         guard request.headers[.accept]?.contains("text/event-stream") == true else {
             return try .json(SendAccepted(result), status: .accepted)
         }
         let subscription = await chat.generations.subscribe(
-            conversationID: id, userID: user.id, lastEventID: EventID(messageID: result.assistantMessageID, sequence: 0))
+            conversationID: id, userID: user.id, lastEventID: EventID(messageID: result.assistantMessageID, sequence: 0)
+        )
         return EventStreamResponse.make(subscription, endAfterDoneOf: result.assistantMessageID)
     }
 
@@ -93,9 +96,11 @@ struct APIController {
     private func models(_ context: AppRequestContext) throws -> Response {
         _ = try context.requireUser()
         struct ModelJSON: Encodable { var id: String; var contextWindow: Int; var vision: Bool }
-        return try .json(ListJSON(data: chat.catalog.models.map {
-            ModelJSON(id: $0.id, contextWindow: $0.contextWindow, vision: $0.vision)
-        }, hasMore: false))
+        return try .json(
+            ListJSON(
+                data: chat.catalog.models.map {
+                    ModelJSON(id: $0.id, contextWindow: $0.contextWindow, vision: $0.vision)
+                }, hasMore: false))
     }
 
     /// `after_id` and `limit` from the query; 400 when malformed.
@@ -103,7 +108,9 @@ struct APIController {
         let query = request.uri.queryParameters
         var after: Int64?
         if let text = query["after_id"], !text.isEmpty {
-            guard let value = Int64(text), value > 0 else { throw AppError.malformed("after_id must be a positive id.") }
+            guard let value = Int64(text), value > 0 else {
+                throw AppError.malformed("after_id must be a positive id.")
+            }
             after = value
         }
         var limit = defaultLimit

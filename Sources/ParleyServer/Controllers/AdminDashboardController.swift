@@ -24,20 +24,27 @@ struct AdminDashboardController {
             "totals": UsageViews.figures(data.totals),
             "active_users": MicroDollars.grouped(data.activeUsers),
             "chart": UsageChart.values(data.daily, period: query.period, caption: "Spend per day by model"),
-            "user_table": ["id": "users", "title": "Users", "rows": data.users.map(UsageViews.userRow),
-                           "headers": UsageViews.headers(query, path: "/admin", fragment: "users", nameLabel: "User")],
-            "model_table": ["id": "models", "title": "Models", "rows": data.models.map(UsageViews.modelRow),
-                            "headers": UsageViews.headers(query, path: "/admin", fragment: "models", nameLabel: "Model")],
+            "user_table": [
+                "id": "users", "title": "Users", "rows": data.users.map(UsageViews.userRow),
+                "headers": UsageViews.headers(query, path: "/admin", fragment: "users", nameLabel: "User"),
+            ],
+            "model_table": [
+                "id": "models", "title": "Models", "rows": data.models.map(UsageViews.modelRow),
+                "headers": UsageViews.headers(query, path: "/admin", fragment: "models", nameLabel: "Model"),
+            ],
         ]
-        if data.activeUsers > data.users.count { values["more_users"] = ["shown": data.users.count, "total": data.activeUsers] }
+        if data.activeUsers > data.users.count {
+            values["more_users"] = ["shown": data.users.count, "total": data.activeUsers]
+        }
         return pages.page("admin", title: "Usage and costs", context: context, values: values)
     }
 
     private func csv(_ request: Request) async throws -> Response {
         let query = try UsageQuery(request)
         let records = try await usage.records(period: query.period)
-        return .download(ByteBuffer(string: UsageCSV.document(records)), contentType: "text/csv; charset=utf-8",
-                         baseName: "parley-usage-\(query.period.from)-to-\(query.period.to)", fallbackName: "parley-usage",
-                         fileExtension: "csv")
+        return .download(
+            ByteBuffer(string: UsageCSV.document(records)), contentType: "text/csv; charset=utf-8",
+            baseName: "parley-usage-\(query.period.from)-to-\(query.period.to)", fallbackName: "parley-usage",
+            fileExtension: "csv")
     }
 }

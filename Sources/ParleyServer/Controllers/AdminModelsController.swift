@@ -17,7 +17,9 @@ struct AdminModelsController {
         admin.post("models") { request, context in try await setPrice(request, context) }
     }
 
-    private func list(_ context: AppRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func list(_ context: AppRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok)
+        async throws -> Response
+    {
         let versions = Dictionary(grouping: try await usage.priceVersions(), by: \.modelID)
         let catalog = chat.catalog.models
         let retired = versions.keys.filter { id in !catalog.contains { $0.id == id } }.sorted()
@@ -30,7 +32,8 @@ struct AdminModelsController {
                 let current = history.first?.rates ?? list ?? TokenRates()
                 var row: [String: Any] = [
                     "id": id, "provider": model?.providerID ?? "no longer offered",
-                    "input": MicroDollars.decimal(current.input), "cached_input": MicroDollars.decimal(current.cachedInput),
+                    "input": MicroDollars.decimal(current.input),
+                    "cached_input": MicroDollars.decimal(current.cachedInput),
                     "output": MicroDollars.decimal(current.output),
                     "history": history.prefix(Self.historyRows).map { version -> [String: Any] in
                         ["since": version.effectiveFrom.formatted(.iso8601), "rates": Self.ratesText(version.rates)]
@@ -49,14 +52,19 @@ struct AdminModelsController {
         let form = try await FormFields(request: &request)
         let modelID = form["model"] ?? ""
         if chat.catalog.model(modelID) == nil {
-            guard try await usage.priceVersions().contains(where: { $0.modelID == modelID }) else { throw AppError.notFound }
+            guard try await usage.priceVersions().contains(where: { $0.modelID == modelID }) else {
+                throw AppError.notFound
+            }
         }
         let amounts = ["input", "cached_input", "output"].map { form[$0].flatMap(MicroDollars.parse) }
         guard let input = amounts[0], let cachedInput = amounts[1], let output = amounts[2] else {
-            return try await list(context, error: "Prices for \(modelID) are dollars per million tokens, like 2.50, with at most six decimals.",
-                                  status: .unprocessableContent)
+            return try await list(
+                context,
+                error: "Prices for \(modelID) are dollars per million tokens, like 2.50, with at most six decimals.",
+                status: .unprocessableContent)
         }
-        _ = try await usage.setPrice(modelID: modelID, rates: TokenRates(input: input, cachedInput: cachedInput, output: output))
+        _ = try await usage.setPrice(
+            modelID: modelID, rates: TokenRates(input: input, cachedInput: cachedInput, output: output))
         return .seeOther("/admin/models")
     }
 

@@ -3,7 +3,8 @@ import Hummingbird
 import ParleyCore
 
 /// Account management for admins: the user list with this month's spend, creating users, the default budget, and
-/// each user's page (usage, costliest conversations, and the forms to disable, promote, reset the password and set a budget).
+/// each user's page (usage, costliest conversations, and the forms to disable, promote, reset the password and set a
+/// budget).
 struct AdminUsersController {
     /// Conversations listed on a user's page.
     static let conversationRows = 10
@@ -21,12 +22,14 @@ struct AdminUsersController {
         admin.post("budget") { request, context in try await setDefaultBudget(request, context) }
         admin.get("users/{id}") { request, context in try await show(request, context) }
         admin.post("users/{id}/disabled") { request, context in
-            try await change(request, context, refusingSelf: "You cannot disable your own account.") { form, id throws(StoreError) in
+            try await change(request, context, refusingSelf: "You cannot disable your own account.") {
+                form, id throws(StoreError) in
                 try await users.setDisabled(form["disabled"] == "1", userID: id)
             }
         }
         admin.post("users/{id}/admin") { request, context in
-            try await change(request, context, refusingSelf: "You cannot change your own admin rights.") { form, id throws(StoreError) in
+            try await change(request, context, refusingSelf: "You cannot change your own admin rights.") {
+                form, id throws(StoreError) in
                 try await users.setAdmin(form["admin"] == "1", userID: id)
             }
         }
@@ -35,7 +38,9 @@ struct AdminUsersController {
         admin.post("users/{id}/storage") { request, context in try await setStorageQuota(request, context) }
     }
 
-    private func list(_ context: AppRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func list(_ context: AppRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok)
+        async throws -> Response
+    {
         let month = UsageDay.today.firstOfMonth
         async let accounts = users.accounts()
         async let spend = usage.spend(since: month)
@@ -85,8 +90,10 @@ struct AdminUsersController {
         }
     }
 
-    private func show(_ request: Request, _ context: AppRequestContext, error: String? = nil,
-                      status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func show(
+        _ request: Request, _ context: AppRequestContext, error: String? = nil,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let id = try context.rowID()
         let query = try UsageQuery(request)
         guard let account = try await users.account(id: id) else { throw AppError.notFound }
@@ -105,8 +112,10 @@ struct AdminUsersController {
             "totals": UsageViews.figures(data.totals),
             "chart": UsageChart.values(data.daily, period: query.period, caption: "Spend per day by model"),
             "conversations": data.conversations.map { conversation -> [String: Any] in
-                ["title": conversation.title, "replies": MicroDollars.grouped(conversation.replies),
-                 "cost": MicroDollars.display(conversation.costMicros)]
+                [
+                    "title": conversation.title, "replies": MicroDollars.grouped(conversation.replies),
+                    "cost": MicroDollars.display(conversation.costMicros),
+                ]
             },
             "is_self": id == context.identity?.user.id,
         ]
@@ -141,14 +150,18 @@ struct AdminUsersController {
 
     /// Reads an amount from the form's `field` with `parse` (nil: the default applies) and applies it to the user of
     /// the path; a bad amount shows their page again with a 422.
-    private func setAmount(_ request: Request, _ context: AppRequestContext, field: String,
-                           parse: (String?) -> Result<Int64?, AppError>,
-                           _ apply: (Int64?, UserID) async throws(StoreError) -> Void) async throws -> Response {
+    private func setAmount(
+        _ request: Request, _ context: AppRequestContext, field: String,
+        parse: (String?) -> Result<Int64?, AppError>,
+        _ apply: (Int64?, UserID) async throws(StoreError) -> Void
+    ) async throws -> Response {
         var request = request
         let form = try await FormFields(request: &request)
         switch parse(form[field]) {
         case .success(let amount):
-            return try await change(request, context, refusingSelf: nil) { _, id throws(StoreError) in try await apply(amount, id) }
+            return try await change(request, context, refusingSelf: nil) { _, id throws(StoreError) in
+                try await apply(amount, id)
+            }
         case .failure(let problem):
             return try await show(request, context, error: problem.message, status: .unprocessableContent)
         }
@@ -156,8 +169,10 @@ struct AdminUsersController {
 
     /// Applies a form's change to the user of the path, then goes back to their page: 404 for no such user, and the
     /// page again with a 422 for a bad value or, when `refusingSelf` is set, for the admin's own account.
-    private func change(_ request: Request, _ context: AppRequestContext, refusingSelf: String?,
-                        _ apply: (FormFields, UserID) async throws(StoreError) -> Void) async throws -> Response {
+    private func change(
+        _ request: Request, _ context: AppRequestContext, refusingSelf: String?,
+        _ apply: (FormFields, UserID) async throws(StoreError) -> Void
+    ) async throws -> Response {
         let id = try context.rowID()
         var request = request
         let form = try await FormFields(request: &request)
@@ -178,8 +193,10 @@ struct AdminUsersController {
         let text = (text ?? "").trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { return .success(nil) }
         guard let micros = MicroDollars.parse(text) else {
-            return .failure(AppError(.unprocessableContent, code: "invalid_budget",
-                                     message: "Enter a budget in dollars, like 25 or 12.50, or leave it empty."))
+            return .failure(
+                AppError(
+                    .unprocessableContent, code: "invalid_budget",
+                    message: "Enter a budget in dollars, like 25 or 12.50, or leave it empty."))
         }
         return .success(micros)
     }
@@ -189,8 +206,12 @@ struct AdminUsersController {
         let text = (text ?? "").trimmingCharacters(in: .whitespaces)
         guard !text.isEmpty else { return .success(nil) }
         guard let megabytes = Int64(text), (0...ServerSettings.maxStorageMegabytes).contains(megabytes) else {
-            return .failure(AppError(.unprocessableContent, code: "invalid_quota",
-                                     message: "Enter a quota in whole megabytes, from 0 to \(ServerSettings.maxStorageMegabytes), or leave it empty."))
+            return .failure(
+                AppError(
+                    .unprocessableContent, code: "invalid_quota",
+                    message:
+                        "Enter a quota in whole megabytes, from 0 to \(ServerSettings.maxStorageMegabytes), or leave it empty."
+                ))
         }
         return .success(megabytes * 1_048_576)
     }
@@ -202,8 +223,10 @@ struct AdminUsersController {
 
     /// The template values of an account.
     private static func accountValues(_ account: UserAccount) -> [String: Any] {
-        var values: [String: Any] = ["id": account.user.id, "email": account.user.email, "is_admin": account.user.isAdmin,
-                                     "is_disabled": account.user.isDisabled]
+        var values: [String: Any] = [
+            "id": account.user.id, "email": account.user.email, "is_admin": account.user.isAdmin,
+            "is_disabled": account.user.isDisabled,
+        ]
         values["budget"] = account.monthlyBudgetMicros.map(MicroDollars.display)
         values["budget_value"] = account.monthlyBudgetMicros.map(MicroDollars.decimal) ?? ""
         return values

@@ -39,7 +39,9 @@ struct AttachmentController {
         }
         let etag = "\"\(content.attachment.digest)\""
         var headers: HTTPFields = [.eTag: etag, .cacheControl: cacheControl]
-        if request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) == true {
+        if request.headers[.ifNoneMatch]?.split(separator: ",").contains(where: {
+            $0.trimmingCharacters(in: .whitespaces) == etag
+        }) == true {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = content.attachment.format.contentType
@@ -49,10 +51,13 @@ struct AttachmentController {
 
     /// `inline` with an ASCII name (anything else replaced by `_`) and the exact name in RFC 5987 form.
     static func inlineDisposition(_ name: String) -> String {
-        let ascii = String(name.unicodeScalars.map { scalar -> Character in
-            scalar.isASCII && scalar.value >= 0x20 && scalar != "\"" && scalar != "\\" ? Character(scalar) : "_"
-        })
-        let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_"))) ?? ascii
+        let ascii = String(
+            name.unicodeScalars.map { scalar -> Character in
+                scalar.isASCII && scalar.value >= 0x20 && scalar != "\"" && scalar != "\\" ? Character(scalar) : "_"
+            })
+        let encoded =
+            name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_")))
+            ?? ascii
         return "inline; filename=\"\(ascii)\"; filename*=UTF-8''\(encoded)"
     }
 }

@@ -37,8 +37,9 @@ struct AuthController {
         let next = LocalRedirect.path(form["next"])
         let user: User
         do {
-            user = try await accountService.authenticate(email: email, password: form["password"] ?? "",
-                                                                  address: context.clientAddress)
+            user = try await accountService.authenticate(
+                email: email, password: form["password"] ?? "",
+                address: context.clientAddress)
         } catch {
             switch error {
             case .invalidCredentials, .tooManySignIns:
@@ -69,8 +70,9 @@ struct AuthController {
         let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
         let user: User
         do {
-            user = try await accountService.signUp(email: email, password: form["password"] ?? "",
-                                                            address: context.clientAddress)
+            user = try await accountService.signUp(
+                email: email, password: form["password"] ?? "",
+                address: context.clientAddress)
         } catch {
             switch error {
             case .invalid(let problem):
@@ -100,33 +102,43 @@ struct AuthController {
     static func signedOut(_ context: AppRequestContext, csrf: CSRFTokens) -> Response {
         let secure = context.usesSecureCookies
         var response = Response.seeOther("/login")
-        response.setCookie(Cookie(name: AuthenticationMiddleware.cookieName, value: "", maxAge: 0, path: "/",
-                                  secure: secure, httpOnly: true, sameSite: .lax))
+        response.setCookie(
+            Cookie(
+                name: AuthenticationMiddleware.cookieName, value: "", maxAge: 0, path: "/",
+                secure: secure, httpOnly: true, sameSite: .lax))
         response.setCookie(CSRFMiddleware.cookie(csrf.make(sessionID: ""), secure: secure))
         return response
     }
 
     /// The redirect into the app with the new session's cookie and a CSRF token bound to that session.
-    private func signedIn(_ user: User, goingTo path: String = "/c", _ context: AppRequestContext) async throws -> Response {
+    private func signedIn(_ user: User, goingTo path: String = "/c", _ context: AppRequestContext) async throws
+        -> Response
+    {
         let (token, sessionID, expiresAt) = try await sessions.signIn(user)
         let secure = context.usesSecureCookies
         var response = Response.seeOther(path)
-        response.setCookie(Cookie(name: AuthenticationMiddleware.cookieName, value: token, expires: expiresAt, path: "/",
-                                  secure: secure, httpOnly: true, sameSite: .lax))
+        response.setCookie(
+            Cookie(
+                name: AuthenticationMiddleware.cookieName, value: token, expires: expiresAt, path: "/",
+                secure: secure, httpOnly: true, sameSite: .lax))
         response.setCookie(CSRFMiddleware.cookie(csrf.make(sessionID: sessionID), secure: secure))
         return response
     }
 
-    private func loginPage(_ context: AppRequestContext, email: String = "", error: String? = nil,
-                           status: HTTPResponse.Status = .ok, next: String? = nil) -> Response {
+    private func loginPage(
+        _ context: AppRequestContext, email: String = "", error: String? = nil,
+        status: HTTPResponse.Status = .ok, next: String? = nil
+    ) -> Response {
         var values: [String: Any] = ["email": email, "signup_open": settings.signup != .closed]
         values["error"] = error
         values["next"] = next
         return pages.page("login", title: "Sign in", context: context, values: values, status: status)
     }
 
-    private func signupPage(_ context: AppRequestContext, email: String = "", error: String? = nil,
-                            status: HTTPResponse.Status = .ok) -> Response {
+    private func signupPage(
+        _ context: AppRequestContext, email: String = "", error: String? = nil,
+        status: HTTPResponse.Status = .ok
+    ) -> Response {
         var values: [String: Any] = ["email": email, "closed": settings.signup == .closed]
         values["error"] = error
         return pages.page("signup", title: "Create an account", context: context, values: values, status: status)

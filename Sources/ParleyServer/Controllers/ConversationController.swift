@@ -28,8 +28,9 @@ struct ConversationController {
             return id
         }
         let archived = request.uri.queryParameters["archived"] == "1"
-        let page = try await chat.conversations(userID: user.id, before: before, limit: Self.pageSize,
-                                                         archived: archived)
+        let page = try await chat.conversations(
+            userID: user.id, before: before, limit: Self.pageSize,
+            archived: archived)
         var values: [String: Any] = [
             "conversations": page.items.map(Self.listValues),
             "archived_view": archived,
@@ -38,8 +39,9 @@ struct ConversationController {
             "request_id": UUID().uuidString,
         ]
         if page.hasMore, let last = page.items.last { values["next_cursor"] = String(last.id) }
-        return pages.page("conversations", title: archived ? "Archived conversations" : "Conversations",
-                                   context: context, values: values)
+        return pages.page(
+            "conversations", title: archived ? "Archived conversations" : "Conversations",
+            context: context, values: values)
     }
 
     private func create(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -47,11 +49,13 @@ struct ConversationController {
         var request = request
         let form = try await FormFields(request: &request)
         let content = form["content"] ?? ""
-        let conversation = try await chat.createConversation(userID: user.id, title: nil, model: form["model"],
-                                                                      systemPrompt: form["system_prompt"])
+        let conversation = try await chat.createConversation(
+            userID: user.id, title: nil, model: form["model"],
+            systemPrompt: form["system_prompt"])
         if !content.allSatisfy(\.isWhitespace) {
-            _ = try await chat.send(userID: user.id, conversationID: conversation.id, content: content,
-                                             model: nil, requestID: form["request_id"], receivedAt: context.receivedAt)
+            _ = try await chat.send(
+                userID: user.id, conversationID: conversation.id, content: content,
+                model: nil, requestID: form["request_id"], receivedAt: context.receivedAt)
         }
         return .seeOther("/c/\(conversation.id)")
     }
@@ -63,27 +67,33 @@ struct ConversationController {
         let user = try context.requireUser()
         let id = try context.rowID()
         let conversation = try await chat.conversation(id, userID: user.id)
-        let messages = try await chat.messages(conversationID: id, userID: user.id, afterID: nil,
-                                                        limit: Int.max).items
+        let messages = try await chat.messages(
+            conversationID: id, userID: user.id, afterID: nil,
+            limit: Int.max
+        ).items
         let streaming = messages.last { $0.status == .streaming }
         let sidebar = try await chat.conversations(userID: user.id, before: nil, limit: Self.pageSize).items
         let budget = try await chat.budgetStatus(userID: user.id)
-        return pages.page("conversation", title: conversation.title, context: context, values: [
-            "budget_warning": BudgetNotice.warning(budget).map { [$0] } ?? [],
-            "conversation": ["id": conversation.id, "title": conversation.title, "model": conversation.model,
-                             "system_prompt": conversation.systemPrompt, "pinned": conversation.pinned,
-                             "archived": conversation.archived] as [String: Any],
-            "back": "/c/\(id)",
-            "is_streaming": streaming != nil,
-            "resume_event_id": streaming.map { String(EventID(messageID: $0.id, sequence: 0).value) } ?? "",
-            "has_messages": !messages.isEmpty,
-            "can_continue": messages.last?.status == .truncated,
-            "continue_prompt": Self.continuePrompt,
-            "models": modelOptions(selected: conversation.model),
-            "upload": settings.uploadLimits.templateValues,
-            "conversations": sidebar.map { Self.listValues($0, current: id) },
-            "request_id": UUID().uuidString,
-        ], fragments: ["messages_html": messages.map(pages.messages.html).joined()])
+        return pages.page(
+            "conversation", title: conversation.title, context: context,
+            values: [
+                "budget_warning": BudgetNotice.warning(budget).map { [$0] } ?? [],
+                "conversation": [
+                    "id": conversation.id, "title": conversation.title, "model": conversation.model,
+                    "system_prompt": conversation.systemPrompt, "pinned": conversation.pinned,
+                    "archived": conversation.archived,
+                ] as [String: Any],
+                "back": "/c/\(id)",
+                "is_streaming": streaming != nil,
+                "resume_event_id": streaming.map { String(EventID(messageID: $0.id, sequence: 0).value) } ?? "",
+                "has_messages": !messages.isEmpty,
+                "can_continue": messages.last?.status == .truncated,
+                "continue_prompt": Self.continuePrompt,
+                "models": modelOptions(selected: conversation.model),
+                "upload": settings.uploadLimits.templateValues,
+                "conversations": sidebar.map { Self.listValues($0, current: id) },
+                "request_id": UUID().uuidString,
+            ], fragments: ["messages_html": messages.map(pages.messages.html).joined()])
     }
 
     private func rename(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -100,8 +110,9 @@ struct ConversationController {
         let id = try context.rowID()
         var request = request
         let form = try await FormFields(request: &request)
-        try await chat.configure(userID: user.id, conversationID: id, model: form["model"],
-                                          systemPrompt: form["system_prompt"] ?? "")
+        try await chat.configure(
+            userID: user.id, conversationID: id, model: form["model"],
+            systemPrompt: form["system_prompt"] ?? "")
         return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
     }
 
@@ -124,8 +135,10 @@ struct ConversationController {
     }
 
     private static func listValues(_ conversation: Conversation, current: ConversationID?) -> [String: Any] {
-        ["id": conversation.id, "title": conversation.title, "model": conversation.model,
-         "updated_at": conversation.updatedAt.formatted(.iso8601), "current": conversation.id == current,
-         "pinned": conversation.pinned, "archived": conversation.archived]
+        [
+            "id": conversation.id, "title": conversation.title, "model": conversation.model,
+            "updated_at": conversation.updatedAt.formatted(.iso8601), "current": conversation.id == current,
+            "pinned": conversation.pinned, "archived": conversation.archived,
+        ]
     }
 }

@@ -21,8 +21,10 @@ struct ExportController {
         }
         let title = transcript.conversation.title
         if asMarkdown {
-            return .download(ByteBuffer(string: MarkdownTranscript.document(transcript)), contentType: "text/markdown; charset=utf-8",
-                             baseName: title, fallbackName: "conversation-\(id)", fileExtension: "md")
+            return .download(
+                ByteBuffer(string: MarkdownTranscript.document(transcript)),
+                contentType: "text/markdown; charset=utf-8",
+                baseName: title, fallbackName: "conversation-\(id)", fileExtension: "md")
         }
         return try json(ExportDocument([transcript], account: nil), baseName: title, fallbackName: "conversation-\(id)")
     }
@@ -31,11 +33,13 @@ struct ExportController {
         let user = try context.requireUser()
         let transcripts = try await chat.transcripts(userID: user.id, conversationID: nil)
         let day = Date().formatted(.iso8601.year().month().day())
-        return try json(ExportDocument(transcripts, account: user), baseName: "parley-export-\(day)", fallbackName: "parley-export")
+        return try json(
+            ExportDocument(transcripts, account: user), baseName: "parley-export-\(day)", fallbackName: "parley-export")
     }
 
     private func json(_ document: ExportDocument, baseName: String, fallbackName: String) throws -> Response {
-        .download(ByteBuffer(bytes: try APIEncoding.encoder.encode(document)), contentType: "application/json; charset=utf-8",
-                  baseName: baseName, fallbackName: fallbackName, fileExtension: "json")
+        .download(
+            ByteBuffer(bytes: try APIEncoding.encoder.encode(document)), contentType: "application/json; charset=utf-8",
+            baseName: baseName, fallbackName: fallbackName, fileExtension: "json")
     }
 }

@@ -9,9 +9,11 @@ struct HealthController {
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("/healthz") { _, _ in
             guard await database.ping() else {
-                return Response(status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "database unavailable\n")))
+                return Response(
+                    status: .serviceUnavailable, body: .init(byteBuffer: ByteBuffer(string: "database unavailable\n")))
             }
-            return Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n")))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "ok\n")))
         }
     }
 }

@@ -20,8 +20,11 @@ struct MetricsController {
                 return Response(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"])
             }
             if token == nil, !Self.isDirectFromLoopback(request, context) {
-                return Response(status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
-                                body: .init(byteBuffer: ByteBuffer(string: "Set PARLEY_METRICS_TOKEN to scrape /metrics from another machine.\n")))
+                return Response(
+                    status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
+                    body: .init(
+                        byteBuffer: ByteBuffer(
+                            string: "Set PARLEY_METRICS_TOKEN to scrape /metrics from another machine.\n")))
             }
             // The gauges are read from this server's manager and store at scrape time, not kept in the process-wide
             // registry (a test process runs several servers).
@@ -38,15 +41,17 @@ struct MetricsController {
                 parley_store_writes_waiting \(writer.waitingWrites)
 
                 """
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: .init(byteBuffer: ByteBuffer(string: text)))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: text)))
         }
     }
 
     /// Whether the request came straight from this machine: a loopback peer that forwarded nothing.
     static func isDirectFromLoopback(_ request: Request, _ context: AppRequestContext) -> Bool {
         guard request.headers[ClientAddressMiddleware.forwardedFor] == nil,
-              let bytes = TrustedProxies.addressBytes(context.peerAddress) else { return false }
+            let bytes = TrustedProxies.addressBytes(context.peerAddress)
+        else { return false }
         return bytes.count == 4 ? bytes[0] == 127 : bytes == Array(repeating: 0, count: 15) + [1]
     }
 }

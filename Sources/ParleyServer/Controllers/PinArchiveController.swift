@@ -13,7 +13,9 @@ struct PinArchiveController {
     /// Adds the routes: `POST /c/{id}/pin`, `/unpin`, `/archive` and `/unarchive`.
     func addRoutes(to router: Router<AppRequestContext>) {
         for change in Change.allCases {
-            router.post(RouterPath("/c/{id}/" + change.rawValue)) { request, context in try await apply(change, request, context) }
+            router.post(RouterPath("/c/{id}/" + change.rawValue)) { request, context in
+                try await apply(change, request, context)
+            }
         }
     }
 

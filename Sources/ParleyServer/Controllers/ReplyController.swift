@@ -20,9 +20,10 @@ struct ReplyController {
         let user = try context.requireUser()
         let id = try context.rowID()
         let message = try await MessageForm.read(request, context: context, limits: settings.uploadLimits)
-        let result = try await chat.send(userID: user.id, conversationID: id, content: message.content,
-                                                  images: message.images, model: message.model,
-                                                  requestID: message.requestID, receivedAt: context.receivedAt)
+        let result = try await chat.send(
+            userID: user.id, conversationID: id, content: message.content,
+            images: message.images, model: message.model,
+            requestID: message.requestID, receivedAt: context.receivedAt)
         return try accepted(result, request: request)
     }
 
@@ -31,8 +32,9 @@ struct ReplyController {
         let id = try context.rowID()
         var request = request
         let form = try await FormFields(request: &request)
-        let result = try await chat.regenerate(userID: user.id, conversationID: id, model: form["model"],
-                                                        receivedAt: context.receivedAt)
+        let result = try await chat.regenerate(
+            userID: user.id, conversationID: id, model: form["model"],
+            receivedAt: context.receivedAt)
         return try accepted(result, request: request)
     }
 
@@ -47,15 +49,19 @@ struct ReplyController {
         let user = try context.requireUser()
         let id = try context.rowID()
         _ = try await chat.conversation(id, userID: user.id)
-        let lastEventID = (request.headers[HTTPField.Name("Last-Event-ID")!] ?? request.uri.queryParameters["last_event_id"].map(String.init))
+        let lastEventID =
+            (request.headers[HTTPField.Name("Last-Event-ID")!]
+            ?? request.uri.queryParameters["last_event_id"].map(String.init))
             .flatMap(EventID.init)
         guard eventStreams.acquire(user.id) else {
-            let message = "You have \(eventStreams.maximum) conversations open with live updates; "
+            let message =
+                "You have \(eventStreams.maximum) conversations open with live updates; "
                 + "close some tabs and reload."
             throw AppError.tooManyRequests(code: "too_many_streams", message: message, wait: 5)
         }
-        let subscription = await chat.generations.subscribe(conversationID: id, userID: user.id,
-                                                            lastEventID: lastEventID)
+        let subscription = await chat.generations.subscribe(
+            conversationID: id, userID: user.id,
+            lastEventID: lastEventID)
         return EventStreamResponse.make(subscription, endAfterDoneOf: nil) { [limit = eventStreams] in
             limit.release(user.id)
         }

@@ -18,10 +18,12 @@ struct SearchController {
         let query = FormFields(encoded: request.uri.query ?? "")["q"] ?? ""
         let searched = !query.allSatisfy(\.isWhitespace)
         let hits = searched ? try await chat.search(userID: user.id, text: query, limit: Self.resultLimit) : []
-        return pages.page("search", title: searched ? "Search: \(query)" : "Search", context: context, values: [
-            "search_query": query,
-            "searched": searched,
-            "results": hits.map(SearchResultView.values),
-        ])
+        return pages.page(
+            "search", title: searched ? "Search: \(query)" : "Search", context: context,
+            values: [
+                "search_query": query,
+                "searched": searched,
+                "results": hits.map(SearchResultView.values),
+            ])
     }
 }

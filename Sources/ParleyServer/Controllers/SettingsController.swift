@@ -25,18 +25,23 @@ struct SettingsController {
         var conversationIds: [ConversationID]
     }
 
-    private func page(_ context: AppRequestContext, imported: Int? = nil, error: String? = nil,
-                      status: HTTPResponse.Status = .ok) async throws -> Response {
+    private func page(
+        _ context: AppRequestContext, imported: Int? = nil, error: String? = nil,
+        status: HTTPResponse.Status = .ok
+    ) async throws -> Response {
         let user = try context.requireUser()
         let budget = try await chat.budgetStatus(userID: user.id)
-        var values: [String: Any] = ["max_import_megabytes": ImportReader.maxBytes / (1024 * 1024), "usage": BudgetNotice.values(budget)]
+        var values: [String: Any] = [
+            "max_import_megabytes": ImportReader.maxBytes / (1024 * 1024), "usage": BudgetNotice.values(budget),
+        ]
         values["error"] = error
         values["imported"] = imported.map { ["count": $0, "plural": $0 != 1] }
         return pages.page("settings", title: "Settings", context: context, values: values, status: status)
     }
 
     /// Imports a Parley export or ChatGPT's `conversations.json`, all or nothing: the settings page's form (multipart,
-    /// the `file` field; answered with the page and a notice), or a script's raw `application/json` body (answered 201).
+    /// the `file` field; answered with the page and a notice), or a script's raw `application/json` body (answered
+    /// 201).
     private func importFile(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let file: Data
@@ -62,8 +67,9 @@ struct SettingsController {
         // Read into a flag, not answered inside the catch: an await in a typed catch crashes Swift 6.3.1's compiler.
         let confirmed: Bool
         do {
-            _ = try await accountService.authenticate(email: user.email, password: form["password"] ?? "",
-                                                               address: context.clientAddress)
+            _ = try await accountService.authenticate(
+                email: user.email, password: form["password"] ?? "",
+                address: context.clientAddress)
             confirmed = true
         } catch {
             guard error == .invalidCredentials else { throw error }

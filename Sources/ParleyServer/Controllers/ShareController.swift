@@ -1,6 +1,6 @@
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import ParleyCore
 
 /// Share links: publishing a conversation, the public read-only page, the owner's list and revocation, and forking.
@@ -35,13 +35,16 @@ struct ShareController {
         var request = request
         let form = try await FormFields(request: &request)
         guard let author = ShareAuthor(rawValue: form["author"] ?? ShareAuthor.anonymous.rawValue),
-              let expiry = ShareExpiry(rawValue: form["expires"] ?? ShareExpiry.never.rawValue) else {
-            throw AppError(.unprocessableContent, code: "invalid_share_options",
-                           message: "Choose whether the link shows your name, and when it expires.")
+            let expiry = ShareExpiry(rawValue: form["expires"] ?? ShareExpiry.never.rawValue)
+        else {
+            throw AppError(
+                .unprocessableContent, code: "invalid_share_options",
+                message: "Choose whether the link shows your name, and when it expires.")
         }
         let options = ShareOptions(author: author, expiry: expiry)
-        let publication = try await shares.publish(conversationID: id, user: user, options: options,
-                                                            update: form["update"] == "1")
+        let publication = try await shares.publish(
+            conversationID: id, user: user, options: options,
+            update: form["update"] == "1")
         switch publication {
         case .created(let share, let token):
             return request.isPlainForm
@@ -56,7 +59,8 @@ struct ShareController {
         let user = try context.requireUser()
         let shares = try await shares.shares(userID: user.id)
         var values: [String: Any] = ["shares": shares.map(listValues)]
-        values["created_url"] = try await createdURL(request.uri.queryParameters["created"].map(String.init), userID: user.id)
+        values["created_url"] = try await createdURL(
+            request.uri.queryParameters["created"].map(String.init), userID: user.id)
         values["updated"] = request.uri.queryParameters["updated"].flatMap { Int($0) }
         return pages.page("shares", title: "Shared links", context: context, values: values)
     }
@@ -64,19 +68,27 @@ struct ShareController {
     private func show(_ context: AppRequestContext) async throws -> Response {
         let token = try Self.token(context)
         let shared = try await shares.view(token: token)
-        var share: [String: Any] = ["token": token, "title": shared.share.title,
-                                    "snapshot_at": shared.share.snapshotAt.formatted(.iso8601)]
+        var share: [String: Any] = [
+            "token": token, "title": shared.share.title,
+            "snapshot_at": shared.share.snapshotAt.formatted(.iso8601),
+        ]
         share["author"] = shared.share.authorName
-        var response = pages.page("share", title: shared.share.title, context: context, values: [
-            "share": share,
-            "has_messages": !shared.messages.isEmpty,
-            "noindex": true,
-            "demo_banner": false,  // how this server is set up is none of a link's visitors' business
-            "signed_in": context.identity != nil,
-        ], fragments: ["messages_html": shared.messages.map { message in
-            // A snapshot keeps no usage, so none is shown; its images are reached through the link.
-            MessageView.html(message, imageURL: { AttachmentController.sharedURL($0, token: token) }, showsUsage: false)
-        }.joined()])
+        var response = pages.page(
+            "share", title: shared.share.title, context: context,
+            values: [
+                "share": share,
+                "has_messages": !shared.messages.isEmpty,
+                "noindex": true,
+                "demo_banner": false,  // how this server is set up is none of a link's visitors' business
+                "signed_in": context.identity != nil,
+            ],
+            fragments: [
+                "messages_html": shared.messages.map { message in
+                    // A snapshot keeps no usage, so none is shown; its images are reached through the link.
+                    MessageView.html(
+                        message, imageURL: { AttachmentController.sharedURL($0, token: token) }, showsUsage: false)
+                }.joined()
+            ])
         response.headers[HTTPField.Name("X-Robots-Tag")!] = "noindex"
         return response
     }

@@ -58,9 +58,12 @@ struct MessageJSON: Codable {
         status = message.status.rawValue
         model = message.model
         createdAt = message.createdAt
-        usage = UsageJSON(promptTokens: message.usage.promptTokens, completionTokens: message.usage.completionTokens,
-                          costUsd: message.usage.costUSD, estimated: message.usage.estimated)
-        attachments = message.attachments.map { AttachmentJSON(id: $0.id, contentType: $0.format.contentType, bytes: $0.byteCount) }
+        usage = UsageJSON(
+            promptTokens: message.usage.promptTokens, completionTokens: message.usage.completionTokens,
+            costUsd: message.usage.costUSD, estimated: message.usage.estimated)
+        attachments = message.attachments.map {
+            AttachmentJSON(id: $0.id, contentType: $0.format.contentType, bytes: $0.byteCount)
+        }
         error = message.failure.map { ErrorJSON(code: $0.code, message: $0.message) }
     }
 }

@@ -1,5 +1,5 @@
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import ParleyCore
 
 /// An error with the status code, stable code and user-facing message it is shown with.
@@ -19,24 +19,29 @@ public struct AppError: Error, Sendable {
 
     static let unauthenticated = AppError(.unauthorized, code: "unauthenticated", message: "Please sign in.")
     static let notFound = AppError(.notFound, code: "not_found", message: "There is nothing here.")
-    static let csrf = AppError(.forbidden, code: "csrf", message: "The form expired or came from another site. Reload the page and try again.")
+    static let csrf = AppError(
+        .forbidden, code: "csrf", message: "The form expired or came from another site. Reload the page and try again.")
     static let forbidden = AppError(.forbidden, code: "forbidden", message: "You are not allowed to do that.")
-    static let internalError = AppError(.internalServerError, code: "internal_error", message: "Something went wrong on our side.")
-    static let diskFull = AppError(.init(code: 507, reasonPhrase: "Insufficient Storage"), code: "disk_full",
-                                   message: "The server's disk is full, so this was not saved. What was saved before is safe; "
-                                       + "whoever runs this server needs to free some space.")
+    static let internalError = AppError(
+        .internalServerError, code: "internal_error", message: "Something went wrong on our side.")
+    static let diskFull = AppError(
+        .init(code: 507, reasonPhrase: "Insufficient Storage"), code: "disk_full",
+        message: "The server's disk is full, so this was not saved. What was saved before is safe; "
+            + "whoever runs this server needs to free some space.")
 
     /// A 429 asking to wait `wait` seconds (also as `Retry-After`); `message` ends with the wait.
     static func tooManyRequests(code: String, message: String, wait: Int) -> AppError {
-        AppError(.tooManyRequests, code: code, message: "\(message) Try again in \(wait) seconds.",
-                 headers: [.retryAfter: String(wait)])
+        AppError(
+            .tooManyRequests, code: code, message: "\(message) Try again in \(wait) seconds.",
+            headers: [.retryAfter: String(wait)])
     }
 
     /// A 413 for what would put the user over their storage quota (nothing was stored).
     static func storageFull(_ status: StorageStatus) -> AppError {
-        AppError(.contentTooLarge, code: "storage_full",
-                 message: "This would take your storage past its quota (\(status.summary) used). Nothing was saved. "
-                     + "Delete conversations or images to make room, or ask an admin for more.")
+        AppError(
+            .contentTooLarge, code: "storage_full",
+            message: "This would take your storage past its quota (\(status.summary) used). Nothing was saved. "
+                + "Delete conversations or images to make room, or ask an admin for more.")
     }
 
     /// A 400 for a request that could not be read.
@@ -71,39 +76,52 @@ public struct AppError: Error, Sendable {
         case .emptyMessage:
             self.init(.unprocessableContent, code: "empty_message", message: "The message is empty.")
         case .messageTooLong:
-            self.init(.unprocessableContent, code: "message_too_long",
-                      message: "The message is longer than \(ChatService.maxMessageLength) characters.")
+            self.init(
+                .unprocessableContent, code: "message_too_long",
+                message: "The message is longer than \(ChatService.maxMessageLength) characters.")
         case .invalidTitle:
-            self.init(.unprocessableContent, code: "invalid_title",
-                      message: "A title needs 1 to \(ChatService.maxTitleLength) characters.")
+            self.init(
+                .unprocessableContent, code: "invalid_title",
+                message: "A title needs 1 to \(ChatService.maxTitleLength) characters.")
         case .systemPromptTooLong:
-            self.init(.unprocessableContent, code: "system_prompt_too_long",
-                      message: "The system prompt is longer than \(ChatService.maxSystemPromptLength) characters.")
+            self.init(
+                .unprocessableContent, code: "system_prompt_too_long",
+                message: "The system prompt is longer than \(ChatService.maxSystemPromptLength) characters.")
         case .unknownModel(let model):
             self.init(.unprocessableContent, code: "unknown_model", message: "There is no model named “\(model)”.")
         case .tooManyImages:
-            self.init(.unprocessableContent, code: "too_many_images",
-                      message: "A message can carry at most \(ChatService.maxImagesPerMessage) images.")
+            self.init(
+                .unprocessableContent, code: "too_many_images",
+                message: "A message can carry at most \(ChatService.maxImagesPerMessage) images.")
         case .modelCannotSeeImages(let model):
-            self.init(.unprocessableContent, code: "model_cannot_see_images",
-                      message: "The model “\(model)” cannot see images. Choose a vision model, or send the message without images.")
+            self.init(
+                .unprocessableContent, code: "model_cannot_see_images",
+                message:
+                    "The model “\(model)” cannot see images. Choose a vision model, or send the message without images."
+            )
         case .busy:
-            self.init(.conflict, code: "generation_running",
-                      message: "A reply is still being written in this conversation. Stop it or wait for it to finish.")
+            self.init(
+                .conflict, code: "generation_running",
+                message: "A reply is still being written in this conversation. Stop it or wait for it to finish.")
         case .requestInFlight:
             self.init(.conflict, code: "request_in_flight", message: "This message is already being answered.")
         case .budgetExceeded(let status):
-            self.init(.init(code: 402, reasonPhrase: "Payment Required"), code: "budget_exceeded", message: BudgetNotice.exceeded(status))
+            self.init(
+                .init(code: 402, reasonPhrase: "Payment Required"), code: "budget_exceeded",
+                message: BudgetNotice.exceeded(status))
         case .budgetReplyRunning:
-            self.init(.conflict, code: "budget_reply_running",
-                      message: "Your account has a monthly budget, so your replies are written one at a time. "
-                          + "Wait for your other reply to finish, or stop it.")
+            self.init(
+                .conflict, code: "budget_reply_running",
+                message: "Your account has a monthly budget, so your replies are written one at a time. "
+                    + "Wait for your other reply to finish, or stop it.")
         case .shuttingDown:
-            self.init(.serviceUnavailable, code: "shutting_down", message: "The server is restarting. Try again in a moment.")
+            self.init(
+                .serviceUnavailable, code: "shutting_down", message: "The server is restarting. Try again in a moment.")
         case .atCapacity:
-            self.init(.serviceUnavailable, code: "server_busy",
-                      message: "The server is writing as many replies as it can hold right now. Try again in a few seconds.",
-                      headers: [.retryAfter: "5"])
+            self.init(
+                .serviceUnavailable, code: "server_busy",
+                message: "The server is writing as many replies as it can hold right now. Try again in a few seconds.",
+                headers: [.retryAfter: "5"])
         case .diskFull: self = .diskFull
         case .storageFull(let status): self = .storageFull(status)
         case .storage: self = .internalError
@@ -125,8 +143,9 @@ extension AppError {
         case .tooManySignIns(let wait):
             self = .tooManyRequests(code: "too_many_attempts", message: "Too many failed sign-ins.", wait: wait)
         case .tooManySignUps(let wait):
-            self = .tooManyRequests(code: "too_many_attempts", message: "Too many sign-ups from your address.",
-                                    wait: wait)
+            self = .tooManyRequests(
+                code: "too_many_attempts", message: "Too many sign-ups from your address.",
+                wait: wait)
         case .failed: self = .internalError
         }
     }

@@ -14,7 +14,8 @@ extension Request {
     /// The body of a JSON request (which must be sent as `application/json`), up to `limit` bytes, or throws 413/415.
     func jsonBody(limit: Int = AppRequestContext.maxBodySize) async throws -> ByteBuffer {
         guard headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
-            throw AppError(.unsupportedMediaType, code: "unsupported_media_type", message: "Send the body as application/json.")
+            throw AppError(
+                .unsupportedMediaType, code: "unsupported_media_type", message: "Send the body as application/json.")
         }
         if let length = headers[.contentLength].flatMap(Int.init), length > limit {
             throw HTTPError(.contentTooLarge)
@@ -46,8 +47,9 @@ extension Response {
     /// A JSON response from an encodable value, with the API's conventions (snake_case, ISO 8601 in UTC).
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         let data = try APIEncoding.encoder.encode(value)
-        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }
 

@@ -22,12 +22,15 @@ struct UsageQuery {
         let from = query["from"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
         let to = query["to"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
         guard from != nil || to != nil else {
-            let days = query["days"].flatMap { Int(String($0)) }.flatMap { Self.presets.contains($0) ? $0 : nil } ?? Self.defaultDays
+            let days =
+                query["days"].flatMap { Int(String($0)) }.flatMap { Self.presets.contains($0) ? $0 : nil }
+                ?? Self.defaultDays
             period = UsagePeriod.last(days, endingOn: today)
             presetDays = days
             return
         }
-        let problem = AppError.malformed("Dates are written YYYY-MM-DD, and a period runs forwards over at most \(UsagePeriod.maxDays) days.")
+        let problem = AppError.malformed(
+            "Dates are written YYYY-MM-DD, and a period runs forwards over at most \(UsagePeriod.maxDays) days.")
         let day = { (text: String) throws(AppError) -> UsageDay in
             guard let day = UsageDay(text) else { throw problem }
             return day

@@ -9,8 +9,10 @@ import ServiceLifecycle
 
 /// Builds the Parley application: opens the database, recovers interrupted replies, configures providers,
 /// and wires the routes. `onServerRunning` gets the bound port (useful with port 0 in tests).
-public func buildApplication(settings: ServerSettings,
-                             onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws -> ParleyApp {
+public func buildApplication(
+    settings: ServerSettings,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> ParleyApp {
     var logger = Logger(label: "parley")
     logger.logLevel = settings.logLevel
     _ = PrometheusExport.registry
@@ -19,41 +21,50 @@ public func buildApplication(settings: ServerSettings,
     let (database, secret) = try await openDatabase(settings, logger: logger)
     let accounts = SQLiteAccountStore(database: database)
     let chatStore = SQLiteChatStore(database: database)
-    let timeouts = UpstreamTimeouts(connect: settings.upstreamConnectTimeout, firstToken: settings.upstreamFirstTokenTimeout,
-                                    betweenTokens: settings.upstreamIdleTimeout)
+    let timeouts = UpstreamTimeouts(
+        connect: settings.upstreamConnectTimeout, firstToken: settings.upstreamFirstTokenTimeout,
+        betweenTokens: settings.upstreamIdleTimeout)
     // A bad PARLEY_CONFIG stops the start here, with a message naming the file and the problem.
-    let providers = try ProviderSetup(environment: settings.environment, configPath: settings.providerConfigPath,
-                                      timeouts: timeouts, demoTokenDelay: settings.demoTokenDelay)
+    let providers = try ProviderSetup(
+        environment: settings.environment, configPath: settings.providerConfigPath,
+        timeouts: timeouts, demoTokenDelay: settings.demoTokenDelay)
     let budget = FileDescriptorBudget.raisingProcessLimit(multiplexed: tls != nil)
     var generationSettings = settings.generation
     let replyLimit = generationSettings.maxRunningReplies ?? budget.replies
     generationSettings.maxRunningReplies = replyLimit
-    let client = HTTPClient(eventLoopGroupProvider: .singleton,
-                            configuration: try upstreamClientConfiguration(settings, timeouts: timeouts, replies: replyLimit))
+    let client = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: try upstreamClientConfiguration(settings, timeouts: timeouts, replies: replyLimit))
     let catalog = providers.makeCatalog(client: client, logger: logger)
-    let answered = await ModelDiscoveryService.discoverAtStart(providers, into: catalog, client: client, logger: logger,
-                                                               within: settings.modelDiscoveryWait)
+    let answered = await ModelDiscoveryService.discoverAtStart(
+        providers, into: catalog, client: client, logger: logger,
+        within: settings.modelDiscoveryWait)
 
     let pages: PageRenderer
     do {
         try settings.requireFolders()
-        pages = try await PageRenderer(templatesDirectory: settings.templatesDirectory, catalog: catalog,
-                                       assets: try StaticAssets(directory: settings.publicDirectory))
+        pages = try await PageRenderer(
+            templatesDirectory: settings.templatesDirectory, catalog: catalog,
+            assets: try StaticAssets(directory: settings.publicDirectory))
     } catch {
         // A client dropped without a shutdown traps, which would hide this error (templates not found, say).
         try? await client.shutdown()
         throw error
     }
     let connections = ConnectionLimit(maximum: settings.maxConnections ?? budget.connections)
-    logger.info("holding connections and replies within the open-file limit", metadata: [
-        "limit": "\(budget.limit)", "connections": "\(connections.maximum)", "replies": "\(replyLimit)",
-    ])
-    let generations = GenerationManager(store: chatStore, catalog: catalog, settings: generationSettings, logger: logger)
+    logger.info(
+        "holding connections and replies within the open-file limit",
+        metadata: [
+            "limit": "\(budget.limit)", "connections": "\(connections.maximum)", "replies": "\(replyLimit)",
+        ])
+    let generations = GenerationManager(
+        store: chatStore, catalog: catalog, settings: generationSettings, logger: logger)
     let services = AppServices(
         settings: settings, database: database, accounts: accounts,
         chat: ChatService(store: chatStore, generations: generations, catalog: catalog, logger: logger),
-        shares: ShareService(store: SQLiteShareStore(database: database), chats: chatStore, catalog: catalog,
-                             tokens: DigestShareTokens(), logger: logger),
+        shares: ShareService(
+            store: SQLiteShareStore(database: database), chats: chatStore, catalog: catalog,
+            tokens: DigestShareTokens(), logger: logger),
         sessions: await SessionAuthority(secret: secret, accounts: accounts, lifetime: settings.sessionLifetime),
         csrf: CSRFTokens(secret: secret),
         accountService: AccountService(
@@ -66,30 +77,35 @@ public func buildApplication(settings: ServerSettings,
     // The upstream client's users come after it: a service group stops its services in reverse order.
     let httpServices: [any Service] = [
         HTTPClientService(client: client),
-        ModelDiscoveryService(providers: providers, catalog: catalog, client: client, interval: settings.modelRefreshInterval,
-                              retryDelay: settings.modelRetryDelay, answeredAtStart: answered, logger: logger),
+        ModelDiscoveryService(
+            providers: providers, catalog: catalog, client: client, interval: settings.modelRefreshInterval,
+            retryDelay: settings.modelRetryDelay, answeredAtStart: answered, logger: logger),
     ]
     let http = Application(
         responder: ChildTaskResponder(inner: router.buildResponder()),
-        server: connections.server(tls: tls, handshakeTimeout: settings.tlsHandshakeTimeout, http2IdleTimeout: settings.http2IdleTimeout,
-                                   idleTimeout: settings.idleTimeout),
-        configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "Parley", backlog: 4096),
+        server: connections.server(
+            tls: tls, handshakeTimeout: settings.tlsHandshakeTimeout, http2IdleTimeout: settings.http2IdleTimeout,
+            idleTimeout: settings.idleTimeout),
+        configuration: .init(
+            address: .hostname(settings.host, port: settings.port), serverName: "Parley", backlog: 4096),
         services: httpServices,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },
         logger: logger)
-    return ParleyApp(http: http, generations: GenerationService(manager: generations), database: database,
-                     routes: router.routes.map(\.description), logger: logger)
+    return ParleyApp(
+        http: http, generations: GenerationService(manager: generations), database: database,
+        routes: router.routes.map(\.description), logger: logger)
 }
 
-/// The routes and middleware, outermost first: the client's address, the request log, gzip, security headers, unknown methods refused, request
-/// metrics, error pages;
-/// then, for every route but the health and metrics probes and the static files (which have no users), identity and CSRF.
-/// (A Hummingbird router wraps each route in the middleware added before it.)
+/// The routes and middleware, outermost first: the client's address, the request log, gzip, security headers, unknown
+/// methods refused, request metrics, error pages;
+/// then, for every route but the health and metrics probes and the static files (which have no users), identity and
+/// CSRF. (A Hummingbird router wraps each route in the middleware added before it.)
 func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     router.addMiddleware {
-        ClientAddressMiddleware(proxies: services.settings.trustedProxies, cookieSecure: services.settings.cookieSecure,
-                                secureWithoutProxy: services.settings.usesSecureCookies)
+        ClientAddressMiddleware(
+            proxies: services.settings.trustedProxies, cookieSecure: services.settings.cookieSecure,
+            secureWithoutProxy: services.settings.usesSecureCookies)
         RequestLogMiddleware()
         CompressionMiddleware()
         SecurityHeadersMiddleware()
@@ -98,8 +114,10 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         ErrorMiddleware(pages: services.pages)
     }
     HealthController(database: services.database).addRoutes(to: router)
-    MetricsController(generations: services.chat.generations, writer: services.database.writer,
-                      token: services.settings.metricsToken).addRoutes(to: router)
+    MetricsController(
+        generations: services.chat.generations, writer: services.database.writer,
+        token: services.settings.metricsToken
+    ).addRoutes(to: router)
     StaticAssetController(assets: services.pages.assets).addRoutes(to: router)
     router.addMiddleware {
         AuthenticationMiddleware(sessions: services.sessions)
@@ -107,8 +125,10 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         SendThrottleMiddleware(perMinute: services.settings.sendRateLimit)
         ShareGuessThrottleMiddleware()
     }
-    AuthController(settings: services.settings, accountService: services.accountService, sessions: services.sessions,
-                   csrf: services.csrf, pages: services.pages).addRoutes(to: router)
+    AuthController(
+        settings: services.settings, accountService: services.accountService, sessions: services.sessions,
+        csrf: services.csrf, pages: services.pages
+    ).addRoutes(to: router)
     ConversationController(settings: services.settings, chat: services.chat, pages: services.pages)
         .addRoutes(to: router)
     ReplyController(settings: services.settings, chat: services.chat, eventStreams: services.eventStreams)
@@ -117,16 +137,20 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     SearchController(chat: services.chat, pages: services.pages).addRoutes(to: router)
     PinArchiveController(chat: services.chat).addRoutes(to: router)
     ExportController(chat: services.chat).addRoutes(to: router)
-    SettingsController(accountService: services.accountService, csrf: services.csrf, accounts: services.accounts,
-                       chat: services.chat, pages: services.pages).addRoutes(to: router)
+    SettingsController(
+        accountService: services.accountService, csrf: services.csrf, accounts: services.accounts,
+        chat: services.chat, pages: services.pages
+    ).addRoutes(to: router)
     ShareController(shares: services.shares, pages: services.pages).addRoutes(to: router)
     AttachmentController(chat: services.chat, shares: services.shares).addRoutes(to: router)
     let admin = router.group("admin").add(middleware: AdminOnlyMiddleware())
     let usage = SQLiteUsageStore(database: services.database)
     AdminDashboardController(pages: services.pages, usage: usage).addRoutes(to: admin)
-    AdminUsersController(accountService: services.accountService, accounts: services.accounts, chat: services.chat,
-                         pages: services.pages, usage: usage, users: SQLiteAccountStore(database: services.database))
-        .addRoutes(to: admin)
+    AdminUsersController(
+        accountService: services.accountService, accounts: services.accounts, chat: services.chat,
+        pages: services.pages, usage: usage, users: SQLiteAccountStore(database: services.database)
+    )
+    .addRoutes(to: admin)
     AdminModelsController(chat: services.chat, pages: services.pages, usage: usage).addRoutes(to: admin)
     return router
 }
@@ -138,13 +162,20 @@ private func openDatabase(_ settings: ServerSettings, logger: Logger) async thro
     do throws(StoreError) {
         let database = try ParleyDatabase(directory: settings.dataDirectory)
         for path in database.tightenedPermissions {
-            logger.notice("made readable by Parley's user alone (it holds the session key)", metadata: ["path": "\(path)"])
+            logger.notice(
+                "made readable by Parley's user alone (it holds the session key)", metadata: ["path": "\(path)"])
         }
         let interrupted = try await SQLiteChatStore(database: database).interruptUnfinishedReplies()
-        if interrupted > 0 { logger.notice("marked replies interrupted by a previous stop", metadata: ["count": "\(interrupted)"]) }
+        if interrupted > 0 {
+            logger.notice("marked replies interrupted by a previous stop", metadata: ["count": "\(interrupted)"])
+        }
         try await SQLiteAccountStore(database: database).setDefaultStorageQuota(settings.userStorageBytes)
         var secret = settings.jwtSecret ?? ""
-        if secret.isEmpty { secret = try await SQLiteAccountStore(database: database).setting("jwt_secret") { RandomToken.make(bytes: 32) } }
+        if secret.isEmpty {
+            secret = try await SQLiteAccountStore(database: database).setting("jwt_secret") {
+                RandomToken.make(bytes: 32)
+            }
+        }
         return (database, secret)
     } catch {
         if error == .diskFull { throw DiskFullAtStartup(dataDirectory: settings.dataDirectory) }

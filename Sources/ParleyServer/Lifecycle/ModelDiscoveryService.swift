@@ -44,11 +44,15 @@ struct ModelDiscoveryService: Service {
 
     /// Asks the providers for their models, waiting at most `limit` (the server starts without the slow ones, which
     /// the service asks again); returns whether every provider answered in time.
-    static func discoverAtStart(_ providers: ProviderSetup, into catalog: ModelCatalog, client: HTTPClient, logger: Logger,
-                                within limit: Duration) async -> Bool {
+    static func discoverAtStart(
+        _ providers: ProviderSetup, into catalog: ModelCatalog, client: HTTPClient, logger: Logger,
+        within limit: Duration
+    ) async -> Bool {
         await withTaskGroup(of: Bool?.self) { group in
             group.addTask { await providers.discoverModels(into: catalog, client: client, logger: logger) }
-            group.addTask { try? await Task.sleep(for: limit); return nil }
+            group.addTask {
+                try? await Task.sleep(for: limit); return nil
+            }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first ?? false

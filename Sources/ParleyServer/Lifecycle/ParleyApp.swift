@@ -17,8 +17,10 @@ public struct ParleyApp: Service {
     /// Runs until a graceful shutdown (or cancellation) and everything has stopped.
     public func run() async throws {
         // A service group shuts its services down in reverse order.
-        let group = ServiceGroup(configuration: .init(services: [.init(service: http), .init(service: generations)],
-                                                      logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: http), .init(service: generations)],
+                logger: logger))
         try await group.run()
         do {
             try database.close()
@@ -29,8 +31,10 @@ public struct ParleyApp: Service {
 
     /// Runs until SIGTERM or SIGINT.
     public func runUntilSignalled() async throws {
-        let group = ServiceGroup(configuration: .init(services: [.init(service: self)],
-                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: self)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
 }

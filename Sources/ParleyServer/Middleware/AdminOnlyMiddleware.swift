@@ -5,7 +5,9 @@ import Hummingbird
 struct AdminOnlyMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         guard try context.requireUser().isAdmin else { throw AppError.forbidden }
         return try await next(request, context)
     }

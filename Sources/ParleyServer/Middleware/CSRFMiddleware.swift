@@ -22,10 +22,13 @@ struct CSRFMiddleware: RouterMiddleware {
 
     /// The cookie that carries `token`.
     static func cookie(_ token: String, secure: Bool) -> Cookie {
-        Cookie(name: cookieName(secure: secure), value: token, path: "/", secure: secure, httpOnly: true, sameSite: .lax)
+        Cookie(
+            name: cookieName(secure: secure), value: token, path: "/", secure: secure, httpOnly: true, sameSite: .lax)
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         var context = context
         var request = request
         let name = Self.cookieName(secure: context.usesSecureCookies)
@@ -34,11 +37,13 @@ struct CSRFMiddleware: RouterMiddleware {
         context.csrfToken = cookieToken ?? tokens.make(sessionID: sessionID)
         if request.isUnsafeMethod, context.identity?.viaBearer != true, request.uri.path != "/api/login" {
             if cookieToken != nil, request.headers[Self.headerName] == nil, request.multipartBoundary != nil,
-               Self.uploadRoutes.contains(context.endpointPath ?? "") {
+                Self.uploadRoutes.contains(context.endpointPath ?? "")
+            {
                 context.csrfCheckedByUploadForm = true
             } else {
                 guard let cookieToken, let sent = try await sentToken(&request),
-                      CSRFTokenMask.matches(sent, token: cookieToken) else { throw AppError.csrf }
+                    CSRFTokenMask.matches(sent, token: cookieToken)
+                else { throw AppError.csrf }
             }
         }
         var response = try await next(request, context)

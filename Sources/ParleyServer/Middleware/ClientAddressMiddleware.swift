@@ -13,13 +13,19 @@ struct ClientAddressMiddleware: RouterMiddleware {
     /// Whether cookies are `Secure` in automatic mode when no trusted proxy says HTTPS.
     let secureWithoutProxy: Bool
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         var context = context
         if !proxies.ranges.isEmpty {
-            context.clientAddress = proxies.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[values: Self.forwardedFor])
+            context.clientAddress = proxies.clientAddress(
+                peer: context.peerAddress, forwardedFor: request.headers[values: Self.forwardedFor])
         }
-        context.usesSecureCookies = cookieSecure
-            ?? (secureWithoutProxy || proxies.forwardedHTTPS(peer: context.peerAddress, forwardedProto: request.headers[values: Self.forwardedProto]))
+        context.usesSecureCookies =
+            cookieSecure
+            ?? (secureWithoutProxy
+                || proxies.forwardedHTTPS(
+                    peer: context.peerAddress, forwardedProto: request.headers[values: Self.forwardedProto]))
         return try await next(request, context)
     }
 }

@@ -9,7 +9,9 @@ struct ErrorMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let pages: PageRenderer
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch {
@@ -17,7 +19,8 @@ struct ErrorMiddleware: RouterMiddleware {
             if appError.status == .unauthorized, !request.wantsJSON, request.method == .get {
                 return Response.redirect(to: "/login", type: .normal)
             }
-            var response = request.wantsJSON
+            var response =
+                request.wantsJSON
                 ? Self.json(appError, requestID: context.id)
                 : pages.errorPage(appError, requestID: context.id, context: context)
             for field in appError.headers { response.headers.append(field) }
@@ -28,8 +31,9 @@ struct ErrorMiddleware: RouterMiddleware {
     /// The app error for anything thrown: what it maps to, else a logged 500 (a full disk is logged as critical too).
     static func appError(for error: any Error, request: Request, context: Context) -> AppError {
         if case StoreError.diskFull = error {
-            context.logger.critical("the disk holding the database is full",
-                                    metadata: ["route": "\(context.endpointPath ?? "unmatched")"])
+            context.logger.critical(
+                "the disk holding the database is full",
+                metadata: ["route": "\(context.endpointPath ?? "unmatched")"])
         }
         return AppError(mapping: error) ?? internalFailure(error, context: context)
     }
@@ -37,8 +41,12 @@ struct ErrorMiddleware: RouterMiddleware {
     /// A 500 naming the request id, for a fault of ours, logged with the route.
     static func internalFailure(_ error: any Error, context: Context) -> AppError {
         // The route template, not the path: a path can hold a share token.
-        context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))",
-                                                          "route": "\(context.endpointPath ?? "unmatched")"])
+        context.logger.error(
+            "request failed",
+            metadata: [
+                "error": "\(String(reflecting: error))",
+                "route": "\(context.endpointPath ?? "unmatched")",
+            ])
         var failure = AppError.internalError
         failure.message += " (request id \(context.id))"
         return failure
@@ -52,7 +60,8 @@ struct ErrorMiddleware: RouterMiddleware {
         object.field("request_id", requestID)
         var body = JSONText()
         body.field("error", object: object)
-        return Response(status: error.status, headers: [.contentType: "application/json; charset=utf-8"],
-                         body: .init(byteBuffer: ByteBuffer(bytes: body.resultBytes)))
+        return Response(
+            status: error.status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body.resultBytes)))
     }
 }

@@ -7,7 +7,9 @@ struct KnownMethodMiddleware: RouterMiddleware {
     /// The methods of RFC 9110 and PATCH (RFC 5789).
     static let known: Set<HTTPRequest.Method> = [.get, .head, .post, .put, .delete, .connect, .options, .trace, .patch]
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         guard Self.known.contains(request.method) else { return Response(status: .notImplemented) }
         return try await next(request, context)
     }

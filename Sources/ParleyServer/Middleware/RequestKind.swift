@@ -3,7 +3,9 @@ import Hummingbird
 extension Request {
     /// Whether the caller wants JSON (the API, a script asking for it, or one sending JSON) rather than an HTML page.
     var wantsJSON: Bool {
-        if uri.path.hasPrefix("/api/") || headers[.contentType]?.lowercased().hasPrefix("application/json") == true { return true }
+        if uri.path.hasPrefix("/api/") || headers[.contentType]?.lowercased().hasPrefix("application/json") == true {
+            return true
+        }
         let accept = headers[.accept] ?? ""
         return accept.contains("application/json") && !accept.contains("text/html")
     }

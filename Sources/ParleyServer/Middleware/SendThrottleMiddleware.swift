@@ -7,7 +7,9 @@ import ParleyCore
 struct SendThrottleMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     /// The routes that can start a reply.
-    static let sendRoutes: Set<String> = ["/c", "/c/{id}/messages", "/c/{id}/regenerate", "/api/conversations/{id}/messages"]
+    static let sendRoutes: Set<String> = [
+        "/c", "/c/{id}/messages", "/c/{id}/regenerate", "/api/conversations/{id}/messages",
+    ]
     private let limiter: SlidingWindowLimiter?
 
     /// A throttle of `perMinute` sends per user; nil turns it off.
@@ -15,13 +17,17 @@ struct SendThrottleMiddleware: RouterMiddleware {
         limiter = perMinute.map { SlidingWindowLimiter(limit: $0, window: 60) }
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         guard let limiter, request.method == .post, let route = context.endpointPath, Self.sendRoutes.contains(route),
-              let user = context.identity?.user else {
+            let user = context.identity?.user
+        else {
             return try await next(request, context)
         }
         if let wait = limiter.admit(key: "\(user.id)") {
-            throw AppError.tooManyRequests(code: "rate_limited", message: "You are sending messages too quickly.", wait: wait)
+            throw AppError.tooManyRequests(
+                code: "rate_limited", message: "You are sending messages too quickly.", wait: wait)
         }
         return try await next(request, context)
     }

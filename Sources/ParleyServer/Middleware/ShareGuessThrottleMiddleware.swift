@@ -16,12 +16,15 @@ struct ShareGuessThrottleMiddleware: RouterMiddleware {
         misses = SlidingWindowLimiter(limit: limit, window: window)
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         guard Self.looksUpShare(request, context) else { return try await next(request, context) }
         let key = context.clientAddress
         if let wait = misses.retryAfter(keys: [key]) {
-            throw AppError.tooManyRequests(code: "rate_limited", message: "Too many unknown share links came from your address.",
-                                           wait: wait)
+            throw AppError.tooManyRequests(
+                code: "rate_limited", message: "Too many unknown share links came from your address.",
+                wait: wait)
         }
         do {
             let response = try await next(request, context)
@@ -36,6 +39,7 @@ struct ShareGuessThrottleMiddleware: RouterMiddleware {
     /// Whether the request names a share token: a share route, or an image asked for through a link.
     private static func looksUpShare(_ request: Request, _ context: Context) -> Bool {
         guard let route = context.endpointPath else { return false }
-        return tokenRoutes.contains(route) || (route == "/attachments/{id}" && request.uri.queryParameters["share"] != nil)
+        return tokenRoutes.contains(route)
+            || (route == "/attachments/{id}" && request.uri.queryParameters["share"] != nil)
     }
 }

@@ -5,8 +5,10 @@ import ParleyCore
 enum BudgetNotice {
     /// The template values of a status: spend, budget, share used, reset day, and the banner text when near the limit.
     static func values(_ status: BudgetStatus) -> [String: Any] {
-        var values: [String: Any] = ["spent": MicroDollars.display(status.spentMicros), "resets_on": DayText.long(status.resetsOn),
-                                     "resets_on_iso": status.resetsOn.description, "has_budget": status.budgetMicros != nil]
+        var values: [String: Any] = [
+            "spent": MicroDollars.display(status.spentMicros), "resets_on": DayText.long(status.resetsOn),
+            "resets_on_iso": status.resetsOn.description, "has_budget": status.budgetMicros != nil,
+        ]
         values["budget"] = status.budgetMicros.map(MicroDollars.display)
         values["percent"] = status.percentUsed.map { min($0, 100) }
         values["banner"] = warning(status)
@@ -17,7 +19,8 @@ enum BudgetNotice {
     static func warning(_ status: BudgetStatus) -> String? {
         guard status.isNearLimit, let budget = status.budgetMicros else { return nil }
         if status.isExhausted { return exceeded(status) }
-        return "You have used \(status.percentUsed ?? 0)% of your monthly budget (\(MicroDollars.display(status.spentMicros)) "
+        return
+            "You have used \(status.percentUsed ?? 0)% of your monthly budget (\(MicroDollars.display(status.spentMicros)) "
             + "of \(MicroDollars.display(budget))). At 100% sending stops until \(DayText.long(status.resetsOn)) (UTC)."
     }
 

@@ -2,8 +2,10 @@ import ParleyCore
 
 /// Days written for people, the same in every locale: "1 May 2025", or "1 May" on a chart's axis.
 enum DayText {
-    private static let monthNames = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-                                     "October", "November", "December"]
+    private static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September",
+        "October", "November", "December",
+    ]
 
     /// "1 May 2025".
     static func long(_ day: UsageDay) -> String {

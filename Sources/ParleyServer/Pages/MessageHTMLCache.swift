@@ -14,7 +14,9 @@ final class MessageHTMLCache: Sendable {
         var conversationID: ConversationID
 
         /// Whether this entry was rendered from `message` as it is now.
-        func matches(_ message: Message) -> Bool { status == message.status && contentBytes == message.content.utf8.count }
+        func matches(_ message: Message) -> Bool {
+            status == message.status && contentBytes == message.content.utf8.count
+        }
     }
 
     /// The entries and the order they came in.
@@ -69,8 +71,9 @@ final class MessageHTMLCache: Sendable {
         guard message.status != .streaming else { return MessageView.html(message) }
         if let kept = state.withLock({ $0.entries[message.id] }), kept.matches(message) { return kept.html }
         let html = MessageView.html(message)
-        let entry = Entry(html: html, status: message.status, contentBytes: message.content.utf8.count,
-                          conversationID: message.conversationID)
+        let entry = Entry(
+            html: html, status: message.status, contentBytes: message.content.utf8.count,
+            conversationID: message.conversationID)
         state.withLock { $0.keep(entry, for: message.id, budget: budgetBytes) }
         return html
     }

@@ -7,36 +7,48 @@ import ParleyMarkdown
 enum MessageView {
     /// The `<article>` of a message: its markdown rendered (safely) to HTML, its images at the URLs `imageURL` gives
     /// (the owner's, or a share's), its status, and its usage when `showsUsage`.
-    static func html(_ message: Message, imageURL: (Attachment) -> String = AttachmentController.ownerURL,
-                     showsUsage: Bool = true) -> String {
+    static func html(
+        _ message: Message, imageURL: (Attachment) -> String = AttachmentController.ownerURL,
+        showsUsage: Bool = true
+    ) -> String {
         let role = message.role.rawValue, status = message.status.rawValue
-        var html = "<article class=\"message \(role)\" id=\"m\(message.id)\" data-id=\"\(message.id)\" data-status=\"\(status)\">\n"
+        var html =
+            "<article class=\"message \(role)\" id=\"m\(message.id)\" data-id=\"\(message.id)\" data-status=\"\(status)\">\n"
         // A question's uploads are listed above it; a reply's pictures (an image model's) are in its markdown, where
         // their URLs become `imageURL`'s too.
         var content = MarkdownRenderer.html(message.content)
         if message.role == .assistant {
-            for attachment in message.attachments where imageURL(attachment) != AttachmentController.ownerURL(attachment) {
-                content = content.replacingOccurrences(of: "src=\"\(AttachmentController.ownerURL(attachment))\"",
-                                                       with: "src=\"\(HTMLText.escaped(imageURL(attachment)))\"")
+            for attachment in message.attachments
+            where imageURL(attachment) != AttachmentController.ownerURL(attachment) {
+                content = content.replacingOccurrences(
+                    of: "src=\"\(AttachmentController.ownerURL(attachment))\"",
+                    with: "src=\"\(HTMLText.escaped(imageURL(attachment)))\"")
             }
         } else if !message.attachments.isEmpty {
             html += "  <ul class=\"attachments\" aria-label=\"Images\">"
             for attachment in message.attachments {
                 let url = HTMLText.escaped(imageURL(attachment))
-                html += "<li><a href=\"\(url)\" target=\"_blank\" rel=\"noopener\"><img src=\"\(url)\" alt=\"\(HTMLText.escaped(attachment.fileName))\""
+                html +=
+                    "<li><a href=\"\(url)\" target=\"_blank\" rel=\"noopener\"><img src=\"\(url)\" alt=\"\(HTMLText.escaped(attachment.fileName))\""
                     + " width=\"\(attachment.width)\" height=\"\(attachment.height)\" loading=\"lazy\"></a></li>"
             }
             html += "</ul>\n"
         }
         html += "  <div class=\"content\">\(content)</div>\n"
-        if message.status == .streaming { html += "  <p class=\"typing\" aria-label=\"The reply is being written\">…</p>\n" }
-        if let failure = message.failure { html += "  <p class=\"error\" role=\"alert\">\(HTMLText.escaped(failure.message))</p>\n" }
+        if message.status == .streaming {
+            html += "  <p class=\"typing\" aria-label=\"The reply is being written\">…</p>\n"
+        }
+        if let failure = message.failure {
+            html += "  <p class=\"error\" role=\"alert\">\(HTMLText.escaped(failure.message))</p>\n"
+        }
         html += "  <footer class=\"meta\">\n"
         if message.role == .assistant {
             let model = HTMLText.escaped(message.model)
             html += "    <span class=\"tag\" title=\"\(model)\">\(model)</span>\n"
         }
-        if [.stopped, .interrupted, .error, .truncated].contains(message.status) { html += "    <span class=\"status\">\(status)</span>\n" }
+        if [.stopped, .interrupted, .error, .truncated].contains(message.status) {
+            html += "    <span class=\"status\">\(status)</span>\n"
+        }
         if showsUsage, message.role == .assistant, message.status != .streaming {
             html += "    <span class=\"usage\">" + usageText(message.usage) + "</span>\n"
         }

@@ -25,8 +25,10 @@ public struct PageRenderer: Sendable {
     /// turns it off). `fragments` is HTML already written (and escaped) in Swift, placed where the template names its
     /// key with `{{{key}}}`: it is spliced in after rendering, because the template engine walks every character of
     /// the values it writes, which for a thousand messages cost more than writing them.
-    func page(_ template: String, title: String, context: AppRequestContext, values: [String: Any] = [:],
-              fragments: [String: String] = [:], status: HTTPResponse.Status = .ok) -> Response {
+    func page(
+        _ template: String, title: String, context: AppRequestContext, values: [String: Any] = [:],
+        fragments: [String: String] = [:], status: HTTPResponse.Status = .ok
+    ) -> Response {
         var values = values
         for key in fragments.keys { values[key] = Self.fragmentMarker + key + "-->" }
         values["page_title"] = title
@@ -38,17 +40,23 @@ public struct PageRenderer: Sendable {
         }
         var html = library.render(values, withTemplate: template) ?? "Missing template \(template)"
         for (key, fragment) in fragments {
-            if let marker = html.range(of: Self.fragmentMarker + key + "-->") { html.replaceSubrange(marker, with: fragment) }
+            if let marker = html.range(of: Self.fragmentMarker + key + "-->") {
+                html.replaceSubrange(marker, with: fragment)
+            }
         }
-        return Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                        body: .init(byteBuffer: ByteBuffer(string: html)))
+        return Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
     /// The page shown for an error.
     func errorPage(_ error: AppError, requestID: String, context: AppRequestContext) -> Response {
-        page("error", title: error.status.reasonPhrase, context: context,
-             values: ["status": error.status.code, "reason": error.status.reasonPhrase, "message": error.message,
-                      "requestID": requestID],
-             status: error.status)
+        page(
+            "error", title: error.status.reasonPhrase, context: context,
+            values: [
+                "status": error.status.code, "reason": error.status.reasonPhrase, "message": error.message,
+                "requestID": requestID,
+            ],
+            status: error.status)
     }
 }

@@ -20,7 +20,8 @@ enum UsageChart {
 
         var costs: [UsageDay: [Int64]] = [:]
         for row in daily {
-            costs[row.day, default: Array(repeating: 0, count: names.count)][seriesOf[row.model] ?? 0] += row.totals.costMicros
+            costs[row.day, default: Array(repeating: 0, count: names.count)][seriesOf[row.model] ?? 0] +=
+                row.totals.costMicros
         }
         let scale = niceCeiling(costs.values.map { $0.reduce(0, +) }.max() ?? 0)
         let plotWidth = width - left - right, plotHeight = height - top - bottom
@@ -33,31 +34,46 @@ enum UsageChart {
         for (index, day) in days.enumerated() {
             let perSeries = costs[day] ?? Array(repeating: 0, count: names.count)
             let total = perSeries.reduce(0, +)
-            tableRows.append(["day": day.description, "cells": perSeries.map { ["amount": amount($0)] }, "total": amount(total)])
+            tableRows.append([
+                "day": day.description, "cells": perSeries.map { ["amount": amount($0)] }, "total": amount(total),
+            ])
             guard total > 0 else { continue }
             var stacked = 0.0
             var segments: [[String: Any]] = []
             for (series, micros) in perSeries.enumerated() where micros > 0 {
                 let segmentHeight = Double(micros) / Double(scale) * plotHeight
                 stacked += segmentHeight
-                segments.append(["series": series, "x": number(left + Double(index) * slot + slot * 0.1),
-                                 "y": number(top + plotHeight - stacked), "width": number(max(slot * 0.8, 0.5)),
-                                 "height": number(segmentHeight), "title": "\(names[series]): \(amount(micros))"])
+                segments.append([
+                    "series": series, "x": number(left + Double(index) * slot + slot * 0.1),
+                    "y": number(top + plotHeight - stacked), "width": number(max(slot * 0.8, 0.5)),
+                    "height": number(segmentHeight), "title": "\(names[series]): \(amount(micros))",
+                ])
             }
-            let parts = perSeries.enumerated().filter { $0.element > 0 }.map { "\(names[$0.offset]) \(amount($0.element))" }
-            bars.append(["label": "\(DayText.long(day)): \(amount(total)) (\(parts.joined(separator: ", ")))", "segments": segments])
+            let parts = perSeries.enumerated().filter { $0.element > 0 }.map {
+                "\(names[$0.offset]) \(amount($0.element))"
+            }
+            bars.append([
+                "label": "\(DayText.long(day)): \(amount(total)) (\(parts.joined(separator: ", ")))",
+                "segments": segments,
+            ])
         }
         let gridlines = (0...4).map { step -> [String: Any] in
             let y = number(top + plotHeight - plotHeight * Double(step) / 4)
-            return ["y": y, "label_y": number(top + plotHeight - plotHeight * Double(step) / 4 + 4), "label": amount(scale * Int64(step) / 4)]
+            return [
+                "y": y, "label_y": number(top + plotHeight - plotHeight * Double(step) / 4 + 4),
+                "label": amount(scale * Int64(step) / 4),
+            ]
         }
         let every = max(1, Int((Double(days.count) / 8).rounded(.up)))
         let dayLabels = stride(from: 0, to: days.count, by: every).map { index -> [String: Any] in
             ["x": number(left + (Double(index) + 0.5) * slot), "label": DayText.short(days[index])]
         }
-        return ["caption": caption, "bars": bars, "gridlines": gridlines, "day_labels": dayLabels, "has_bars": !bars.isEmpty,
-                "series": names.enumerated().map { ["index": $0.offset, "name": $0.element] }, "table_rows": tableRows,
-                "view_box": "0 0 \(Int(width)) \(Int(height))", "axis_x": number(left), "axis_end": number(width - right)]
+        return [
+            "caption": caption, "bars": bars, "gridlines": gridlines, "day_labels": dayLabels,
+            "has_bars": !bars.isEmpty,
+            "series": names.enumerated().map { ["index": $0.offset, "name": $0.element] }, "table_rows": tableRows,
+            "view_box": "0 0 \(Int(width)) \(Int(height))", "axis_x": number(left), "axis_end": number(width - right),
+        ]
     }
 
     /// The smallest 1, 2 or 5 times a power of ten (from one cent) that is at least `micros`: the top of the scale.

@@ -30,7 +30,9 @@ struct EnvironmentReader {
     /// A duration given in (possibly fractional) seconds.
     func seconds(_ name: String, positive: Bool) throws(SettingsError) -> Duration? {
         try value(name, expected: positive ? "a number of seconds above 0" : "a number of seconds, 0 or more") { text in
-            Double(text).filter { $0.isFinite && (positive ? $0 > 0 : $0 >= 0) }.map { Duration.milliseconds(Int64($0 * 1000)) }
+            Double(text).filter { $0.isFinite && (positive ? $0 > 0 : $0 >= 0) }.map {
+                Duration.milliseconds(Int64($0 * 1000))
+            }
         }
     }
 }

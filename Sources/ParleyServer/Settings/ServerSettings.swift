@@ -24,8 +24,8 @@ public struct ServerSettings: Sendable {
     public var upstreamConnectTimeout: Duration = .seconds(5)
     /// How long an upstream may take to send a reply's first token.
     public var upstreamFirstTokenTimeout: Duration = .seconds(120)
-    /// A PEM file of certificate authorities trusted for HTTPS upstreams besides the system's (`PARLEY_UPSTREAM_CA_FILE`):
-    /// a self-hosted model server behind a private authority.
+    /// A PEM file of certificate authorities trusted for HTTPS upstreams besides the system's
+    /// (`PARLEY_UPSTREAM_CA_FILE`): a self-hosted model server behind a private authority.
     public var upstreamCertificateAuthorities: String?
     /// The PEM certificate chain (`PARLEY_TLS_CERTIFICATE`) and private key (`PARLEY_TLS_KEY`) to serve HTTPS with;
     /// both or neither. Over HTTPS, clients that offer HTTP/2 (every browser) get it, and a browser's event streams
@@ -57,7 +57,8 @@ public struct ServerSettings: Sendable {
     public var modelRetryDelay: Duration = .seconds(5)
     /// The largest image one upload may carry, in bytes (`PARLEY_MAX_UPLOAD_MB`).
     public var maxUploadBytes = 20 * 1024 * 1024
-    /// The bytes of images and message text one user may store, unless an admin sets their own (`PARLEY_USER_STORAGE_MB`).
+    /// The bytes of images and message text one user may store, unless an admin sets their own
+    /// (`PARLEY_USER_STORAGE_MB`).
     public var userStorageBytes: Int64 = 1024 * 1_048_576
     /// The largest storage quota accepted, in megabytes (16 TiB).
     public static let maxStorageMegabytes: Int64 = 16 << 20
@@ -83,69 +84,98 @@ public struct ServerSettings: Sendable {
         self.environment = environment
         let read = EnvironmentReader(environment: environment)
         host = read.text("PARLEY_HOST") ?? host
-        port = try read.value("PARLEY_PORT", expected: "a port number from 0 to 65535") { Int($0).filter { (0...65_535).contains($0) } } ?? port
+        port =
+            try read.value("PARLEY_PORT", expected: "a port number from 0 to 65535") {
+                Int($0).filter { (0...65_535).contains($0) }
+            } ?? port
         dataDirectory = read.text("PARLEY_DATA_DIR") ?? dataDirectory
         templatesDirectory = read.text("PARLEY_TEMPLATES_DIR") ?? templatesDirectory
         publicDirectory = read.text("PARLEY_PUBLIC_DIR") ?? publicDirectory
         jwtSecret = read.text("PARLEY_JWT_SECRET")
         if let jwtSecret, jwtSecret.utf8.count < Self.minimumSecretBytes {
-            throw SettingsError(name: "PARLEY_JWT_SECRET", value: "(\(jwtSecret.utf8.count) bytes, not shown)",
-                                expected: "at least \(Self.minimumSecretBytes) bytes (`openssl rand -hex 32` makes one)")
+            throw SettingsError(
+                name: "PARLEY_JWT_SECRET", value: "(\(jwtSecret.utf8.count) bytes, not shown)",
+                expected: "at least \(Self.minimumSecretBytes) bytes (`openssl rand -hex 32` makes one)")
         }
-        signup = try read.value("PARLEY_SIGNUP", expected: "open, first-user or closed", SignupMode.init(rawValue:)) ?? signup
-        cookieSecure = try read.value("PARLEY_COOKIE_SECURE", expected: "auto, true or false") { text -> Bool?? in
-            switch text.lowercased() {
-            case "auto": .some(nil)
-            case "true", "1", "on", "yes": .some(true)
-            case "false", "0", "off", "no": .some(false)
-            default: nil
-            }
-        } ?? nil
-        bcryptCost = try read.value("PARLEY_BCRYPT_COST", expected: "a whole number from 4 to 31") {
-            UInt8($0).filter { (4...31).contains($0) }
-        } ?? bcryptCost
+        signup =
+            try read.value("PARLEY_SIGNUP", expected: "open, first-user or closed", SignupMode.init(rawValue:))
+            ?? signup
+        cookieSecure =
+            try read.value("PARLEY_COOKIE_SECURE", expected: "auto, true or false") { text -> Bool?? in
+                switch text.lowercased() {
+                case "auto": .some(nil)
+                case "true", "1", "on", "yes": .some(true)
+                case "false", "0", "off", "no": .some(false)
+                default: nil
+                }
+            } ?? nil
+        bcryptCost =
+            try read.value("PARLEY_BCRYPT_COST", expected: "a whole number from 4 to 31") {
+                UInt8($0).filter { (4...31).contains($0) }
+            } ?? bcryptCost
         upstreamIdleTimeout = try read.seconds("PARLEY_UPSTREAM_IDLE_TIMEOUT", positive: true) ?? upstreamIdleTimeout
-        upstreamConnectTimeout = try read.seconds("PARLEY_UPSTREAM_CONNECT_TIMEOUT", positive: true) ?? upstreamConnectTimeout
-        upstreamFirstTokenTimeout = try read.seconds("PARLEY_UPSTREAM_FIRST_TOKEN_TIMEOUT", positive: true) ?? upstreamFirstTokenTimeout
+        upstreamConnectTimeout =
+            try read.seconds("PARLEY_UPSTREAM_CONNECT_TIMEOUT", positive: true) ?? upstreamConnectTimeout
+        upstreamFirstTokenTimeout =
+            try read.seconds("PARLEY_UPSTREAM_FIRST_TOKEN_TIMEOUT", positive: true) ?? upstreamFirstTokenTimeout
         providerConfigPath = read.text("PARLEY_CONFIG")
         upstreamCertificateAuthorities = read.text("PARLEY_UPSTREAM_CA_FILE")
         tlsCertificate = read.text("PARLEY_TLS_CERTIFICATE")
         tlsKey = read.text("PARLEY_TLS_KEY")
-        generation.shutdownGrace = try read.seconds("PARLEY_SHUTDOWN_GRACE", positive: false) ?? generation.shutdownGrace
-        generation.modelTitles = try read.value("PARLEY_MODEL_TITLES", expected: "on or off") { text in
-            ["on": true, "true": true, "1": true, "off": false, "false": false, "0": false][text.lowercased()]
-        } ?? generation.modelTitles
-        demoTokenDelay = try read.value("PARLEY_DEMO_TOKEN_DELAY_MS", expected: "a whole number of milliseconds") {
-            Int64($0).filter { $0 >= 0 }.map { Duration.milliseconds($0) }
-        } ?? demoTokenDelay
-        logLevel = try read.value("PARLEY_LOG_LEVEL", expected: "trace, debug, info, notice, warning, error or critical",
-                                  Logger.Level.init(rawValue:)) ?? logLevel
+        generation.shutdownGrace =
+            try read.seconds("PARLEY_SHUTDOWN_GRACE", positive: false) ?? generation.shutdownGrace
+        generation.modelTitles =
+            try read.value("PARLEY_MODEL_TITLES", expected: "on or off") { text in
+                ["on": true, "true": true, "1": true, "off": false, "false": false, "0": false][text.lowercased()]
+            } ?? generation.modelTitles
+        demoTokenDelay =
+            try read.value("PARLEY_DEMO_TOKEN_DELAY_MS", expected: "a whole number of milliseconds") {
+                Int64($0).filter { $0 >= 0 }.map { Duration.milliseconds($0) }
+            } ?? demoTokenDelay
+        logLevel =
+            try read.value(
+                "PARLEY_LOG_LEVEL", expected: "trace, debug, info, notice, warning, error or critical",
+                Logger.Level.init(rawValue:)) ?? logLevel
         metricsToken = read.text("PARLEY_METRICS_TOKEN")
-        trustedProxies = try read.value("PARLEY_TRUSTED_PROXIES", expected: "addresses and CIDR ranges, such as 127.0.0.1, 10.0.0.0/8, ::1",
-                                        TrustedProxies.init(list:)) ?? trustedProxies
-        modelRefreshInterval = try read.value("PARLEY_MODEL_REFRESH", expected: "a number of seconds (0: never)") { text -> Duration?? in
-            Double(text).filter { $0.isFinite && $0 >= 0 }.map { $0 == 0 ? nil : .milliseconds(Int64($0 * 1000)) }
-        } ?? modelRefreshInterval
-        maxUploadBytes = try read.value("PARLEY_MAX_UPLOAD_MB", expected: "a whole number of megabytes from 1 to 1024") {
-            Int($0).filter { (1...1024).contains($0) }.map { $0 * 1024 * 1024 }
-        } ?? maxUploadBytes
-        maxEventStreamsPerUser = try read.value("PARLEY_MAX_STREAMS_PER_USER", expected: "a whole number from 1 to 10000") {
-            Int($0).filter { (1...10_000).contains($0) }
-        } ?? maxEventStreamsPerUser
+        trustedProxies =
+            try read.value(
+                "PARLEY_TRUSTED_PROXIES", expected: "addresses and CIDR ranges, such as 127.0.0.1, 10.0.0.0/8, ::1",
+                TrustedProxies.init(list:)) ?? trustedProxies
+        modelRefreshInterval =
+            try read.value("PARLEY_MODEL_REFRESH", expected: "a number of seconds (0: never)") { text -> Duration?? in
+                Double(text).filter { $0.isFinite && $0 >= 0 }.map { $0 == 0 ? nil : .milliseconds(Int64($0 * 1000)) }
+            } ?? modelRefreshInterval
+        maxUploadBytes =
+            try read.value("PARLEY_MAX_UPLOAD_MB", expected: "a whole number of megabytes from 1 to 1024") {
+                Int($0).filter { (1...1024).contains($0) }.map { $0 * 1024 * 1024 }
+            } ?? maxUploadBytes
+        maxEventStreamsPerUser =
+            try read.value("PARLEY_MAX_STREAMS_PER_USER", expected: "a whole number from 1 to 10000") {
+                Int($0).filter { (1...10_000).contains($0) }
+            } ?? maxEventStreamsPerUser
         idleTimeout = try read.seconds("PARLEY_IDLE_TIMEOUT", positive: true) ?? idleTimeout
-        userStorageBytes = try read.value("PARLEY_USER_STORAGE_MB", expected: "a whole number of megabytes from 1 to \(Self.maxStorageMegabytes)") {
-            Int64($0).filter { (1...Self.maxStorageMegabytes).contains($0) }.map { $0 * 1_048_576 }
-        } ?? userStorageBytes
-        signupRateLimit = try read.value("PARLEY_SIGNUP_RATE", expected: "a whole number of sign-ups per 5 minutes (0: unlimited)") { text -> Int?? in
-            Int(text).filter { $0 >= 0 }.map { $0 == 0 ? nil : $0 }
-        } ?? signupRateLimit
-        sendRateLimit = try read.value("PARLEY_SEND_RATE", expected: "a whole number of sends per minute (0: unlimited)") { text -> Int?? in
-            Int(text).filter { $0 >= 0 }.map { $0 == 0 ? nil : $0 }
-        } ?? sendRateLimit
+        userStorageBytes =
+            try read.value(
+                "PARLEY_USER_STORAGE_MB", expected: "a whole number of megabytes from 1 to \(Self.maxStorageMegabytes)"
+            ) {
+                Int64($0).filter { (1...Self.maxStorageMegabytes).contains($0) }.map { $0 * 1_048_576 }
+            } ?? userStorageBytes
+        signupRateLimit =
+            try read.value("PARLEY_SIGNUP_RATE", expected: "a whole number of sign-ups per 5 minutes (0: unlimited)") {
+                text -> Int?? in
+                Int(text).filter { $0 >= 0 }.map { $0 == 0 ? nil : $0 }
+            } ?? signupRateLimit
+        sendRateLimit =
+            try read.value("PARLEY_SEND_RATE", expected: "a whole number of sends per minute (0: unlimited)") {
+                text -> Int?? in
+                Int(text).filter { $0 >= 0 }.map { $0 == 0 ? nil : $0 }
+            } ?? sendRateLimit
     }
 
     /// The limits of an image upload.
-    var uploadLimits: UploadLimits { UploadLimits(maxFileBytes: maxUploadBytes, maxFiles: ChatService.maxImagesPerMessage) }
+    var uploadLimits: UploadLimits {
+        UploadLimits(maxFileBytes: maxUploadBytes, maxFiles: ChatService.maxImagesPerMessage)
+    }
 
     /// Refuses a templates or static-files folder that is not there, naming its setting and the full path looked at
     /// (a server started outside its source folder would otherwise stop with a bare "file doesn't exist").
@@ -154,8 +184,10 @@ public struct ServerSettings: Sendable {
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue { continue }
             let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-            throw SettingsError(name: name, value: path, expected: "a folder, and there is none at \(absolute) "
-                                    + "(start Parley from its source folder, or set \(name))")
+            throw SettingsError(
+                name: name, value: path,
+                expected: "a folder, and there is none at \(absolute) "
+                    + "(start Parley from its source folder, or set \(name))")
         }
     }
 

@@ -27,16 +27,22 @@ enum Gzip {
     /// Whether a body of this content type is text worth compressing. Event streams are excluded: each event must
     /// reach the browser as soon as it is written.
     static func isCompressible(contentType: String?) -> Bool {
-        guard let type = contentType?.lowercased().split(separator: ";").first?.trimmingCharacters(in: .whitespaces) else {
+        guard let type = contentType?.lowercased().split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+        else {
             return false
         }
         if type == "text/event-stream" { return false }
-        return type.hasPrefix("text/") || ["application/json", "application/javascript", "application/manifest+json",
-                                           "image/svg+xml", "application/xml"].contains(type)
+        return type.hasPrefix("text/")
+            || [
+                "application/json", "application/javascript", "application/manifest+json",
+                "image/svg+xml", "application/xml",
+            ].contains(type)
     }
 
     /// The gzip encoding of `buffer`; static files, compressed once at start, take the best level.
-    static func compress(_ buffer: ByteBuffer, level: ZlibConfiguration.CompressionLevel = .defaultCompressionLevel) throws -> ByteBuffer {
+    static func compress(_ buffer: ByteBuffer, level: ZlibConfiguration.CompressionLevel = .defaultCompressionLevel)
+        throws -> ByteBuffer
+    {
         var input = buffer
         return try input.compress(with: .gzip(configuration: .init(compressionLevel: level)))
     }

@@ -24,10 +24,13 @@ public struct StaticAssets: Sendable {
     /// Reads every regular file directly inside `directory` (hidden files excepted).
     public init(directory: String) throws {
         var byName: [String: Asset] = [:], urls: [String: String] = [:]
-        for fileName in try FileManager.default.contentsOfDirectory(atPath: directory).sorted() where !fileName.hasPrefix(".") {
+        for fileName in try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        where !fileName.hasPrefix(".") {
             let path = directory + "/" + fileName
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+                continue
+            }
             let asset = try Self.load(fileName: fileName, data: try Data(contentsOf: URL(fileURLWithPath: path)))
             byName[fileName] = asset
             byName[String(asset.url.dropFirst("/static/".count))] = asset
@@ -60,8 +63,9 @@ public struct StaticAssets: Sendable {
             let compressed = try Gzip.compress(body, level: .bestCompression)
             if compressed.readableBytes < body.readableBytes { gzipped = compressed }
         }
-        return Asset(fileName: fileName, url: "/static/" + fingerprinted, contentType: type, body: body, gzipped: gzipped,
-                     hash: hash)
+        return Asset(
+            fileName: fileName, url: "/static/" + fingerprinted, contentType: type, body: body, gzipped: gzipped,
+            hash: hash)
     }
 
     /// The media type of a file extension.

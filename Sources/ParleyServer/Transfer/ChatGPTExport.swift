@@ -79,7 +79,8 @@ struct ChatGPTMessage: Decodable {
     /// The text of a user or assistant text message; nil for other roles, other content and empty text.
     var text: String? {
         guard ["user", "assistant"].contains(author.role), let content,
-              ["text", "multimodal_text"].contains(content.contentType) else { return nil }
+            ["text", "multimodal_text"].contains(content.contentType)
+        else { return nil }
         let text = (content.parts ?? []).compactMap { part -> String? in
             if case .text(let text) = part { return text }
             return nil

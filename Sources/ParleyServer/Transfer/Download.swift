@@ -3,12 +3,18 @@ import Hummingbird
 
 extension Response {
     /// A file download: `Content-Disposition: attachment` with a name that is safe whatever `baseName` holds.
-    static func download(_ body: ByteBuffer, contentType: String, baseName: String, fallbackName: String,
-                         fileExtension: String) -> Response {
+    static func download(
+        _ body: ByteBuffer, contentType: String, baseName: String, fallbackName: String,
+        fileExtension: String
+    ) -> Response {
         let filename = downloadFilename(baseName, fallback: fallbackName) + "." + fileExtension
-        return Response(status: .ok, headers: [.contentType: contentType, .cacheControl: "no-store",
-                                               .contentDisposition: "attachment; filename=\"\(filename)\""],
-                        body: .init(byteBuffer: body))
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: contentType, .cacheControl: "no-store",
+                .contentDisposition: "attachment; filename=\"\(filename)\"",
+            ],
+            body: .init(byteBuffer: body))
     }
 
     /// A lower-case ASCII file name from a title: letters and digits kept, every other run turned into one `-`,

@@ -32,6 +32,8 @@ struct ExportDocument: Codable {
         version = Self.currentVersion
         exportedAt = Date()
         account = user.map { Account(email: $0.email, createdAt: $0.createdAt) }
-        conversations = transcripts.map { Entry(conversation: ConversationJSON($0.conversation), messages: $0.messages.map(MessageJSON.init)) }
+        conversations = transcripts.map {
+            Entry(conversation: ConversationJSON($0.conversation), messages: $0.messages.map(MessageJSON.init))
+        }
     }
 }

@@ -26,32 +26,39 @@ enum ImportReader {
     }
 
     private static func parleyExport(_ data: Data) throws(AppError) -> [ConversationTranscript] {
-        let document = try decode(ExportDocument.self, from: data, decoder: APIEncoding.decoder, what: "a Parley export")
+        let document = try decode(
+            ExportDocument.self, from: data, decoder: APIEncoding.decoder, what: "a Parley export")
         guard document.format == ExportDocument.formatName, document.version == ExportDocument.currentVersion else {
             throw invalid("The file is not a Parley export of version \(ExportDocument.currentVersion).")
         }
         return try document.conversations.enumerated().map { (index, entry) throws(AppError) in
             let messages = try entry.messages.map { message throws(AppError) -> Message in
                 guard let role = MessageRole(rawValue: message.role) else {
-                    throw invalid("Conversation \(index + 1) has a message whose role is not system, user or assistant.")
+                    throw invalid(
+                        "Conversation \(index + 1) has a message whose role is not system, user or assistant.")
                 }
-                let usage = Usage(promptTokens: message.usage.promptTokens, completionTokens: message.usage.completionTokens,
-                                  costUSD: message.usage.costUsd, estimated: message.usage.estimated)
-                return Message(id: 0, conversationID: 0, role: role, content: message.content, status: .complete,
-                               model: message.model, usage: usage, createdAt: message.createdAt)
+                let usage = Usage(
+                    promptTokens: message.usage.promptTokens, completionTokens: message.usage.completionTokens,
+                    costUSD: message.usage.costUsd, estimated: message.usage.estimated)
+                return Message(
+                    id: 0, conversationID: 0, role: role, content: message.content, status: .complete,
+                    model: message.model, usage: usage, createdAt: message.createdAt)
             }
             let conversation = entry.conversation
-            return try checked(Conversation(id: 0, userID: 0, title: conversation.title, model: conversation.model,
-                                            systemPrompt: conversation.systemPrompt, createdAt: conversation.createdAt,
-                                            updatedAt: conversation.updatedAt, pinned: conversation.pinned,
-                                            archived: conversation.archived),
-                               messages, number: index + 1)
+            return try checked(
+                Conversation(
+                    id: 0, userID: 0, title: conversation.title, model: conversation.model,
+                    systemPrompt: conversation.systemPrompt, createdAt: conversation.createdAt,
+                    updatedAt: conversation.updatedAt, pinned: conversation.pinned,
+                    archived: conversation.archived),
+                messages, number: index + 1)
         }
     }
 
     private static func chatGPTExport(_ data: Data, defaultModel: String) throws(AppError) -> [ConversationTranscript] {
-        let conversations = try decode([ChatGPTConversation].self, from: data, decoder: JSONDecoder(),
-                                       what: "ChatGPT's conversations.json")
+        let conversations = try decode(
+            [ChatGPTConversation].self, from: data, decoder: JSONDecoder(),
+            what: "ChatGPT's conversations.json")
         return try conversations.enumerated().map { (index, conversation) throws(AppError) in
             guard let branch = conversation.currentBranch() else {
                 throw invalid("Conversation \(index + 1) is broken: its current_node does not lead back to the root.")
@@ -61,42 +68,59 @@ enum ImportReader {
             let messages = branch.compactMap { message -> Message? in
                 guard let text = message.text, let role = MessageRole(rawValue: message.author.role) else { return nil }
                 let author = role == .assistant ? message.metadata?.modelSlug ?? model : model
-                return Message(id: 0, conversationID: 0, role: role, content: text, status: .complete, model: author,
-                               createdAt: message.createTime.map(date) ?? createdAt)
+                return Message(
+                    id: 0, conversationID: 0, role: role, content: text, status: .complete, model: author,
+                    createdAt: message.createTime.map(date) ?? createdAt)
             }
-            return try checked(Conversation(id: 0, userID: 0, title: conversation.title ?? "", model: model, systemPrompt: "",
-                                            createdAt: createdAt,
-                                            updatedAt: conversation.updateTime.map(date) ?? messages.last?.createdAt ?? createdAt),
-                               messages, number: index + 1)
+            return try checked(
+                Conversation(
+                    id: 0, userID: 0, title: conversation.title ?? "", model: model, systemPrompt: "",
+                    createdAt: createdAt,
+                    updatedAt: conversation.updateTime.map(date) ?? messages.last?.createdAt ?? createdAt),
+                messages, number: index + 1)
         }
     }
 
     /// Checks what both formats must satisfy, and tidies the title (trimmed, shortened, or a default one).
-    private static func checked(_ conversation: Conversation, _ messages: [Message], number: Int) throws(AppError) -> ConversationTranscript {
+    private static func checked(_ conversation: Conversation, _ messages: [Message], number: Int) throws(AppError)
+        -> ConversationTranscript
+    {
         var conversation = conversation
         let title = conversation.title.trimmingCharacters(in: .whitespacesAndNewlines)
-        conversation.title = title.isEmpty ? untitled
-            : title.count > ChatService.maxTitleLength ? String(title.prefix(ChatService.maxTitleLength - 1)) + "…" : title
+        conversation.title =
+            title.isEmpty
+            ? untitled
+            : title.count > ChatService.maxTitleLength
+                ? String(title.prefix(ChatService.maxTitleLength - 1)) + "…" : title
         let models = [conversation.model] + messages.map(\.model)
         guard models.allSatisfy({ !$0.isEmpty && $0.count <= maxModelLength }) else {
-            throw invalid("Conversation \(number) names a model that is empty or longer than \(maxModelLength) characters.")
+            throw invalid(
+                "Conversation \(number) names a model that is empty or longer than \(maxModelLength) characters.")
         }
         guard conversation.systemPrompt.count <= ChatService.maxSystemPromptLength else {
-            throw invalid("Conversation \(number) has a system prompt longer than \(ChatService.maxSystemPromptLength) characters.")
+            throw invalid(
+                "Conversation \(number) has a system prompt longer than \(ChatService.maxSystemPromptLength) characters."
+            )
         }
         let dates = [conversation.createdAt, conversation.updatedAt] + messages.map(\.createdAt)
         guard dates.allSatisfy(validDates.contains) else {
             throw invalid("Conversation \(number) has a date before 1970 or after 9999.")
         }
         let usages = messages.map(\.usage)
-        guard usages.allSatisfy({ $0.promptTokens >= 0 && $0.completionTokens >= 0 && $0.costUSD.isFinite && $0.costUSD >= 0 }) else {
+        guard
+            usages.allSatisfy({
+                $0.promptTokens >= 0 && $0.completionTokens >= 0 && $0.costUSD.isFinite && $0.costUSD >= 0
+            })
+        else {
             throw invalid("Conversation \(number) has a message with negative usage.")
         }
         return ConversationTranscript(conversation: conversation, messages: messages)
     }
 
     /// Decodes the file, or says where it does not fit the format.
-    private static func decode<T: Decodable>(_ type: T.Type, from data: Data, decoder: JSONDecoder, what: String) throws(AppError) -> T {
+    private static func decode<T: Decodable>(_ type: T.Type, from data: Data, decoder: JSONDecoder, what: String)
+        throws(AppError) -> T
+    {
         do {
             return try decoder.decode(type, from: data)
         } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
@@ -110,12 +134,14 @@ enum ImportReader {
 
     /// Where and why a file did not decode, in words (the path of keys and positions, never the file's text).
     private static func problem(_ error: DecodingError) -> String {
-        let (path, reason): ([any CodingKey], String) = switch error {
-        case .keyNotFound(let key, let context): (context.codingPath + [key], "is missing")
-        case .typeMismatch(_, let context), .valueNotFound(_, let context): (context.codingPath, "has the wrong type")
-        case .dataCorrupted(let context): (context.codingPath, "is not valid")
-        @unknown default: ([], "is not valid")
-        }
+        let (path, reason): ([any CodingKey], String) =
+            switch error {
+            case .keyNotFound(let key, let context): (context.codingPath + [key], "is missing")
+            case .typeMismatch(_, let context), .valueNotFound(_, let context):
+                (context.codingPath, "has the wrong type")
+            case .dataCorrupted(let context): (context.codingPath, "is not valid")
+            @unknown default: ([], "is not valid")
+            }
         let location = path.map { $0.intValue.map { String($0 + 1) } ?? $0.stringValue }.joined(separator: " › ")
         return location.isEmpty ? "it \(reason)" : "\(location) \(reason)"
     }

@@ -6,18 +6,23 @@ import ParleyCore
 /// leading `'` so that it is never run as a formula.
 enum UsageCSV {
     /// The column names.
-    static let header = ["day", "user_id", "email", "model", "messages", "input_tokens", "cached_input_tokens", "output_tokens",
-                         "cost_usd", "estimated_tokens", "estimated_cost_usd", "title_tokens", "title_cost_usd"]
+    static let header = [
+        "day", "user_id", "email", "model", "messages", "input_tokens", "cached_input_tokens", "output_tokens",
+        "cost_usd", "estimated_tokens", "estimated_cost_usd", "title_tokens", "title_cost_usd",
+    ]
 
     /// The document for `records`.
     static func document(_ records: [UsageRecord]) -> String {
         var text = line(header)
         for record in records {
-            text += line([record.day.description, String(record.userID), record.email ?? "", record.model,
-                          String(record.totals.requests), String(record.totals.inputTokens), String(record.totals.cachedInputTokens),
-                          String(record.totals.outputTokens), MicroDollars.decimal(record.totals.costMicros),
-                          String(record.totals.estimatedTokens), MicroDollars.decimal(record.totals.estimatedCostMicros),
-                          String(record.totals.titleTokens), MicroDollars.decimal(record.totals.titleCostMicros)])
+            text += line([
+                record.day.description, String(record.userID), record.email ?? "", record.model,
+                String(record.totals.requests), String(record.totals.inputTokens),
+                String(record.totals.cachedInputTokens),
+                String(record.totals.outputTokens), MicroDollars.decimal(record.totals.costMicros),
+                String(record.totals.estimatedTokens), MicroDollars.decimal(record.totals.estimatedCostMicros),
+                String(record.totals.titleTokens), MicroDollars.decimal(record.totals.titleCostMicros),
+            ])
         }
         return text
     }
@@ -31,7 +36,8 @@ enum UsageCSV {
     /// a comma, quote or line break.
     static func cell(_ value: String) -> String {
         let text = value.utf8.first.map { "=+-@\t\r".utf8.contains($0) } == true ? "'" + value : value
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 }) else {
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 10 || $0 == 13 })
+        else {
             return text
         }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -38,20 +38,30 @@ final class ConnectionLimit: Sendable {
 
     /// The server with this limit on every accepted connection, each reading into small buffers first: HTTP/1.1, or
     /// with `tls`, HTTPS that negotiates HTTP/2 or HTTP/1.1 by ALPN, each connection's handshake done within
-    /// `handshakeTimeout`, and an HTTP/2 connection closed once it has had no stream for `http2IdleTimeout`; an HTTP/1.1
-    /// connection must send a request's head within `idleTimeout` of opening or of its previous response.
-    func server(tls: TLSConfiguration?, handshakeTimeout: Duration, http2IdleTimeout: Duration, idleTimeout: Duration) -> HTTPServerBuilder {
+    /// `handshakeTimeout`, and an HTTP/2 connection closed once it has had no stream for `http2IdleTimeout`; an
+    /// HTTP/1.1 connection must send a request's head within `idleTimeout` of opening or of its previous response.
+    func server(tls: TLSConfiguration?, handshakeTimeout: Duration, http2IdleTimeout: Duration, idleTimeout: Duration)
+        -> HTTPServerBuilder
+    {
         HTTPServerBuilder { responder in
-            let requests = HTTP1Channel.Configuration(additionalChannelHandlers: [RequestActivityHandler(limit: self)],
-                                                      idleTimeout: TimeAmount(idleTimeout))
+            let requests = HTTP1Channel.Configuration(
+                additionalChannelHandlers: [RequestActivityHandler(limit: self)],
+                idleTimeout: TimeAmount(idleTimeout))
             guard let tls else {
-                return AdmittedChannel(limit: self, SmallReadBufferChannel(HTTP1Channel(responder: responder, configuration: requests)))
+                return AdmittedChannel(
+                    limit: self, SmallReadBufferChannel(HTTP1Channel(responder: responder, configuration: requests)))
             }
             // Negotiated, a connection is no longer reclaimable: an HTTP/2 one never, an HTTP/1.1 one between requests.
             let negotiated: @Sendable (any Channel) -> Void = { self.mark($0, idle: false) }
-            return AdmittedChannel(limit: self, SmallReadBufferChannel(TLSHandshakeDeadlineChannel(timeout: handshakeTimeout, onCompleted: negotiated,
-                try HTTP2UpgradeChannel(tlsConfiguration: tls, configuration: .init(idleTimeout: http2IdleTimeout, streamConfiguration: requests),
-                                     responder: responder))))
+            return AdmittedChannel(
+                limit: self,
+                SmallReadBufferChannel(
+                    TLSHandshakeDeadlineChannel(
+                        timeout: handshakeTimeout, onCompleted: negotiated,
+                        try HTTP2UpgradeChannel(
+                            tlsConfiguration: tls,
+                            configuration: .init(idleTimeout: http2IdleTimeout, streamConfiguration: requests),
+                            responder: responder))))
         }
     }
 
@@ -73,7 +83,8 @@ final class ConnectionLimit: Sendable {
             }
             // The longest idle (a scan, made only at the limit): the likeliest to stay unused.
             guard let idleKey = state.idle.min(by: { $0.value.since < $1.value.since })?.key,
-                  let idle = state.idle.removeValue(forKey: idleKey)?.channel else { return (false, nil) }
+                let idle = state.idle.removeValue(forKey: idleKey)?.channel
+            else { return (false, nil) }
             // The idle connection's slot passes to the new one: it is not released again when it closes.
             state.drained.insert(idleKey)
             state.counted.insert(key)

@@ -30,7 +30,9 @@ public struct FileDescriptorBudget: Sendable, Equatable {
     /// shell's default soft limit of 1,024 would hold about 470 streams).
     public static func raisingProcessLimit(multiplexed: Bool = false) -> FileDescriptorBudget {
         var limits = rlimit()
-        guard getrlimit(resourceNoFile, &limits) == 0 else { return FileDescriptorBudget(limit: 1024, multiplexed: multiplexed) }
+        guard getrlimit(resourceNoFile, &limits) == 0 else {
+            return FileDescriptorBudget(limit: 1024, multiplexed: multiplexed)
+        }
         if limits.rlim_cur < limits.rlim_max {
             var raised = limits
             raised.rlim_cur = limits.rlim_max

@@ -10,9 +10,13 @@ enum ServerTLS {
         case (nil, nil):
             return nil
         case (nil, _?):
-            throw SettingsError(name: "PARLEY_TLS_CERTIFICATE", value: "", expected: "a PEM file, since PARLEY_TLS_KEY is set (HTTPS needs both)")
+            throw SettingsError(
+                name: "PARLEY_TLS_CERTIFICATE", value: "",
+                expected: "a PEM file, since PARLEY_TLS_KEY is set (HTTPS needs both)")
         case (_?, nil):
-            throw SettingsError(name: "PARLEY_TLS_KEY", value: "", expected: "a PEM file, since PARLEY_TLS_CERTIFICATE is set (HTTPS needs both)")
+            throw SettingsError(
+                name: "PARLEY_TLS_KEY", value: "",
+                expected: "a PEM file, since PARLEY_TLS_CERTIFICATE is set (HTTPS needs both)")
         case (let certificatePath?, let keyPath?):
             let chain = try PEMCertificates.read(certificatePath, setting: "PARLEY_TLS_CERTIFICATE")
             let key: NIOSSLPrivateKey
@@ -21,12 +25,15 @@ enum ServerTLS {
             } catch {
                 throw SettingsError(name: "PARLEY_TLS_KEY", value: keyPath, expected: "a PEM private key (\(error))")
             }
-            let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) },
-                                                                         privateKey: .privateKey(key))
+            let configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain.map { .certificate($0) },
+                privateKey: .privateKey(key))
             do {
                 _ = try NIOSSLContext(configuration: configuration)
             } catch {
-                throw SettingsError(name: "PARLEY_TLS_KEY", value: keyPath, expected: "the private key of PARLEY_TLS_CERTIFICATE's certificate (\(error))")
+                throw SettingsError(
+                    name: "PARLEY_TLS_KEY", value: keyPath,
+                    expected: "the private key of PARLEY_TLS_CERTIFICATE's certificate (\(error))")
             }
             return configuration
         }

@@ -5,7 +5,8 @@ import NIOCore
 /// An accepted connection that reads into a 512-byte buffer at first, growing it only when reads fill it (NIO's
 /// adaptive sizing), instead of NIO's 2 KB. A connection keeps its read buffer while it is open, and an event stream's
 /// connection, once its request is read, is open for the whole reply with nothing more to read: at thousands of open
-/// streams the smaller buffer is ~1.4 KB less a stream. A larger request is read in a few more reads of the same wake-up.
+/// streams the smaller buffer is ~1.4 KB less a stream. A larger request is read in a few more reads of the same
+/// wake-up.
 struct SmallReadBufferChannel<Base: ServerChildChannel>: WrappingChildChannel {
     typealias Value = Base.Value
 

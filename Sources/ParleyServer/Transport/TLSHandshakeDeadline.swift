@@ -26,8 +26,9 @@ struct TLSHandshakeDeadlineChannel<Base: ServerChildChannel>: WrappingChildChann
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
             let tls = try operations.context(handlerType: NIOSSLServerHandler.self)
-            try operations.addHandler(HandshakeDeadlineHandler(timeout: TimeAmount(timeout), onCompleted: onCompleted),
-                                      position: .after(tls.handler))
+            try operations.addHandler(
+                HandshakeDeadlineHandler(timeout: TimeAmount(timeout), onCompleted: onCompleted),
+                position: .after(tls.handler))
             return value
         }
     }

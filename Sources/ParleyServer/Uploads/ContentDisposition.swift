@@ -20,8 +20,15 @@ struct ContentDisposition {
                 var escaped = false
                 while let character = rest.first {
                     rest = rest.dropFirst()
-                    if escaped { parsed.append(character); escaped = false } else if character == "\\" { escaped = true }
-                    else if character == "\"" { break } else { parsed.append(character) }
+                    if escaped {
+                        parsed.append(character); escaped = false
+                    } else if character == "\\" {
+                        escaped = true
+                    } else if character == "\"" {
+                        break
+                    } else {
+                        parsed.append(character)
+                    }
                 }
             } else {
                 let end = rest.firstIndex(of: ";") ?? rest.endIndex

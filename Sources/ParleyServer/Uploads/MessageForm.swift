@@ -13,11 +13,13 @@ struct MessageForm: Sendable {
         if request.multipartBoundary != nil {
             let form = try await UploadForm.read(request, limits: limits, expectedCSRF: context.csrfTokenForUploadForm)
             let images = try form.files.map { file throws(AppError) in try NewImage(uploaded: file) }
-            return MessageForm(content: form["content"] ?? "", model: form["model"], requestID: form["request_id"], images: images)
+            return MessageForm(
+                content: form["content"] ?? "", model: form["model"], requestID: form["request_id"], images: images)
         }
         var request = request
         let form = try await FormFields(request: &request)
-        return MessageForm(content: form["content"] ?? "", model: form["model"], requestID: form["request_id"], images: [])
+        return MessageForm(
+            content: form["content"] ?? "", model: form["model"], requestID: form["request_id"], images: [])
     }
 }
 
@@ -29,14 +31,19 @@ extension NewImage {
         } catch {
             switch error {
             case .unsupported:
-                throw AppError(.unsupportedMediaType, code: "unsupported_image",
-                               message: "“\(file.fileName)” is not a PNG, JPEG, WebP or GIF image.")
+                throw AppError(
+                    .unsupportedMediaType, code: "unsupported_image",
+                    message: "“\(file.fileName)” is not a PNG, JPEG, WebP or GIF image.")
             case .malformed:
-                throw AppError(.unsupportedMediaType, code: "unsupported_image",
-                               message: "“\(file.fileName)” is not a complete image: it may be damaged or cut short.")
+                throw AppError(
+                    .unsupportedMediaType, code: "unsupported_image",
+                    message: "“\(file.fileName)” is not a complete image: it may be damaged or cut short.")
             case .tooLarge(let width, let height):
-                throw AppError(.unprocessableContent, code: "image_dimensions_too_large",
-                               message: "“\(file.fileName)” is \(width)×\(height) pixels; at most \(ImageInspector.maxSide) a side is accepted.")
+                throw AppError(
+                    .unprocessableContent, code: "image_dimensions_too_large",
+                    message:
+                        "“\(file.fileName)” is \(width)×\(height) pixels; at most \(ImageInspector.maxSide) a side is accepted."
+                )
             }
         }
     }

@@ -19,7 +19,8 @@ struct MultipartReader {
 
     /// The most bytes one part's headers may take.
     static let maxHeaderBytes = 16 * 1024
-    private static let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n"), dash = UInt8(ascii: "-"), colon = UInt8(ascii: ":")
+    private static let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n"), dash = UInt8(ascii: "-"),
+        colon = UInt8(ascii: ":")
     private static let lineEnd: [UInt8] = [cr, lf]
     private static let tokenSymbols = Set("!#$%&'*+-.^_`|~".utf8)
 
@@ -68,7 +69,8 @@ struct MultipartReader {
                     guard pending.count - start <= 64 else { throw Malformed() }
                     break reading
                 }
-                guard pending[start..<lineEnd].allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) else { throw Malformed() }
+                guard pending[start..<lineEnd].allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") })
+                else { throw Malformed() }
                 start = lineEnd + 2
                 headerBytes = 0
                 state = .headers
@@ -97,15 +99,18 @@ struct MultipartReader {
     /// A `Name: value` header line; the name must be an HTTP token, the value may be any UTF-8.
     private static func header(_ line: ArraySlice<UInt8>) throws(Malformed) -> Event {
         guard let colon = line.firstIndex(of: Self.colon), colon > line.startIndex,
-              line[..<colon].allSatisfy(isTokenCharacter) else { throw Malformed() }
+            line[..<colon].allSatisfy(isTokenCharacter)
+        else { throw Malformed() }
         let value = line[(colon + 1)...].drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
-        return .header(name: String(decoding: line[..<colon], as: UTF8.self), value: String(decoding: value, as: UTF8.self))
+        return .header(
+            name: String(decoding: line[..<colon], as: UTF8.self), value: String(decoding: value, as: UTF8.self))
     }
 
     /// Whether `byte` may be part of a header name (RFC 9110 `tchar`).
     private static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "A")...UInt8(ascii: "Z"):
             return true
         default:
             return tokenSymbols.contains(byte)

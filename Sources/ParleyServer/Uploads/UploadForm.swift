@@ -20,7 +20,8 @@ struct UploadForm: Sendable {
     /// The value of a text field.
     subscript(name: String) -> String? { fields[name] }
 
-    /// Reads the form of `request`; `expectedCSRF` is the token the form must repeat, when the middleware left it to us.
+    /// Reads the form of `request`; `expectedCSRF` is the token the form must repeat, when the middleware left it to
+    /// us.
     static func read(_ request: Request, limits: UploadLimits, expectedCSRF: String?) async throws -> UploadForm {
         guard let boundary = request.multipartBoundary else {
             throw AppError.malformed("The upload is not multipart/form-data with a boundary.")
@@ -119,7 +120,9 @@ private final class PartCollector {
     /// The form once the body has ended; a body cut short (a part never closed, or no part at all) is malformed.
     func finish() throws -> UploadForm {
         if let refusal { throw refusal }
-        guard !inPart, completedParts > 0 else { throw AppError.malformed("The multipart body ended too early or has no parts.") }
+        guard !inPart, completedParts > 0 else {
+            throw AppError.malformed("The multipart body ended too early or has no parts.")
+        }
         if expectedCSRF != nil, !csrfMatches { throw AppError.csrf }
         return form
     }
@@ -142,8 +145,10 @@ private final class PartCollector {
         }
         if fileName.isEmpty { return .ignored }  // a file input left empty
         guard form.files.count < limits.maxFiles else {
-            refuse(limits.fileField == "image" ? AppError(ChatError.tooManyImages)
-                   : AppError(.unprocessableContent, code: "too_many_files", message: "Send one file at a time."))
+            refuse(
+                limits.fileField == "image"
+                    ? AppError(ChatError.tooManyImages)
+                    : AppError(.unprocessableContent, code: "too_many_files", message: "Send one file at a time."))
             return .ignored
         }
         return .file(name: fileName)
@@ -165,8 +170,11 @@ extension Request {
         guard let type = headers[.contentType], type.lowercased().hasPrefix("multipart/form-data") else { return nil }
         for parameter in type.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else { continue }
-            let boundary = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else {
+                continue
+            }
+            let boundary = pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                in: CharacterSet(charactersIn: "\""))
             return boundary.isEmpty || boundary.count > 70 ? nil : boundary
         }
         return nil
@@ -176,8 +184,9 @@ extension Request {
 extension AppError {
     /// A 413 naming the limits.
     static func uploadTooLarge(_ limits: UploadLimits) -> AppError {
-        AppError(.contentTooLarge, code: "upload_too_large",
-                 message: "A file can be at most \(limits.maxFileBytes / (1024 * 1024)) MB"
-                     + (limits.maxFiles > 1 ? ", and \(limits.maxFiles) can be sent at once." : "."))
+        AppError(
+            .contentTooLarge, code: "upload_too_large",
+            message: "A file can be at most \(limits.maxFileBytes / (1024 * 1024)) MB"
+                + (limits.maxFiles > 1 ? ", and \(limits.maxFiles) can be sent at once." : "."))
     }
 }

@@ -9,7 +9,9 @@ struct APIClient: Sendable {
     var token: String?
 
     /// Signs in through `POST /api/login`.
-    static func signIn(_ server: TestServer, email: String, password: String = "correct horse battery") async throws -> APIClient {
+    static func signIn(_ server: TestServer, email: String, password: String = "correct horse battery") async throws
+        -> APIClient
+    {
         var client = APIClient(server: server, token: nil)
         let response = try await client.request(.POST, "/api/login", json: ["email": email, "password": password])
         guard response.status == 200, let token = try response.json()["token"] as? String else {
@@ -20,8 +22,10 @@ struct APIClient: Sendable {
     }
 
     /// A request with a JSON body (if given) and the Bearer token.
-    func request(_ method: HTTPMethod, _ path: String, json: [String: Any]? = nil,
-                 headers: [(String, String)] = []) async throws -> TestResponse {
+    func request(
+        _ method: HTTPMethod, _ path: String, json: [String: Any]? = nil,
+        headers: [(String, String)] = []
+    ) async throws -> TestResponse {
         var request = HTTPClientRequest(url: server.baseURL + path)
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
@@ -40,14 +44,18 @@ struct APIClient: Sendable {
         var body: [String: Any] = ["model": model]
         if let systemPrompt { body["system_prompt"] = systemPrompt }
         let response = try await request(.POST, "/api/conversations", json: body)
-        guard response.status == 201, let id = try response.json()["id"] as? Int64 ?? (try response.json()["id"] as? Int).map(Int64.init) else {
+        guard response.status == 201,
+            let id = try response.json()["id"] as? Int64 ?? (try response.json()["id"] as? Int).map(Int64.init)
+        else {
             throw TestFailure("creating a conversation answered \(response.status): \(response.body)")
         }
         return id
     }
 
     /// Sends a message (202); returns the JSON answer.
-    func send(_ conversation: Int64, _ content: String, model: String? = nil, requestID: String? = nil) async throws -> TestResponse {
+    func send(_ conversation: Int64, _ content: String, model: String? = nil, requestID: String? = nil) async throws
+        -> TestResponse
+    {
         var body: [String: Any] = ["content": content]
         if let model { body["model"] = model }
         if let requestID { body["request_id"] = requestID }

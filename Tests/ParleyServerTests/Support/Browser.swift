@@ -25,7 +25,8 @@ struct Browser: Sendable {
     let server: TestServer
     var cookies: [String: String] = [:]
 
-    /// The CSRF token a page would embed (the double-submit cookie's value, under its name for plain or `Secure` cookies).
+    /// The CSRF token a page would embed (the double-submit cookie's value, under its name for plain or `Secure`
+    /// cookies).
     var csrfToken: String? { cookies["parley_csrf"] ?? cookies["__Host-parley_csrf"] }
 
     /// A GET request.
@@ -34,16 +35,19 @@ struct Browser: Sendable {
     }
 
     /// A form POST, with the CSRF field added unless `csrf` is false.
-    mutating func post(_ path: String, form: [String: String] = [:], csrf: Bool = true,
-                       headers: [(String, String)] = []) async throws -> TestResponse {
+    mutating func post(
+        _ path: String, form: [String: String] = [:], csrf: Bool = true,
+        headers: [(String, String)] = []
+    ) async throws -> TestResponse {
         var form = form
         if csrf, form["csrf_token"] == nil, let token = csrfToken { form["csrf_token"] = token }
         if csrf, csrfToken == nil {
             _ = try await get("/login")
             if form["csrf_token"] == nil, let token = csrfToken { form["csrf_token"] = token }
         }
-        return try await send(.POST, path, headers: [("Content-Type", "application/x-www-form-urlencoded")] + headers,
-                              body: Self.encode(form))
+        return try await send(
+            .POST, path, headers: [("Content-Type", "application/x-www-form-urlencoded")] + headers,
+            body: Self.encode(form))
     }
 
     /// Signs up (the first account becomes admin) and keeps the session cookie.
@@ -61,19 +65,25 @@ struct Browser: Sendable {
     /// Creates a conversation through the form; returns its id.
     mutating func createConversation(content: String = "", model: String = "mock-fast") async throws -> Int64 {
         let response = try await post("/c", form: ["content": content, "model": model])
-        guard response.status == 303, let location = response.location, let id = Int64(location.split(separator: "/").last ?? "") else {
+        guard response.status == 303, let location = response.location,
+            let id = Int64(location.split(separator: "/").last ?? "")
+        else {
             throw TestFailure("creating a conversation answered \(response.status): \(response.body.prefix(300))")
         }
         return id
     }
 
     /// Any request, with cookies.
-    mutating func send(_ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], body: String? = nil) async throws -> TestResponse {
+    mutating func send(_ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], body: String? = nil)
+        async throws -> TestResponse
+    {
         try await send(method, path, headers: headers, bytes: body.map { ByteBuffer(string: $0) })
     }
 
     /// Any request with a binary body, with cookies.
-    mutating func send(_ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], bytes: ByteBuffer?) async throws -> TestResponse {
+    mutating func send(_ method: HTTPMethod, _ path: String, headers: [(String, String)] = [], bytes: ByteBuffer?)
+        async throws -> TestResponse
+    {
         var request = HTTPClientRequest(url: server.baseURL + path)
         request.method = method
         if !cookies.isEmpty {
@@ -83,14 +93,20 @@ struct Browser: Sendable {
         if let bytes { request.body = .bytes(bytes) }
         let response = try await server.client.execute(request, timeout: .seconds(30))
         for header in response.headers[canonicalForm: "set-cookie"] {
-            let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let pair = header.split(separator: ";")[0].split(
+                separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard pair.count == 2 else { continue }
             let name = String(pair[0]), value = String(pair[1])
-            if value.isEmpty || header.lowercased().contains("max-age=0") { cookies[name] = nil } else { cookies[name] = value }
+            if value.isEmpty || header.lowercased().contains("max-age=0") {
+                cookies[name] = nil
+            } else {
+                cookies[name] = value
+            }
         }
         let body = try await response.body.collect(upTo: 32 << 20)
-        return TestResponse(status: Int(response.status.code), headers: response.headers, body: String(buffer: body),
-                            bytes: Array(body.readableBytesView))
+        return TestResponse(
+            status: Int(response.status.code), headers: response.headers, body: String(buffer: body),
+            bytes: Array(body.readableBytesView))
     }
 
     /// URL-encodes form fields.
@@ -98,7 +114,8 @@ struct Browser: Sendable {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._*")
         return form.map { key, value in
-            key.addingPercentEncoding(withAllowedCharacters: allowed)! + "=" + value.addingPercentEncoding(withAllowedCharacters: allowed)!
+            key.addingPercentEncoding(withAllowedCharacters: allowed)! + "=" + value.addingPercentEncoding(
+                withAllowedCharacters: allowed)!
         }.joined(separator: "&")
     }
 }

@@ -38,7 +38,8 @@ extension APIClient {
         request.body = .bytes(ByteBuffer(string: body))
         let response = try await server.client.execute(request, timeout: .seconds(60))
         let collected = try await response.body.collect(upTo: 32 << 20)
-        return TestResponse(status: Int(response.status.code), headers: response.headers, body: String(buffer: collected))
+        return TestResponse(
+            status: Int(response.status.code), headers: response.headers, body: String(buffer: collected))
     }
 }
 

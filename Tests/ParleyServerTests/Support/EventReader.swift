@@ -42,7 +42,9 @@ final class EventReader: Sendable {
             do {
                 for try await buffer in body {
                     let comments = String(buffer: buffer).components(separatedBy: ": heartbeat\n").count - 1
-                    let events = parser.feed(buffer.readableBytesView).map { ReceivedEvent(id: $0.id, name: $0.event, data: $0.data) }
+                    let events = parser.feed(buffer.readableBytesView).map {
+                        ReceivedEvent(id: $0.id, name: $0.event, data: $0.data)
+                    }
                     state.state.withLock {
                         $0.comments += comments
                         $0.events += events
@@ -69,7 +71,9 @@ final class EventReader: Sendable {
     }
 
     /// Takes events until `stop` returns true for one (included), the stream ends, or `timeout` passes (an error).
-    func collect(timeout: Duration = .seconds(15), until stop: (ReceivedEvent, [ReceivedEvent]) -> Bool) async throws -> [ReceivedEvent] {
+    func collect(timeout: Duration = .seconds(15), until stop: (ReceivedEvent, [ReceivedEvent]) -> Bool) async throws
+        -> [ReceivedEvent]
+    {
         let deadline = ContinuousClock.now + timeout
         var taken: [ReceivedEvent] = []
         while ContinuousClock.now < deadline {
@@ -99,7 +103,8 @@ final class EventReader: Sendable {
     }
 
     /// Takes events until one matches `stop`.
-    func collect(timeout: Duration = .seconds(15), until stop: (ReceivedEvent) -> Bool) async throws -> [ReceivedEvent] {
+    func collect(timeout: Duration = .seconds(15), until stop: (ReceivedEvent) -> Bool) async throws -> [ReceivedEvent]
+    {
         try await collect(timeout: timeout) { event, _ in stop(event) }
     }
 

@@ -10,11 +10,14 @@ struct HostileText: Sendable {
     /// Script, an event handler written without spaces (so that it also fits an email address), a break-out of a
     /// quoted attribute and of a text box, and a mustache section that would print the viewer's email if the text
     /// were ever rendered as a template.
-    var text: String { tag + #"<script>alert(1)</script>"'><svg/onload=alert(2)></textarea>{{#user}}{{email}}{{/user}}"# }
+    var text: String {
+        tag + #"<script>alert(1)</script>"'><svg/onload=alert(2)></textarea>{{#user}}{{email}}{{/user}}"#
+    }
 
     /// `text` escaped as HTML text or a quoted attribute value (the escapes of the templates and of `HTMLText`).
     var escaped: String {
-        tag + "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;svg/onload=alert(2)&gt;&lt;/textarea&gt;{{#user}}{{email}}{{/user}}"
+        tag
+            + "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&gt;&lt;svg/onload=alert(2)&gt;&lt;/textarea&gt;{{#user}}{{email}}{{/user}}"
     }
 
     /// How the start of `text` reads once rendered as markdown, whose safe mode leaves raw HTML out.
@@ -70,21 +73,28 @@ enum InertHTML {
         let named = ["colon": ":", "tab": "\t", "newline": "\n", "amp": "&"]
         return text.replacing(/&(#[xX][0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);?/) { match in
             let reference = String(match.1)
-            let scalar = reference.hasPrefix("#x") || reference.hasPrefix("#X") ? UInt32(reference.dropFirst(2), radix: 16)
+            let scalar =
+                reference.hasPrefix("#x") || reference.hasPrefix("#X")
+                ? UInt32(reference.dropFirst(2), radix: 16)
                 : reference.hasPrefix("#") ? UInt32(reference.dropFirst()) : nil
-            return scalar.flatMap(Unicode.Scalar.init).map(String.init) ?? named[reference.lowercased()] ?? String(match.0)
+            return scalar.flatMap(Unicode.Scalar.init).map(String.init) ?? named[reference.lowercased()]
+                ?? String(match.0)
         }
     }
 
     /// Expects `page` to have `status` (200 unless told) and inert HTML.
-    static func expectInert(_ page: TestResponse, _ name: String, status: Int = 200, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectInert(
+        _ page: TestResponse, _ name: String, status: Int = 200, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(page.status == status, "\(name) answered \(page.status)", sourceLocation: sourceLocation)
         #expect(problems(in: page.body) == [], "\(name)", sourceLocation: sourceLocation)
     }
 
     /// Expects `page` to be inert and to hold every one of `shown` (the escaped or rendered forms of its fields).
-    static func expectShows(_ page: TestResponse, _ name: String, _ shown: [String], status: Int = 200,
-                            sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectShows(
+        _ page: TestResponse, _ name: String, _ shown: [String], status: Int = 200,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         expectInert(page, name, status: status, sourceLocation: sourceLocation)
         for text in shown {
             #expect(page.body.contains(text), "\(name) does not show \(text)", sourceLocation: sourceLocation)

@@ -17,8 +17,9 @@ struct MultipartBody {
             buffer.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n")
         }
         for file in files {
-            buffer.writeString("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(file.field)\"; filename=\"\(file.name)\"\r\n"
-                               + "Content-Type: \(file.type)\r\n\r\n")
+            buffer.writeString(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(file.field)\"; filename=\"\(file.name)\"\r\n"
+                    + "Content-Type: \(file.type)\r\n\r\n")
             buffer.writeBytes(file.bytes)
             buffer.writeString("\r\n")
         }
@@ -31,14 +32,18 @@ struct MultipartBody {
 enum Fixtures {
     /// The bytes of a fixture image.
     static func image(_ name: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: URL(fileURLWithPath: TestServer.repositoryRoot + "/Tests/Fixtures/images/" + name)))
+        [UInt8](
+            try Data(contentsOf: URL(fileURLWithPath: TestServer.repositoryRoot + "/Tests/Fixtures/images/" + name)))
     }
 }
 
 extension Browser {
-    /// Posts a multipart form with the CSRF field first (as the composer does), answering like a script (JSON) or a form.
-    mutating func postMultipart(_ path: String, fields: [(String, String)], files: [(name: String, type: String, bytes: [UInt8])],
-                                fileField: String = "image", json: Bool = true, csrf: Bool = true) async throws -> TestResponse {
+    /// Posts a multipart form with the CSRF field first (as the composer does), answering like a script (JSON) or a
+    /// form.
+    mutating func postMultipart(
+        _ path: String, fields: [(String, String)], files: [(name: String, type: String, bytes: [UInt8])],
+        fileField: String = "image", json: Bool = true, csrf: Bool = true
+    ) async throws -> TestResponse {
         var body = MultipartBody()
         if csrf, let token = csrfToken { body.fields.append(("csrf_token", token)) }
         body.fields += fields

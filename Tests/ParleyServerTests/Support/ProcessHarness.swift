@@ -26,11 +26,16 @@ final class ProcessHarness: Sendable {
     /// Starts `parley serve` on the harness's data folder (with `openFiles` as its open-file limit when given); returns
     /// the process and a `TestServer` for its port.
     func start(log: FileHandle? = nil, openFiles: (soft: Int, hard: Int)? = nil) async throws -> (Process, TestServer) {
-        let (process, port) = try await CrashRecoveryTests.startServer(dataDirectory: dataDirectory, mockPort: mockPort,
-                                                                       environment: environment, log: log, openFiles: openFiles)
+        let (process, port) = try await CrashRecoveryTests.startServer(
+            dataDirectory: dataDirectory, mockPort: mockPort,
+            environment: environment, log: log, openFiles: openFiles)
         started.withLock { $0.append(process) }
-        return (process, TestServer(port: port, mockPort: mockPort, dataDirectory: dataDirectory, client: client,
-                                    usesTLS: environment["PARLEY_TLS_CERTIFICATE"] != nil))
+        return (
+            process,
+            TestServer(
+                port: port, mockPort: mockPort, dataDirectory: dataDirectory, client: client,
+                usesTLS: environment["PARLEY_TLS_CERTIFICATE"] != nil)
+        )
     }
 
     /// Kills (SIGKILL) every started process that still runs.
@@ -44,8 +49,10 @@ final class ProcessHarness: Sendable {
     /// Runs `body` with a fresh data folder, a mock upstream of `mock` and a client with a large connection pool (that
     /// trusts the certificate `PARLEY_TLS_CERTIFICATE` names in `environment`, if any); afterwards kills the servers,
     /// stops the mock and removes the folder.
-    static func with(mock: MockUpstreamConfiguration = .init(port: 0, tokens: 60), environment: [String: String] = [:],
-                     _ body: (ProcessHarness) async throws -> Void) async throws {
+    static func with(
+        mock: MockUpstreamConfiguration = .init(port: 0, tokens: 60), environment: [String: String] = [:],
+        _ body: (ProcessHarness) async throws -> Void
+    ) async throws {
         let directory = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let client = makeTestClient(trusting: environment["PARLEY_TLS_CERTIFICATE"].map { [$0] } ?? [])
@@ -53,8 +60,9 @@ final class ProcessHarness: Sendable {
         mock.port = 0
         do {
             try await MockUpstream(configuration: mock).serving { mockPort in
-                let harness = ProcessHarness(mockPort: mockPort, dataDirectory: directory, client: client,
-                                             environment: environment)
+                let harness = ProcessHarness(
+                    mockPort: mockPort, dataDirectory: directory, client: client,
+                    environment: environment)
                 defer { harness.killAll() }
                 try await body(harness)
             }
@@ -78,8 +86,10 @@ func makeTestClient(trusting authorities: [String] = [], http1Only: Bool = false
 }
 
 /// Runs `body` with a client of its own (see `makeTestClient`), shut down afterwards whatever happens.
-func withTestClient<T>(trusting authorities: [String] = [], http1Only: Bool = false,
-                       _ body: (HTTPClient) async throws -> T) async throws -> T {
+func withTestClient<T>(
+    trusting authorities: [String] = [], http1Only: Bool = false,
+    _ body: (HTTPClient) async throws -> T
+) async throws -> T {
     let client = makeTestClient(trusting: authorities, http1Only: http1Only)
     do {
         let result = try await body(client)

@@ -47,7 +47,9 @@ final class RawConnection: Sendable {
         let head = (["GET \(path) HTTP/1.1", "Host: 127.0.0.1"] + headers).joined(separator: "\r\n") + "\r\n\r\n"
         // A connection the server has already closed fails the write: it has no answer either.
         guard (try? await channel.writeAndFlush(ByteBuffer(string: head)).get()) != nil else { return nil }
-        guard try await waitUntil({ $0.text.count > before && $0.text.contains("\r\n\r\n") || $0.isClosed }) else { return nil }
+        guard try await waitUntil({ $0.text.count > before && $0.text.contains("\r\n\r\n") || $0.isClosed }) else {
+            return nil
+        }
         let answer = received.text.dropFirst(before)
         guard answer.hasPrefix("HTTP/1.1 ") else { return nil }
         return Int(answer.dropFirst(9).prefix(3))
@@ -78,7 +80,8 @@ final class RawConnection: Sendable {
 enum UpstreamConnectProbe {
     /// A loopback port nothing listens on (bound, then closed).
     static func closedPort() throws -> Int {
-        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0)
+            .wait()
         let port = channel.localAddress?.port ?? 0
         try channel.close().wait()
         return port

@@ -10,7 +10,8 @@ enum RawEventStream {
             .channelOption(.socketOption(.so_rcvbuf), value: 1024)
             .channelOption(.autoRead, value: reads)
             .connect(host: "127.0.0.1", port: port).get()
-        let request = "GET /c/\(conversation)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n"
+        let request =
+            "GET /c/\(conversation)/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n"
         try await channel.writeAndFlush(ByteBuffer(string: request)).get()
         return channel
     }

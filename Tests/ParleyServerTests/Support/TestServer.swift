@@ -54,12 +54,15 @@ struct TestServer: Sendable {
     func gauge(_ name: String) async throws -> Int? {
         let response = try await client.execute(HTTPClientRequest(url: baseURL + "/metrics"), timeout: .seconds(5))
         let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
-        return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ")[1]) }
+        return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap {
+            Int($0.split(separator: " ")[1])
+        }
     }
 
     /// Waits until `condition` holds for the mock's counters, up to `timeout`; returns the last counters.
     @discardableResult
-    func waitForMock(timeout: Duration = .seconds(5), _ condition: (MockCounters) -> Bool) async throws -> MockCounters {
+    func waitForMock(timeout: Duration = .seconds(5), _ condition: (MockCounters) -> Bool) async throws -> MockCounters
+    {
         let deadline = ContinuousClock.now + timeout
         var stats = try await mockStats()
         while !condition(stats), ContinuousClock.now < deadline {
@@ -102,9 +105,10 @@ func testSettings(dataDirectory: String, mockPort: Int) -> ServerSettings {
     settings.signupRateLimit = nil
     // The mock's models must be known when a test starts, however loaded the machine.
     settings.modelDiscoveryWait = .seconds(30)
-    settings.generation = GenerationSettings(flushInterval: .milliseconds(200), heartbeatInterval: .milliseconds(500),
-                                             retry: RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50)),
-                                             shutdownGrace: .milliseconds(200), modelTitles: false)
+    settings.generation = GenerationSettings(
+        flushInterval: .milliseconds(200), heartbeatInterval: .milliseconds(500),
+        retry: RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10), maxDelay: .milliseconds(50)),
+        shutdownGrace: .milliseconds(200), modelTitles: false)
     settings.environment = ["OPENAI_BASE_URL": "http://127.0.0.1:\(mockPort)/v1", "OPENAI_API_KEY": "test-key"]
     return settings
 }
@@ -125,15 +129,20 @@ func makeTempDirectory() throws -> String {
 /// serves HTTPS with those files, and the server is pointed at it through `PARLEY_UPSTREAM_CA_FILE` (before
 /// `configure` runs). With `serverTLS`, Parley serves HTTPS with those files (`PARLEY_TLS_CERTIFICATE` and
 /// `PARLEY_TLS_KEY`), and the test's client trusts them.
-func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, mockFirstTokenMilliseconds: Int = 0, dataDirectory: String? = nil,
-                    mockTLS: MockTLSFiles? = nil, serverTLS: MockTLSFiles? = nil,
-                    configure: (inout ServerSettings) throws -> Void = { _ in },
-                    _ body: (TestServer) async throws -> Void) async throws {
+func withTestServer(
+    mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, mockFirstTokenMilliseconds: Int = 0,
+    dataDirectory: String? = nil,
+    mockTLS: MockTLSFiles? = nil, serverTLS: MockTLSFiles? = nil,
+    configure: (inout ServerSettings) throws -> Void = { _ in },
+    _ body: (TestServer) async throws -> Void
+) async throws {
     let directory = try dataDirectory ?? makeTempDirectory()
     let client = makeTestClient(trusting: [mockTLS, serverTLS].compactMap { $0?.certificateChain })
     do {
-        let mock = MockUpstream(configuration: .init(port: 0, tokens: mockTokens, delayMilliseconds: mockDelayMilliseconds,
-                                                     firstTokenMilliseconds: mockFirstTokenMilliseconds, tls: mockTLS))
+        let mock = MockUpstream(
+            configuration: .init(
+                port: 0, tokens: mockTokens, delayMilliseconds: mockDelayMilliseconds,
+                firstTokenMilliseconds: mockFirstTokenMilliseconds, tls: mockTLS))
         try await mock.serving { mockPort in
             var settings = testSettings(dataDirectory: directory, mockPort: mockPort)
             if let mockTLS {
@@ -148,8 +157,10 @@ func withTestServer(mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, mockFi
             try await withRunningService(app, logger: Logger(label: "test")) {
                 var iterator = ports.makeAsyncIterator()
                 guard let port = await iterator.next() else { return }
-                try await body(TestServer(port: port, mockPort: mockPort, dataDirectory: directory, client: client,
-                                          routes: app.routes, mockUsesTLS: mockTLS != nil, usesTLS: serverTLS != nil))
+                try await body(
+                    TestServer(
+                        port: port, mockPort: mockPort, dataDirectory: directory, client: client,
+                        routes: app.routes, mockUsesTLS: mockTLS != nil, usesTLS: serverTLS != nil))
             }
         }
     } catch {

@@ -26,8 +26,11 @@ extension ParleyDatabase {
 extension Browser {
     /// Sets a model's price, in dollars per million tokens, through the admin form; the browser must be an admin's.
     mutating func setPrice(_ model: String, input: String, cachedInput: String = "0", output: String) async throws {
-        let response = try await post("/admin/models", form: ["model": model, "input": input, "cached_input": cachedInput, "output": output])
-        guard response.status == 303 else { throw TestFailure("setting the price of \(model) answered \(response.status)") }
+        let response = try await post(
+            "/admin/models", form: ["model": model, "input": input, "cached_input": cachedInput, "output": output])
+        guard response.status == 303 else {
+            throw TestFailure("setting the price of \(model) answered \(response.status)")
+        }
     }
 }
 
@@ -55,6 +58,8 @@ func csvTotal(_ csv: String, column: String = "cost_usd") -> Int64 {
     guard let index = lines.first?.split(separator: ",").firstIndex(of: Substring(column)) else { return -1 }
     return lines.dropFirst().reduce(0) { total, line in
         let cells = line.split(separator: ",", omittingEmptySubsequences: false)
-        return total + (cells.indices.contains(index) ? MicroDollars.parse(String(cells[index])) ?? -1_000_000_000 : -1_000_000_000)
+        return total
+            + (cells.indices.contains(index)
+                ? MicroDollars.parse(String(cells[index])) ?? -1_000_000_000 : -1_000_000_000)
     }
 }
