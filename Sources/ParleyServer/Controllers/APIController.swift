@@ -47,7 +47,7 @@ struct APIController {
 
     private func createConversation(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let body = try await request.decodeJSON(NewConversation.self)
+        let body = try await request.decodeJSON(NewConversation.self, context: context)
         let conversation = try await chat.createConversation(
             userID: user.id, title: body.title, model: body.model, systemPrompt: body.systemPrompt)
         return try .json(ConversationJSON(conversation), status: .created)
@@ -72,7 +72,7 @@ struct APIController {
     private func send(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        let body = try await request.decodeJSON(NewMessage.self)
+        let body = try await request.decodeJSON(NewMessage.self, context: context)
         let result = try await chat.send(
             userID: user.id, conversationID: id, content: body.content,
             model: body.model, requestID: body.requestId,

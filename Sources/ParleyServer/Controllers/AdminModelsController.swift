@@ -47,17 +47,31 @@ struct AdminModelsController {
         return pages.page("admin_models", title: "Model prices", context: context, values: values, status: status)
     }
 
+    /// A model's new prices, in dollars per million tokens.
+    struct PriceForm: Decodable {
+        var model: String?
+        var input: String?
+        var cachedInput: String?
+        var output: String?
+
+        enum CodingKeys: String, CodingKey {
+            case model, input, output
+            case cachedInput = "cached_input"
+        }
+    }
+
     private func setPrice(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        var request = request
-        let form = try await FormFields(request: &request)
-        let modelID = form["model"] ?? ""
+        let form = try await request.decode(as: PriceForm.self, context: context)
+        let modelID = form.model ?? ""
         if chat.catalog.model(modelID) == nil {
             guard try await usage.priceVersions().contains(where: { $0.modelID == modelID }) else {
                 throw AppError.notFound
             }
         }
-        let amounts = ["input", "cached_input", "output"].map { form[$0].flatMap(MicroDollars.parse) }
-        guard let input = amounts[0], let cachedInput = amounts[1], let output = amounts[2] else {
+        guard let input = form.input.flatMap(MicroDollars.parse),
+            let cachedInput = form.cachedInput.flatMap(MicroDollars.parse),
+            let output = form.output.flatMap(MicroDollars.parse)
+        else {
             return try await list(
                 context,
                 error: "Prices for \(modelID) are dollars per million tokens, like 2.50, with at most six decimals.",

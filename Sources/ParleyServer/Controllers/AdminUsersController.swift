@@ -22,15 +22,17 @@ struct AdminUsersController {
         admin.post("budget") { request, context in try await setDefaultBudget(request, context) }
         admin.get("users/{id}") { request, context in try await show(request, context) }
         admin.post("users/{id}/disabled") { request, context in
-            try await change(request, context, refusingSelf: "You cannot disable your own account.") {
-                form, id throws(StoreError) in
-                try await users.setDisabled(form["disabled"] == "1", userID: id)
+            let form = try await request.decode(as: AccountForm.self, context: context)
+            return try await change(request, context, refusingSelf: "You cannot disable your own account.") {
+                id throws(StoreError) in
+                try await users.setDisabled(form.disabled.isOn, userID: id)
             }
         }
         admin.post("users/{id}/admin") { request, context in
-            try await change(request, context, refusingSelf: "You cannot change your own admin rights.") {
-                form, id throws(StoreError) in
-                try await users.setAdmin(form["admin"] == "1", userID: id)
+            let form = try await request.decode(as: AccountForm.self, context: context)
+            return try await change(request, context, refusingSelf: "You cannot change your own admin rights.") {
+                id throws(StoreError) in
+                try await users.setAdmin(form.admin.isOn, userID: id)
             }
         }
         admin.post("users/{id}/password") { request, context in try await resetPassword(request, context) }
@@ -60,17 +62,27 @@ struct AdminUsersController {
         return pages.page("admin_users", title: "Users", context: context, values: values, status: status)
     }
 
+    /// The forms of the users' pages: a new account, a password, the admin and disabled switches, and the amounts
+    /// (dollars for a budget, megabytes for a quota; empty for the default).
+    struct AccountForm: Decodable {
+        var email: String?
+        var password: String?
+        var admin: FormFlag?
+        var disabled: FormFlag?
+        var budget: String?
+        var quota: String?
+    }
+
     private func create(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        var request = request
-        let form = try await FormFields(request: &request)
-        let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
-        let password = form["password"] ?? ""
+        let form = try await request.decode(as: AccountForm.self, context: context)
+        let email = (form.email ?? "").trimmingCharacters(in: .whitespaces)
+        let password = form.password ?? ""
         if let problem = AccountRules.emailProblem(email) ?? AccountRules.passwordProblem(password) {
             return try await list(context, error: problem, status: .unprocessableContent)
         }
         let hash = try await accountService.newPasswordHash(password)
         do {
-            let user = try await accounts.createUser(email: email, passwordHash: hash, isAdmin: form["admin"] == "1")
+            let user = try await accounts.createUser(email: email, passwordHash: hash, isAdmin: form.admin.isOn)
             return .seeOther("/admin/users/\(user.id)")
         } catch {
             guard error == .duplicate else { throw error }
@@ -79,9 +91,8 @@ struct AdminUsersController {
     }
 
     private func setDefaultBudget(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        var request = request
-        let form = try await FormFields(request: &request)
-        switch Self.budget(form["budget"]) {
+        let form = try await request.decode(as: AccountForm.self, context: context)
+        switch Self.budget(form.budget) {
         case .success(let micros):
             try await users.setDefaultMonthlyBudget(micros)
             return .seeOther("/admin/users")
@@ -124,26 +135,25 @@ struct AdminUsersController {
     }
 
     private func resetPassword(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        var request = request
-        let form = try await FormFields(request: &request)
-        let password = form["password"] ?? ""
+        let form = try await request.decode(as: AccountForm.self, context: context)
+        let password = form.password ?? ""
         if let problem = AccountRules.passwordProblem(password) {
             return try await show(request, context, error: problem, status: .unprocessableContent)
         }
         let hash = try await accountService.newPasswordHash(password)
-        return try await change(request, context, refusingSelf: nil) { _, id throws(StoreError) in
+        return try await change(request, context, refusingSelf: nil) { id throws(StoreError) in
             try await users.setPasswordHash(hash, userID: id)
         }
     }
 
     private func setBudget(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        try await setAmount(request, context, field: "budget", parse: Self.budget) { micros, id throws(StoreError) in
+        try await setAmount(request, context, field: \.budget, parse: Self.budget) { micros, id throws(StoreError) in
             try await users.setMonthlyBudget(micros, userID: id)
         }
     }
 
     private func setStorageQuota(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        try await setAmount(request, context, field: "quota", parse: Self.megabytes) { bytes, id throws(StoreError) in
+        try await setAmount(request, context, field: \.quota, parse: Self.megabytes) { bytes, id throws(StoreError) in
             try await users.setStorageQuota(bytes, userID: id)
         }
     }
@@ -151,15 +161,14 @@ struct AdminUsersController {
     /// Reads an amount from the form's `field` with `parse` (nil: the default applies) and applies it to the user of
     /// the path; a bad amount shows their page again with a 422.
     private func setAmount(
-        _ request: Request, _ context: AppRequestContext, field: String,
+        _ request: Request, _ context: AppRequestContext, field: KeyPath<AccountForm, String?>,
         parse: (String?) -> Result<Int64?, AppError>,
         _ apply: (Int64?, UserID) async throws(StoreError) -> Void
     ) async throws -> Response {
-        var request = request
-        let form = try await FormFields(request: &request)
-        switch parse(form[field]) {
+        let form = try await request.decode(as: AccountForm.self, context: context)
+        switch parse(form[keyPath: field]) {
         case .success(let amount):
-            return try await change(request, context, refusingSelf: nil) { _, id throws(StoreError) in
+            return try await change(request, context, refusingSelf: nil) { id throws(StoreError) in
                 try await apply(amount, id)
             }
         case .failure(let problem):
@@ -167,20 +176,18 @@ struct AdminUsersController {
         }
     }
 
-    /// Applies a form's change to the user of the path, then goes back to their page: 404 for no such user, and the
-    /// page again with a 422 for a bad value or, when `refusingSelf` is set, for the admin's own account.
+    /// Applies a change to the user of the path, then goes back to their page: 404 for no such user, and the page
+    /// again with a 422 when `refusingSelf` is set and the user is the admin themself.
     private func change(
         _ request: Request, _ context: AppRequestContext, refusingSelf: String?,
-        _ apply: (FormFields, UserID) async throws(StoreError) -> Void
+        _ apply: (UserID) async throws(StoreError) -> Void
     ) async throws -> Response {
         let id = try context.rowID()
-        var request = request
-        let form = try await FormFields(request: &request)
         if let refusingSelf, id == context.identity?.user.id {
             return try await show(request, context, error: refusingSelf, status: .unprocessableContent)
         }
         do {
-            try await apply(form, id)
+            try await apply(id)
         } catch {
             if error == .notFound { throw AppError.notFound }
             throw error

@@ -30,15 +30,21 @@ struct AuthController {
         var password: String
     }
 
+    /// The sign-in and sign-up forms; the sign-in page also repeats where to go next.
+    struct CredentialsForm: Decodable {
+        var email: String?
+        var password: String?
+        var next: String?
+    }
+
     private func login(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        var request = request
-        let form = try await FormFields(request: &request)
-        let email = form["email"] ?? ""
-        let next = LocalRedirect.path(form["next"])
+        let form = try await request.decode(as: CredentialsForm.self, context: context)
+        let email = form.email ?? ""
+        let next = LocalRedirect.path(form.next)
         let user: User
         do {
             user = try await accountService.authenticate(
-                email: email, password: form["password"] ?? "",
+                email: email, password: form.password ?? "",
                 address: context.clientAddress)
         } catch {
             switch error {
@@ -56,7 +62,7 @@ struct AuthController {
     }
 
     private func apiLogin(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let credentials = try await request.decodeJSON(Credentials.self)
+        let credentials = try await request.decodeJSON(Credentials.self, context: context)
         let user = try await accountService.authenticate(
             email: credentials.email, password: credentials.password, address: context.clientAddress)
         let (token, _, expiresAt) = try await sessions.signIn(user)
@@ -65,13 +71,12 @@ struct AuthController {
     }
 
     private func signup(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        var request = request
-        let form = try await FormFields(request: &request)
-        let email = (form["email"] ?? "").trimmingCharacters(in: .whitespaces)
+        let form = try await request.decode(as: CredentialsForm.self, context: context)
+        let email = (form.email ?? "").trimmingCharacters(in: .whitespaces)
         let user: User
         do {
             user = try await accountService.signUp(
-                email: email, password: form["password"] ?? "",
+                email: email, password: form.password ?? "",
                 address: context.clientAddress)
         } catch {
             switch error {

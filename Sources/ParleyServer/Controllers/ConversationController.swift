@@ -44,18 +44,32 @@ struct ConversationController {
             context: context, values: values)
     }
 
+    /// The forms of a conversation: a new one (with its first message), its title, and its settings.
+    struct ConversationForm: Decodable {
+        var title: String?
+        var model: String?
+        var systemPrompt: String?
+        var content: String?
+        var requestID: String?
+
+        enum CodingKeys: String, CodingKey {
+            case title, model, content
+            case systemPrompt = "system_prompt"
+            case requestID = "request_id"
+        }
+    }
+
     private func create(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        var request = request
-        let form = try await FormFields(request: &request)
-        let content = form["content"] ?? ""
+        let form = try await request.decode(as: ConversationForm.self, context: context)
+        let content = form.content ?? ""
         let conversation = try await chat.createConversation(
-            userID: user.id, title: nil, model: form["model"],
-            systemPrompt: form["system_prompt"])
+            userID: user.id, title: nil, model: form.model,
+            systemPrompt: form.systemPrompt)
         if !content.allSatisfy(\.isWhitespace) {
             _ = try await chat.send(
                 userID: user.id, conversationID: conversation.id, content: content,
-                model: nil, requestID: form["request_id"], receivedAt: context.receivedAt)
+                model: nil, requestID: form.requestID, receivedAt: context.receivedAt)
         }
         return .seeOther("/c/\(conversation.id)")
     }
@@ -99,20 +113,18 @@ struct ConversationController {
     private func rename(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        var request = request
-        let form = try await FormFields(request: &request)
-        try await chat.rename(userID: user.id, conversationID: id, title: form["title"] ?? "")
+        let form = try await request.decode(as: ConversationForm.self, context: context)
+        try await chat.rename(userID: user.id, conversationID: id, title: form.title ?? "")
         return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
     }
 
     private func configure(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        var request = request
-        let form = try await FormFields(request: &request)
+        let form = try await request.decode(as: ConversationForm.self, context: context)
         try await chat.configure(
-            userID: user.id, conversationID: id, model: form["model"],
-            systemPrompt: form["system_prompt"] ?? "")
+            userID: user.id, conversationID: id, model: form.model,
+            systemPrompt: form.systemPrompt ?? "")
         return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
     }
 

@@ -19,12 +19,16 @@ struct PinArchiveController {
         }
     }
 
+    /// A change's form: the local page to go back to.
+    struct ReturnForm: Decodable {
+        var back: String?
+    }
+
     /// Applies the change; a form goes back to the local page named in its `back` field, else to the conversation.
     private func apply(_ change: Change, _ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        var request = request
-        let form = try await FormFields(request: &request)
+        let form = try await request.decode(as: ReturnForm.self, context: context)
         switch change {
         case .pin, .unpin:
             try await chat.setPinned(change == .pin, userID: user.id, conversationID: id)
@@ -32,6 +36,6 @@ struct PinArchiveController {
             try await chat.setArchived(change == .archive, userID: user.id, conversationID: id)
         }
         guard request.isPlainForm else { return Response(status: .noContent) }
-        return .seeOther(LocalRedirect.path(form["back"]) ?? "/c/\(id)")
+        return .seeOther(LocalRedirect.path(form.back) ?? "/c/\(id)")
     }
 }

@@ -30,10 +30,9 @@ struct ReplyController {
     private func regenerate(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        var request = request
-        let form = try await FormFields(request: &request)
+        let form = try await request.decode(as: MessageForm.Fields.self, context: context)
         let result = try await chat.regenerate(
-            userID: user.id, conversationID: id, model: form["model"],
+            userID: user.id, conversationID: id, model: form.model,
             receivedAt: context.receivedAt)
         return try accepted(result, request: request)
     }

@@ -13,9 +13,14 @@ struct SearchController {
         router.get("/search") { request, context in try await search(request, context) }
     }
 
+    /// The search form, sent in the query string.
+    struct SearchForm: Decodable {
+        var q: String?
+    }
+
     private func search(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let query = FormFields(encoded: request.uri.query ?? "")["q"] ?? ""
+        let query = try ParleyRequestDecoder.form(SearchForm.self, from: request.uri.query ?? "").q ?? ""
         let searched = !query.allSatisfy(\.isWhitespace)
         let hits = searched ? try await chat.search(userID: user.id, text: query, limit: Self.resultLimit) : []
         return pages.page(

@@ -62,13 +62,12 @@ struct SettingsController {
     /// Deletes the account and everything of it once the current password is confirmed, then signs out.
     private func deleteAccount(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        var request = request
-        let form = try await FormFields(request: &request)
+        let form = try await request.decode(as: AuthController.CredentialsForm.self, context: context)
         // Read into a flag, not answered inside the catch: an await in a typed catch crashes Swift 6.3.1's compiler.
         let confirmed: Bool
         do {
             _ = try await accountService.authenticate(
-                email: user.email, password: form["password"] ?? "",
+                email: user.email, password: form.password ?? "",
                 address: context.clientAddress)
             confirmed = true
         } catch {

@@ -29,13 +29,19 @@ struct ShareController {
         var updated: Int
     }
 
+    /// The share form: whose name the link shows, when it expires, and whether to refresh the existing links instead.
+    struct PublishForm: Decodable {
+        var author: String?
+        var expires: String?
+        var update: FormFlag?
+    }
+
     private func publish(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        var request = request
-        let form = try await FormFields(request: &request)
-        guard let author = ShareAuthor(rawValue: form["author"] ?? ShareAuthor.anonymous.rawValue),
-            let expiry = ShareExpiry(rawValue: form["expires"] ?? ShareExpiry.never.rawValue)
+        let form = try await request.decode(as: PublishForm.self, context: context)
+        guard let author = ShareAuthor(rawValue: form.author ?? ShareAuthor.anonymous.rawValue),
+            let expiry = ShareExpiry(rawValue: form.expires ?? ShareExpiry.never.rawValue)
         else {
             throw AppError(
                 .unprocessableContent, code: "invalid_share_options",
@@ -44,7 +50,7 @@ struct ShareController {
         let options = ShareOptions(author: author, expiry: expiry)
         let publication = try await shares.publish(
             conversationID: id, user: user, options: options,
-            update: form["update"] == "1")
+            update: form.update.isOn)
         switch publication {
         case .created(let share, let token):
             return request.isPlainForm

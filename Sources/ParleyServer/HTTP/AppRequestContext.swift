@@ -41,6 +41,9 @@ public struct AppRequestContext: RequestContext {
 
     public var maxUploadSize: Int { Self.maxBodySize }
 
+    /// Forms and JSON bodies, each by its content type.
+    public var requestDecoder: some RequestDecoder { ParleyRequestDecoder() }
+
     /// The signed-in user, or a 401 (the error layer turns it into a redirect to the login page for browsers).
     public func requireUser() throws -> User {
         guard let user = identity?.user else { throw AppError.unauthenticated }

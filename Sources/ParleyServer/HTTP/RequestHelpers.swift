@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import ParleyCore
 
 extension AppRequestContext {
@@ -17,21 +18,30 @@ extension Request {
             throw AppError(
                 .unsupportedMediaType, code: "unsupported_media_type", message: "Send the body as application/json.")
         }
+        var request = self
+        return try await request.collectBody(within: limit)
+    }
+
+    /// Reads the whole body, kept for later readers; a 413 when it is larger than `limit` (by its `Content-Length`,
+    /// before reading, or as it streams in).
+    mutating func collectBody(within limit: Int) async throws -> ByteBuffer {
         if let length = headers[.contentLength].flatMap(Int.init), length > limit {
             throw HTTPError(.contentTooLarge)
         }
-        var request = self
-        return try await request.collectBody(upTo: limit)
+        do {
+            return try await collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw HTTPError(.contentTooLarge)
+        }
     }
 
     /// Decodes a JSON body (which must be sent as `application/json`), or throws 400/413/415.
-    func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
-        let body = try await jsonBody()
-        do {
-            return try APIEncoding.decoder.decode(T.self, from: Data(body.readableBytesView))
-        } catch {
-            throw AppError.malformed("The JSON body could not be read: it is malformed or misses a field.")
+    func decodeJSON<T: Decodable>(_ type: T.Type, context: AppRequestContext) async throws -> T {
+        guard headers[.contentType]?.lowercased().hasPrefix("application/json") == true else {
+            throw AppError(
+                .unsupportedMediaType, code: "unsupported_media_type", message: "Send the body as application/json.")
         }
+        return try await decode(as: T.self, context: context)
     }
 
     /// Whether this POST came from a plain HTML form (answered with a redirect) rather than a script.

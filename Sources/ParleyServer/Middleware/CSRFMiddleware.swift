@@ -54,11 +54,20 @@ struct CSRFMiddleware: RouterMiddleware {
         return response
     }
 
+    /// The one field this middleware reads of a form.
+    private struct TokenField: Decodable {
+        var csrfToken: String?
+
+        enum CodingKeys: String, CodingKey {
+            case csrfToken = "csrf_token"
+        }
+    }
+
     /// The token the request repeats: the header, else the form field of a URL-encoded body.
     private func sentToken(_ request: inout Request) async throws -> String? {
         if let header = request.headers[Self.headerName] { return header }
         guard request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true else { return nil }
-        let form = try await FormFields(request: &request)
-        return form[Self.fieldName]
+        let body = try await request.collectBody(within: AppRequestContext.maxBodySize)
+        return try ParleyRequestDecoder.form(TokenField.self, from: String(buffer: body)).csrfToken
     }
 }

@@ -16,10 +16,20 @@ struct MessageForm: Sendable {
             return MessageForm(
                 content: form["content"] ?? "", model: form["model"], requestID: form["request_id"], images: images)
         }
-        var request = request
-        let form = try await FormFields(request: &request)
-        return MessageForm(
-            content: form["content"] ?? "", model: form["model"], requestID: form["request_id"], images: [])
+        let form = try await request.decode(as: Fields.self, context: context)
+        return MessageForm(content: form.content ?? "", model: form.model, requestID: form.requestID, images: [])
+    }
+
+    /// The fields of a message sent without images.
+    struct Fields: Decodable {
+        var content: String?
+        var model: String?
+        var requestID: String?
+
+        enum CodingKeys: String, CodingKey {
+            case content, model
+            case requestID = "request_id"
+        }
     }
 }
 
