@@ -33,6 +33,8 @@ let package = Package(
             name: "CCmarkGFM", pkgConfig: "libcmark-gfm",
             providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .target(name: "ParleyMarkdown", dependencies: ["CCmarkGFM"]),
+        // Hand-built JSON for events and requests, and the cursor that reads streamed chunks.
+        .target(name: "ParleyJSON"),
         // libvips (Debian's libvips42) is opened at first use, not linked: see CParleyVips/parley_vips.c.
         .target(name: "CParleyVips"),
         .target(
@@ -44,7 +46,7 @@ let package = Package(
         .target(
             name: "ParleyCore",
             dependencies: [
-                "ParleyMarkdown",
+                "ParleyMarkdown", "ParleyJSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]),
@@ -60,7 +62,7 @@ let package = Package(
         .target(
             name: "ParleyProviders",
             dependencies: [
-                "ParleyCore", "ParleyImaging",
+                "ParleyCore", "ParleyImaging", "ParleyJSON",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -69,7 +71,7 @@ let package = Package(
         .target(
             name: "MockUpstream",
             dependencies: [
-                "ParleyCore",
+                "ParleyCore", "ParleyJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -80,7 +82,7 @@ let package = Package(
         .target(
             name: "ParleyServer",
             dependencies: [
-                "ParleyCore", "ParleyStore", "ParleyProviders", "ParleyMarkdown",
+                "ParleyCore", "ParleyStore", "ParleyProviders", "ParleyMarkdown", "ParleyJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
@@ -123,12 +125,12 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),
-        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyMarkdown"]),
+        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyMarkdown", "ParleyJSON"]),
         .testTarget(name: "ParleyImagingTests", dependencies: ["ParleyImaging", "ParleyCore"]),
         .testTarget(
             name: "ParleyProvidersTests",
             dependencies: [
-                "ParleyProviders", "MockUpstream",
+                "ParleyProviders", "MockUpstream", "ParleyJSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,5 +1,6 @@
 import Hummingbird
 import ParleyCore
+import ParleyJSON
 
 /// The Anthropic Messages format (`POST /v1/messages`).
 struct AnthropicWire: WireFormat {

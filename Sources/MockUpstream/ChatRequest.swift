@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyJSON
 
 /// What the simulator needs from one chat request, whatever its wire format.
 struct ChatRequest: Sendable {

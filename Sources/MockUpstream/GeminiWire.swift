@@ -1,5 +1,6 @@
 import Hummingbird
 import ParleyCore
+import ParleyJSON
 
 /// The Gemini `generateContent` / `streamGenerateContent` format (`POST /v1beta/models/{model}:{action}`).
 struct GeminiWire: WireFormat {

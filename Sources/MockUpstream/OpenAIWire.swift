@@ -1,5 +1,6 @@
 import Hummingbird
 import ParleyCore
+import ParleyJSON
 
 /// The OpenAI-compatible chat completions format (`POST /v1/chat/completions`).
 struct OpenAIWire: WireFormat {

@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyImaging
+import ParleyJSON
 
 /// Anthropic's Messages API, streaming (`POST {base}/v1/messages`).
 public struct AnthropicProvider: ChatProvider {

@@ -1,4 +1,5 @@
 import ParleyCore
+import ParleyJSON
 
 /// One streamed Chat Completions chunk: only the fields Parley reads, each checked for its type, read with a
 /// `JSONCursor` rather than a `JSONDecoder` (a general decoder was the largest single cost of relaying a token).

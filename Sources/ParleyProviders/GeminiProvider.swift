@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyImaging
+import ParleyJSON
 
 /// Google's Gemini API, streaming (`POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse`).
 public struct GeminiProvider: ChatProvider {

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import ParleyCore
+import ParleyJSON
 
 /// Where a self-hosted server says a model's context window outside its model list: llama.cpp's server at
 /// `GET /props` (the window of each of its slots, which is what one request gets) or in the list's `meta.n_ctx_train`,

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import ParleyCore
 import ParleyImaging
+import ParleyJSON
 
 /// Any server speaking OpenAI's streaming Chat Completions (OpenAI, Ollama, vLLM, llama.cpp, OpenRouter).
 public struct OpenAICompatibleProvider: ChatProvider {

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyJSON
 import ParleyMarkdown
 import Testing
 

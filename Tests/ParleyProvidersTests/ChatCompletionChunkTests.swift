@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyJSON
 import Testing
 
 @testable import ParleyProviders

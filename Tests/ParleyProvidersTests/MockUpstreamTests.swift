@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import ParleyCore
+import ParleyJSON
 import Testing
 
 @testable import MockUpstream

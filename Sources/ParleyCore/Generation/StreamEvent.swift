@@ -1,3 +1,4 @@
+import ParleyJSON
 import ParleyMarkdown
 
 /// An event of the conversation stream, encoded once as a Server-Sent Events frame.

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ParleyCore
+import ParleyJSON
 
 /// Turns every error into the response the caller understands: JSON `{"error":{...}}` for the API,
 /// a rendered page for browsers (or a redirect to sign in), and a logged 500 with a request id for our faults.

@@ -1,55 +1,56 @@
 /// Builds JSON objects by hand, as UTF-8 bytes, for the hot paths where a general encoder costs too much: every event
 /// of a reply and every upstream request (a long conversation's whole history). Bytes rather than a `String`: appending
-/// to a string checks its storage and flags each time, which made escaping three times slower.
+/// to a string checks its storage and flags each time, which made escaping three times slower. Inlinable, so that
+/// the modules that frame events and requests with it compile it into their own hot paths.
 public struct JSONText: Sendable {
-    private var bytes: [UInt8] = [UInt8(ascii: "{")]
-    private var isEmpty = true
+    @usableFromInline var bytes: [UInt8] = [UInt8(ascii: "{")]
+    @usableFromInline var isEmpty = true
 
     /// Starts an empty object.
-    public init() {}
+    @inlinable public init() {}
 
     /// An object whose fields `build` adds.
-    public init(_ build: (inout JSONText) -> Void) {
+    @inlinable public init(_ build: (inout JSONText) -> Void) {
         build(&self)
     }
 
     /// Adds a string field.
-    public mutating func field(_ name: String, _ value: String) {
+    @inlinable public mutating func field(_ name: String, _ value: String) {
         key(name)
         JSONText.appendQuoted(value, to: &bytes)
     }
 
     /// Adds an integer field.
-    public mutating func field(_ name: String, _ value: Int64) {
+    @inlinable public mutating func field(_ name: String, _ value: Int64) {
         key(name)
         JSONText.appendDecimal(value, to: &bytes)
     }
 
     /// Adds an integer field.
-    public mutating func field(_ name: String, _ value: Int) {
+    @inlinable public mutating func field(_ name: String, _ value: Int) {
         field(name, Int64(value))
     }
 
     /// Adds a number field.
-    public mutating func field(_ name: String, _ value: Double) {
+    @inlinable public mutating func field(_ name: String, _ value: Double) {
         key(name)
         JSONText.append(value.isFinite ? "\(value)" : "0", to: &bytes)
     }
 
     /// Adds a boolean field.
-    public mutating func field(_ name: String, _ value: Bool) {
+    @inlinable public mutating func field(_ name: String, _ value: Bool) {
         key(name)
         JSONText.append(value ? "true" : "false", to: &bytes)
     }
 
     /// Adds a nested object field.
-    public mutating func field(_ name: String, object: JSONText) {
+    @inlinable public mutating func field(_ name: String, object: JSONText) {
         key(name)
         append(object)
     }
 
     /// Adds a field holding an array of strings.
-    public mutating func field(_ name: String, strings: [String]) {
+    @inlinable public mutating func field(_ name: String, strings: [String]) {
         key(name)
         bytes.append(UInt8(ascii: "["))
         for (index, string) in strings.enumerated() {
@@ -60,7 +61,7 @@ public struct JSONText: Sendable {
     }
 
     /// Adds a field holding an array of objects.
-    public mutating func field(_ name: String, objects: [JSONText]) {
+    @inlinable public mutating func field(_ name: String, objects: [JSONText]) {
         key(name)
         bytes.append(UInt8(ascii: "["))
         for (index, object) in objects.enumerated() {
@@ -72,7 +73,7 @@ public struct JSONText: Sendable {
 
     /// Adds a field holding an array of one object per item, each written in place by `build` (no text of its own
     /// to copy in): for the long lists, a conversation's messages.
-    public mutating func field<Items: Sequence>(
+    @inlinable public mutating func field<Items: Sequence>(
         _ name: String, objectsFrom items: Items,
         _ build: (inout JSONText, Items.Element) -> Void
     ) {
@@ -95,21 +96,21 @@ public struct JSONText: Sendable {
     }
 
     /// The finished object's bytes.
-    public var resultBytes: [UInt8] { bytes + [UInt8(ascii: "}")] }
+    @inlinable public var resultBytes: [UInt8] { bytes + [UInt8(ascii: "}")] }
 
     /// The finished object.
-    public var result: String { String(decoding: resultBytes, as: UTF8.self) }
+    @inlinable public var result: String { String(decoding: resultBytes, as: UTF8.self) }
 
     /// The object's members, without its braces (empty when it has none).
-    public var members: ArraySlice<UInt8> { bytes.dropFirst() }
+    @inlinable public var members: ArraySlice<UInt8> { bytes.dropFirst() }
 
     /// Appends a finished object, without copying it into a `result` first.
-    private mutating func append(_ object: JSONText) {
+    @inlinable mutating func append(_ object: JSONText) {
         bytes.append(contentsOf: object.bytes)
         bytes.append(UInt8(ascii: "}"))
     }
 
-    private mutating func key(_ name: String) {
+    @inlinable mutating func key(_ name: String) {
         if !isEmpty { bytes.append(UInt8(ascii: ",")) }
         isEmpty = false
         JSONText.appendQuoted(name, to: &bytes)
@@ -117,7 +118,7 @@ public struct JSONText: Sendable {
     }
 
     /// `value` as a quoted JSON string literal.
-    public static func quoted(_ value: String) -> String {
+    @inlinable public static func quoted(_ value: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(value.utf8.count + 2)
         appendQuoted(value, to: &out)
@@ -126,7 +127,7 @@ public struct JSONText: Sendable {
 
     /// Appends `value` as a quoted JSON string, escaping what JSON requires and U+2028/U+2029 (our JSON is never
     /// embedded in HTML, so `<`, `>` and `&` stay as they are: HTML in events costs a third less).
-    static func appendQuoted(_ value: String, to out: inout [UInt8]) {
+    @inlinable public static func appendQuoted(_ value: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { appendEscaped($0, to: &out) }
@@ -134,7 +135,7 @@ public struct JSONText: Sendable {
     }
 
     /// Appends UTF-8 `text` with JSON's escapes, copying the runs between escapes whole.
-    private static func appendEscaped(_ text: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    @inlinable static func appendEscaped(_ text: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         var runStart = 0
         var index = 0
         while index < text.count {
@@ -178,12 +179,12 @@ public struct JSONText: Sendable {
         out.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart..<text.count]))
     }
 
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
+    @inlinable static func hexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// Appends `value` in decimal.
-    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+    @inlinable public static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         var digits:
@@ -204,7 +205,7 @@ public struct JSONText: Sendable {
     }
 
     /// Appends `text`'s UTF-8 bytes.
-    private static func append(_ text: String, to out: inout [UInt8]) {
+    @inlinable static func append(_ text: String, to out: inout [UInt8]) {
         var text = text
         text.withUTF8 { out.append(contentsOf: $0) }
     }
