@@ -390,6 +390,25 @@
     if (event.key === "Escape" && streaming && !event.defaultPrevented) stopForm.requestSubmit();
   });
 
+  // Walking a message's versions (◀ ▶) stores the choice, then shows the chosen branch without reloading the page.
+  const versionForm = document.getElementById("version-form");
+  versionForm?.addEventListener("submit", async (event) => {
+    const messageID = event.submitter?.value;
+    if (!messageID) return;
+    event.preventDefault();
+    const chosen = await post(versionForm.action, { message_id: messageID }).catch(() => null);
+    const page = chosen?.ok ? await fetch(location.pathname, { credentials: "same-origin" }).catch(() => null) : null;
+    const fresh = page?.ok
+      ? new DOMParser().parseFromString(await page.text(), "text/html").getElementById("messages") : null;
+    if (!fresh) {
+      showNotice("That version could not be shown. Reload the page to try again.");
+      return;
+    }
+    messages.replaceChildren(...fresh.childNodes);
+    messages.querySelectorAll("article.message:not([data-status=streaming])").forEach(decorateMessage);
+    document.getElementById("m" + messageID)?.querySelector(".versions button:not([disabled])")?.focus();
+  });
+
   setStreaming(streaming);
   window.scrollTo(0, document.body.scrollHeight);
 })();

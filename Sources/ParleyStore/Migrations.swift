@@ -313,6 +313,21 @@ enum Migrations {
                     WHERE e.day = usage_daily.day AND e.user_id = usage_daily.user_id AND e.model = usage_daily.model;
                     """)
         }
+        migrator.registerMigration("v9: conversations as trees") { db in
+            // Every message hangs off the one before it in its branch; a conversation shows the branch that ends at
+            // its current leaf. Conversations so far were one branch: each message's parent is the message before it.
+            try db.execute(
+                sql: """
+                    ALTER TABLE conversations ADD COLUMN current_leaf_id INTEGER;
+                    UPDATE messages SET parent_id = chain.previous FROM (
+                        SELECT id, LAG(id) OVER (PARTITION BY conversation_id ORDER BY id) AS previous FROM messages
+                    ) AS chain
+                    WHERE chain.id = messages.id;
+                    UPDATE conversations SET current_leaf_id = (
+                        SELECT MAX(id) FROM messages WHERE conversation_id = conversations.id);
+                    CREATE INDEX messages_by_parent ON messages(parent_id);
+                    """)
+        }
         return migrator
     }
 }

@@ -16,7 +16,7 @@ extension Conversation {
         self.init(
             id: row["id"], userID: row["user_id"], title: row["title"], model: row["model"],
             systemPrompt: row["system_prompt"], createdAt: row.date("created_at"), updatedAt: row.date("updated_at"),
-            pinned: row["pinned"], archived: row["archived"])
+            pinned: row["pinned"], archived: row["archived"], currentLeafID: row["current_leaf_id"])
     }
 }
 

@@ -28,7 +28,8 @@ extension SQLiteChatStore {
                     ).map(Message.init(row:)))
                 let byConversation = Dictionary(grouping: messages, by: \.conversationID)
                 return conversations.map {
-                    ConversationTranscript(conversation: $0, messages: byConversation[$0.id] ?? [])
+                    ConversationTranscript(
+                        conversation: $0, messages: ConversationTree(byConversation[$0.id] ?? []).allWithVersions)
                 }
             }
         }
@@ -46,8 +47,9 @@ extension SQLiteChatStore {
         }
     }
 
-    /// Inserts one transcript as a new conversation of the user; each assistant message answers the user message before
-    /// it.
+    /// Inserts one transcript as a new conversation of the user. A transcript with a current leaf is a tree: each
+    /// message goes under its parent (by the transcript's own ids, when the parent came before it), and that leaf
+    /// becomes current. Without one, it is one branch: each message follows the one before, and the last is current.
     private func insert(_ transcript: ConversationTranscript, userID: UserID, _ db: Database) throws -> Conversation {
         var conversation = transcript.conversation
         try db.cachedStatement(
@@ -67,15 +69,22 @@ extension SQLiteChatStore {
                                       cost_micros, usage_estimated, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-        var question: MessageID?
+        let isTree = conversation.currentLeafID != nil
+        var newIDs: [MessageID: MessageID] = [:]
+        var previous: MessageID?
         for message in transcript.messages {
+            let parent = isTree ? message.parentID.flatMap { newIDs[$0] } : previous
             try statement.execute(arguments: [
                 conversation.id, message.role.rawValue, message.content, message.status.rawValue, message.model,
-                message.role == .assistant ? question : nil, message.usage.promptTokens, message.usage.completionTokens,
+                parent, message.usage.promptTokens, message.usage.completionTokens,
                 message.usage.costMicros, message.usage.estimated, message.createdAt, message.createdAt,
             ])
-            if message.role == .user { question = db.lastInsertedRowID }
+            previous = db.lastInsertedRowID
+            newIDs[message.id] = previous
         }
+        conversation.currentLeafID = conversation.currentLeafID.flatMap { newIDs[$0] } ?? previous
+        try db.cachedStatement(sql: "UPDATE conversations SET current_leaf_id = ? WHERE id = ?")
+            .execute(arguments: [conversation.currentLeafID, conversation.id])
         return conversation
     }
 }

@@ -110,22 +110,6 @@ public struct SQLiteChatStore: ChatStore {
             arguments: [archived, id, userID])
     }
 
-    public func messages(conversationID: ConversationID, userID: UserID, afterID: MessageID?, limit: Int)
-        async throws(StoreError) -> Page<Message>
-    {
-        try await perform {
-            try pool.lookup { db in
-                guard try ownedConversation(db, id: conversationID, userID: userID) != nil else {
-                    throw StoreError.notFound
-                }
-                let messages = try conversationMessages(
-                    db, conversationID: conversationID, afterID: afterID,
-                    limit: limit == Int.max ? nil : limit + 1)
-                return Page(items: Array(messages.prefix(limit)), hasMore: messages.count > limit)
-            }
-        }
-    }
-
     public func message(id: MessageID, userID: UserID) async throws(StoreError) -> Message? {
         try await perform {
             try pool.lookup { db in
@@ -152,78 +136,52 @@ public struct SQLiteChatStore: ChatStore {
 
     public func beginExchange(
         conversationID: ConversationID, userContent: String?, images: [NewImage], requestID: String?,
-        model: String
+        model: String, anchor: ExchangeAnchor
     ) async throws(StoreError) -> Exchange {
         try await perform {
             try await writer.write { db in
                 let now = StoredDate.now
                 var userMessage: Message?
-                var parentID: MessageID?
-                if let userContent {
+                var question: MessageID
+                let place = try Self.place(db, anchor, conversationID: conversationID, asking: userContent != nil)
+                switch place {
+                case .answer(let id):
+                    question = id
+                case .ask(let parentID):
+                    guard let userContent else { throw StoreError.notFound }
                     // Held out of the search index until the reply ends, then indexed with it (one FTS5 segment).
                     try db.cachedStatement(
                         sql: """
-                            INSERT INTO messages (conversation_id, role, content, status, model, request_id, created_at, updated_at, search_held)
-                            VALUES (?, 'user', ?, 'complete', ?, ?, ?, ?, 1)
+                            INSERT INTO messages (conversation_id, role, content, status, model, request_id, parent_id, created_at, updated_at, search_held)
+                            VALUES (?, 'user', ?, 'complete', ?, ?, ?, ?, ?, 1)
                             """
-                    ).execute(arguments: [conversationID, userContent, model, requestID, now, now])
-                    parentID = db.lastInsertedRowID
-                    let id = db.lastInsertedRowID
+                    ).execute(arguments: [conversationID, userContent, model, requestID, parentID, now, now])
+                    question = db.lastInsertedRowID
                     let attachments = try AttachmentRows.insert(
-                        db, images: images, messageID: id, conversationID: conversationID, now: now.date)
+                        db, images: images, messageID: question, conversationID: conversationID, now: now.date)
                     userMessage = Message(
-                        id: id, conversationID: conversationID, role: .user, content: userContent, status: .complete,
-                        model: model, requestID: requestID, createdAt: now.date, attachments: attachments)
-                } else {
-                    parentID = try MessageID.fetchOne(
-                        db.cachedStatement(
-                            sql: """
-                                SELECT MAX(id) FROM messages WHERE conversation_id = ? AND role = 'user'
-                                """), arguments: [conversationID])
+                        id: question, conversationID: conversationID, role: .user, content: userContent,
+                        status: .complete, model: model, requestID: requestID, parentID: parentID,
+                        createdAt: now.date, attachments: attachments)
                 }
                 // After the question, so that a repeated request id is refused as such (`duplicate`) even past the
                 // budget, and so that the question and its images count against the storage quota.
                 try BudgetLedger.enforce(db, conversationID: conversationID, today: UsageDay(now.date))
                 try StorageLedger.enforce(db, conversationID: conversationID)
-                let history = try history(db, conversationID: conversationID)
+                let history = try history(db, conversationID: conversationID, through: question)
                 try db.cachedStatement(
                     sql: """
                         INSERT INTO messages (conversation_id, role, content, status, model, parent_id, created_at, updated_at)
                         VALUES (?, 'assistant', '', 'streaming', ?, ?, ?, ?)
                         """
-                ).execute(arguments: [conversationID, model, parentID, now, now])
+                ).execute(arguments: [conversationID, model, question, now, now])
                 let assistant = Message(
                     id: db.lastInsertedRowID, conversationID: conversationID, role: .assistant,
-                    content: "", status: .streaming, model: model, parentID: parentID, createdAt: now.date)
-                try db.cachedStatement(sql: "UPDATE conversations SET updated_at = ?, model = ? WHERE id = ?").execute(
-                    arguments: [now, model, conversationID])
+                    content: "", status: .streaming, model: model, parentID: question, createdAt: now.date)
+                try db.cachedStatement(
+                    sql: "UPDATE conversations SET updated_at = ?, model = ?, current_leaf_id = ? WHERE id = ?"
+                ).execute(arguments: [now, model, assistant.id, conversationID])
                 return Exchange(userMessage: userMessage, assistantMessage: assistant, history: history)
-            }
-        }
-    }
-
-    public func removeLastReply(conversationID: ConversationID, userID: UserID) async throws(StoreError) -> Message? {
-        try await perform {
-            try await writer.write { db in
-                guard try ownedConversation(db, id: conversationID, userID: userID) != nil else {
-                    throw StoreError.notFound
-                }
-                guard
-                    let last = try Row.fetchOne(
-                        db.cachedStatement(
-                            sql: """
-                                SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? ORDER BY id DESC LIMIT 1
-                                """), arguments: [conversationID]
-                    ).map(Message.init(row:))
-                else { return nil }
-                guard last.role == .assistant else { return last.role == .user ? last : nil }
-                guard last.status != .streaming else { return nil }
-                try db.cachedStatement(sql: "DELETE FROM messages WHERE id = ?").execute(arguments: [last.id])
-                guard let parentID = last.parentID else { return nil }
-                return try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT \(Message.columns()) FROM messages WHERE id = ?"),
-                    arguments: [parentID]
-                ).map(Message.init(row:))
             }
         }
     }
@@ -339,7 +297,7 @@ public struct SQLiteChatStore: ChatStore {
         ).execute(arguments: arguments)
     }
 
-    private func ownedConversation(_ db: Database, id: ConversationID, userID: UserID) throws -> Conversation? {
+    func ownedConversation(_ db: Database, id: ConversationID, userID: UserID) throws -> Conversation? {
         try Row.fetchOne(
             db.cachedStatement(sql: "SELECT * FROM conversations WHERE id = ? AND user_id = ?"),
             arguments: [id, userID]
@@ -350,7 +308,7 @@ public struct SQLiteChatStore: ChatStore {
     /// A conversation's messages with their attachments, oldest first: those after `afterID`, at most `limit` of them.
     /// Each is decoded from the statement as it steps (a cursor): copying every row first, as `fetchAll` does, took
     /// twice as long.
-    private func conversationMessages(_ db: Database, conversationID: ConversationID, afterID: MessageID?, limit: Int?)
+    func conversationMessages(_ db: Database, conversationID: ConversationID, afterID: MessageID?, limit: Int?)
         throws -> [Message]
     {
         var messages = try Array(
@@ -360,19 +318,6 @@ public struct SQLiteChatStore: ChatStore {
                         SELECT \(Message.columns()) FROM messages WHERE conversation_id = ? AND id > ? ORDER BY id LIMIT ?
                         """), arguments: [conversationID, afterID ?? 0, limit ?? -1]
             ).map(Message.init(row:)))
-        try AttachmentRows.attach(db, to: &messages, of: conversationID)
-        return messages
-    }
-
-    /// What a reply answers: the conversation's messages, oldest first, with only the columns its request needs.
-    private func history(_ db: Database, conversationID: ConversationID) throws -> [HistoryMessage] {
-        var messages = try Array(
-            Row.fetchCursor(
-                db.cachedStatement(
-                    sql: """
-                        SELECT id, role, content FROM messages WHERE conversation_id = ? ORDER BY id
-                        """), arguments: [conversationID]
-            ).map(HistoryMessage.init(row:)))
         try AttachmentRows.attach(db, to: &messages, of: conversationID)
         return messages
     }

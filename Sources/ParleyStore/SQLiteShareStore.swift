@@ -145,7 +145,8 @@ public struct SQLiteShareStore: ShareStore {
                         """
                 ).execute(arguments: [userID, share.title, model, now, now])
                 let conversationID = db.lastInsertedRowID
-                var question: MessageID?
+                // A share is one branch: each message hangs off the one before it, and the last one is current.
+                var previous: MessageID?
                 for message in try snapshotMessages(db, shareID: id) {
                     try db.cachedStatement(
                         sql: """
@@ -154,10 +155,10 @@ public struct SQLiteShareStore: ShareStore {
                             """
                     ).execute(arguments: [
                         conversationID, message.role.rawValue, message.content, message.status.rawValue,
-                        message.model, message.role == .assistant ? question : nil, message.createdAt, now,
+                        message.model, previous, message.createdAt, now,
                     ])
                     let copyID = db.lastInsertedRowID
-                    if message.role == .user { question = copyID }
+                    previous = copyID
                     try db.cachedStatement(
                         sql: """
                             INSERT INTO attachments (user_id, conversation_id, message_id, position, content_type, file_name, byte_count,
@@ -167,6 +168,8 @@ public struct SQLiteShareStore: ShareStore {
                             """
                     ).execute(arguments: [userID, conversationID, copyID, now, message.id])
                 }
+                try db.cachedStatement(sql: "UPDATE conversations SET current_leaf_id = ? WHERE id = ?")
+                    .execute(arguments: [previous, conversationID])
                 try StorageLedger.enforce(db, userID: userID)
                 guard
                     let conversation = try Row.fetchOne(

@@ -14,7 +14,7 @@ struct AbuseTests {
         "DELETE /api/conversations/{id}", "POST /api/conversations/{id}/stop", "POST /c/{id}/stop",
         "POST /c/{id}/delete",
         "POST /logout", "POST /logout/everywhere", "POST /s/{token}/fork", "POST /s/{token}/revoke",
-        "POST /shares/{id}/revoke",
+        "POST /shares/{id}/revoke", "DELETE /api/conversations/{id}/messages/{message_id}",
     ]
 
     /// Routes that refuse a form body before its size matters: the import reads only a file (multipart, below) or JSON.

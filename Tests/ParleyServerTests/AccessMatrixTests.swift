@@ -40,6 +40,9 @@ struct AccessMatrixTests {
         "POST /s/{token}/fork": .shareHolder,
         "DELETE /api/conversations/{id}": .owner, "GET /api/conversations/{id}/messages": .owner,
         "POST /api/conversations/{id}/messages": .owner, "POST /api/conversations/{id}/stop": .owner,
+        "POST /c/{id}/current": .owner, "GET /api/conversations/{id}": .owner,
+        "DELETE /api/conversations/{id}/messages/{message_id}": .owner,
+        "POST /api/conversations/{id}/regenerate": .owner, "PUT /api/conversations/{id}/current": .owner,
         "GET /admin": .admin, "GET /admin/usage.csv": .admin, "GET /admin/models": .admin, "POST /admin/models": .admin,
         "GET /admin/users": .admin, "POST /admin/users": .admin, "GET /admin/users/{id}": .admin,
         "POST /admin/users/{id}/admin": .admin, "POST /admin/users/{id}/disabled": .admin,
@@ -58,14 +61,16 @@ struct AccessMatrixTests {
         var shareToken: String
         var shareID: String
         var attachmentID: Int64
+        var message: Int64
 
         /// The route's path with its captures filled with the owner's ids.
         func path(for template: String) -> String {
             let capture =
                 template.hasPrefix("/shares/")
                 ? shareID : template.hasPrefix("/attachments/") ? "\(attachmentID)" : "\(conversation)"
-            return template.replacingOccurrences(of: "{id}", with: capture).replacingOccurrences(
-                of: "{token}", with: shareToken)
+            return template.replacingOccurrences(of: "{id}", with: capture)
+                .replacingOccurrences(of: "{token}", with: shareToken)
+                .replacingOccurrences(of: "{message_id}", with: "\(message)")
         }
     }
 
@@ -103,7 +108,7 @@ struct AccessMatrixTests {
                     .addAttachments([image], messageID: Int64(question), userID: 1).first)
             let owned = OwnedThings(
                 conversation: conversation, shareToken: String(url.split(separator: "/").last ?? ""),
-                shareID: shareID, attachmentID: attachment.id)
+                shareID: shareID, attachmentID: attachment.id, message: Int64(question))
             var other = server.browser()
             _ = try await other.signUp("other@example.com")
             let otherAPI = try await APIClient.signIn(server, email: "other@example.com")

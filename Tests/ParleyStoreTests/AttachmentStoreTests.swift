@@ -60,7 +60,8 @@ import Testing
                 id: exchange.assistantMessage.id,
                 outcome: ReplyOutcome(content: "done", status: .complete, usage: Usage()))
             #expect(try await store.count("SELECT COUNT(*) FROM attachments") == 2)
-            _ = try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id)
+            try await store.chats.deleteMessage(
+                conversationID: chat.id, userID: alice.id, messageID: exchange.assistantMessage.id)
             #expect(try await store.count("SELECT COUNT(*) FROM attachments") == 1)
             try await store.chats.deleteConversation(id: chat.id, userID: alice.id)
             #expect(try await store.count("SELECT COUNT(*) FROM attachments") == 0)

@@ -249,7 +249,12 @@ func expectStoreError(
                 _ = try await store.chats.messages(conversationID: chat.id, userID: mallory.id, afterID: nil, limit: 10)
             }
             await expectStoreError(.notFound) {
-                _ = try await store.chats.removeLastReply(conversationID: chat.id, userID: mallory.id)
+                try await store.chats.deleteMessage(
+                    conversationID: chat.id, userID: mallory.id, messageID: exchange.assistantMessage.id)
+            }
+            await expectStoreError(.notFound) {
+                _ = try await store.chats.selectBranch(
+                    conversationID: chat.id, userID: mallory.id, messageID: exchange.assistantMessage.id)
             }
 
             // Everything is intact for the owner.
@@ -311,8 +316,9 @@ func expectStoreError(
             try await store.chats.finishReply(
                 id: two.assistantMessage.id, outcome: ReplyOutcome(content: "a2", status: .complete, usage: Usage()))
 
-            // Regenerating writes no question: the history ends with the one the removed reply answered.
-            _ = try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id)
+            // Regenerating writes no question: the history ends with the one the deleted reply answered.
+            try await store.chats.deleteMessage(
+                conversationID: chat.id, userID: alice.id, messageID: two.assistantMessage.id)
             let again = try await store.chats.beginExchange(
                 conversationID: chat.id, userContent: nil, requestID: nil, model: "m")
             #expect(again.userMessage == nil)
@@ -506,27 +512,34 @@ func expectStoreError(
         }
     }
 
-    @Test func removeLastReplyDeletesAFinishedReplyOnly() async throws {
+    @Test("deleting a message deletes everything under it; the branch of its parent becomes current")
+    func deletingAMessageDeletesItsSubtree() async throws {
         try await StoreFixture.run { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
-            #expect(try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id) == nil)
-            let exchange = try await store.chats.beginExchange(
-                conversationID: chat.id, userContent: "q", requestID: "r", model: "m")
-            let user = try #require(exchange.userMessage)
+            let one = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "q1", requestID: nil, model: "m")
+            try await store.finish(one, "a1")
+            let two = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "q2", requestID: nil, model: "m")
+            try await store.finish(two, "a2")
+            let other = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "q2 again", images: [], requestID: nil, model: "m",
+                anchor: .newVersion(of: try #require(two.userMessage).id))
+            try await store.finish(other, "a2 again")
 
-            // Still streaming: refused, nothing deleted.
-            #expect(try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id) == nil)
-            #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [chat.id]) == 2)
-
-            try await store.chats.finishReply(
-                id: exchange.assistantMessage.id, outcome: ReplyOutcome(content: "a", status: .complete, usage: Usage())
-            )
-            let answered = try #require(
-                try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id))
-            #expect(answered.id == user.id && answered.content == "q" && answered.role == .user)
-            #expect(try await store.chats.message(id: exchange.assistantMessage.id, userID: alice.id) == nil)
-            #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [chat.id]) == 1)
+            try await store.chats.deleteMessage(
+                conversationID: chat.id, userID: alice.id, messageID: try #require(other.userMessage).id)
+            // The deleted branch was current: its parent's newest branch shows instead.
+            #expect(try await store.branch(chat.id, alice.id) == ["q1", "a1", "q2", "a2"])
+            try await store.chats.deleteMessage(
+                conversationID: chat.id, userID: alice.id, messageID: try #require(one.userMessage).id)
+            #expect(try await store.branch(chat.id, alice.id).isEmpty)
+            #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [chat.id]) == 0)
+            await expectStoreError(.notFound) {
+                try await store.chats.deleteMessage(
+                    conversationID: chat.id, userID: alice.id, messageID: one.assistantMessage.id)
+            }
         }
     }
 }

@@ -179,7 +179,8 @@ extension ParleyDatabase {
                     "\u{E000}Omega\u{E001}"
                 ])
 
-            _ = try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id)
+            try await store.chats.deleteMessage(
+                conversationID: chat.id, userID: alice.id, messageID: exchange.assistantMessage.id)
             #expect(try await store.chats.search(userID: alice.id, text: "zebra", limit: 10).isEmpty)
             let crashed = try await store.chats.beginExchange(
                 conversationID: chat.id, userContent: nil, requestID: nil, model: "m")

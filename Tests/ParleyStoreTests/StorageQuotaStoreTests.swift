@@ -29,7 +29,8 @@ import Testing
                 id: exchange.assistantMessage.id,
                 outcome: ReplyOutcome(content: "an answer", status: .complete, usage: Usage()))
             try await Self.expectExact(store, alice.id, nil)
-            _ = try await store.chats.removeLastReply(conversationID: chat.id, userID: alice.id)
+            try await store.chats.deleteMessage(
+                conversationID: chat.id, userID: alice.id, messageID: exchange.assistantMessage.id)
             try await Self.expectExact(store, alice.id, nil)
             let again = try await store.chats.beginExchange(
                 conversationID: chat.id, userContent: nil, images: [], requestID: nil, model: "m")

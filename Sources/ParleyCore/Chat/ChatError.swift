@@ -2,6 +2,9 @@
 public enum ChatError: Error, Equatable, Sendable {
     /// No such conversation or message, or not the user's.
     case notFound
+    /// The message named is of the conversation but not of the role the action needs: an edit names a question, a
+    /// regeneration a reply.
+    case wrongRole(expected: MessageRole)
     /// The message is empty or only whitespace.
     case emptyMessage
     /// The message is longer than `ChatService.maxMessageLength` characters.

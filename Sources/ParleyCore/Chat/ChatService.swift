@@ -54,9 +54,11 @@ public struct ChatService: Sendable {
     /// A repeat is found when it cannot start (the conversation is busy, the server full, or the store refuses the
     /// request id a second time), so that a first send reads nothing more for its request id. `receivedAt` is when the
     /// request reached Parley, from which Parley's part of the reply's first token is timed.
+    /// With `editOf`, the message is a new version of that question of the conversation: its sibling, with the same
+    /// earlier messages.
     public func send(
         userID: UserID, conversationID: ConversationID, content: String, images: [NewImage] = [], model: String?,
-        requestID: String?, receivedAt: ContinuousClock.Instant
+        requestID: String?, editOf: MessageID? = nil, receivedAt: ContinuousClock.Instant
     ) async throws(ChatError) -> SendResult {
         let content = Self.storable(content)
         guard !content.allSatisfy(\.isWhitespace) else { throw .emptyMessage }
@@ -65,6 +67,7 @@ public struct ChatService: Sendable {
         let conversation = try await self.conversation(conversationID, userID: userID)
         let model = try resolveModel(model, current: conversation.model)
         guard images.isEmpty || model.vision else { throw .modelCannotSeeImages(model.id) }
+        if let editOf { try await requireMessage(editOf, of: conversationID, userID: userID, role: .user) }
         let provisionalTitle =
             conversation.title == ConversationTitle.placeholder ? ConversationTitle.fromFirstMessage(content) : nil
         do {
@@ -72,7 +75,7 @@ public struct ChatService: Sendable {
             let job = try await generations.start(conversationID: conversationID, receivedAt: receivedAt) {
                 let exchange = try await store.beginExchange(
                     conversationID: conversationID, userContent: content, images: images,
-                    requestID: requestID, model: model.id)
+                    requestID: requestID, model: model.id, anchor: editOf.map { .newVersion(of: $0) } ?? .currentLeaf)
                 userMessageID = exchange.userMessage?.id
                 var job = makeJob(for: conversation, model: model, exchange: exchange)
                 job.provisionalTitle = provisionalTitle
@@ -97,31 +100,33 @@ public struct ChatService: Sendable {
         }
     }
 
-    /// Generates the last reply again, replacing it; refused before the last reply is removed when the budget is spent.
-    /// `receivedAt` is when the request reached Parley.
+    /// Writes another version of a reply (`messageID`, else the current leaf's), keeping the earlier ones; it becomes
+    /// the current branch. `receivedAt` is when the request reached Parley.
     public func regenerate(
-        userID: UserID, conversationID: ConversationID, model: String?,
+        userID: UserID, conversationID: ConversationID, messageID: MessageID? = nil, model: String?,
         receivedAt: ContinuousClock.Instant
     ) async throws(ChatError) -> SendResult {
         let conversation = try await self.conversation(conversationID, userID: userID)
         let model = try resolveModel(model, current: conversation.model)
         let budget = try await budgetStatus(userID: userID)
         guard !budget.isExhausted else { throw .budgetExceeded(budget) }
+        let anchor: ExchangeAnchor
+        if let messageID {
+            let reply = try await requireMessage(messageID, of: conversationID, userID: userID, role: .assistant)
+            guard let question = reply.parentID else { throw .notFound }
+            anchor = .reply(to: question)
+        } else {
+            anchor = .currentLeaf
+        }
         do {
-            var userMessageID: MessageID?
             let job = try await generations.start(conversationID: conversationID, receivedAt: receivedAt) {
-                guard let question = try await store.removeLastReply(conversationID: conversationID, userID: userID)
-                else {
-                    throw ChatError.notFound
-                }
-                userMessageID = question.id
                 let exchange = try await store.beginExchange(
-                    conversationID: conversationID, userContent: nil,
-                    requestID: nil, model: model.id)
+                    conversationID: conversationID, userContent: nil, images: [], requestID: nil, model: model.id,
+                    anchor: anchor)
                 return makeJob(for: conversation, model: model, exchange: exchange)
             }
             return SendResult(
-                conversationID: conversationID, userMessageID: userMessageID,
+                conversationID: conversationID, userMessageID: job.history.last?.id,
                 assistantMessageID: job.assistantMessageID, isRepeat: false)
         } catch {
             throw map(error)
@@ -194,13 +199,41 @@ public struct ChatService: Sendable {
         }
     }
 
-    /// A page of the user's conversation's messages, oldest first, after `afterID`.
+    /// A page of the messages of a branch of the user's conversation (by default the current one), oldest first,
+    /// after `afterID`.
     public func messages(
-        conversationID: ConversationID, userID: UserID, afterID: MessageID?,
+        conversationID: ConversationID, userID: UserID, branch: BranchSelection = .current, afterID: MessageID?,
         limit: Int
     ) async throws(ChatError) -> Page<Message> {
         try await storing {
-            try await store.messages(conversationID: conversationID, userID: userID, afterID: afterID, limit: limit)
+            try await store.messages(
+                conversationID: conversationID, userID: userID, branch: branch, afterID: afterID, limit: limit)
+        }
+    }
+
+    /// Shows the branch through `messageID` of the user's conversation, down to its latest leaf; returns the leaf.
+    @discardableResult
+    public func selectBranch(userID: UserID, conversationID: ConversationID, messageID: MessageID)
+        async throws(ChatError) -> MessageID
+    {
+        try await storing {
+            try await store.selectBranch(conversationID: conversationID, userID: userID, messageID: messageID)
+        }
+    }
+
+    /// Deletes a message of the user's conversation and everything under it, stopping first a reply running there
+    /// (its usage is still charged: the provider was paid).
+    public func deleteMessage(userID: UserID, conversationID: ConversationID, messageID: MessageID)
+        async throws(ChatError)
+    {
+        _ = try await requireMessage(messageID, of: conversationID, userID: userID, role: nil)
+        if let running = generations.runningReply(conversationID: conversationID),
+            try await isUnder(running, messageID, conversationID: conversationID, userID: userID)
+        {
+            generations.stop(conversationID: conversationID)
+        }
+        try await storing {
+            try await store.deleteMessage(conversationID: conversationID, userID: userID, messageID: messageID)
         }
     }
 
@@ -267,6 +300,28 @@ public struct ChatService: Sendable {
             logger.warning(
                 "titling a conversation failed", metadata: ["conversation": "\(conversation.id)", "error": "\(error)"])
         }
+    }
+
+    /// The user's message `id` of the conversation, of `role` when one is given: `.notFound` when it is not theirs or
+    /// not in this conversation, `.wrongRole` when it is of the other role.
+    @discardableResult
+    private func requireMessage(_ id: MessageID, of conversationID: ConversationID, userID: UserID, role: MessageRole?)
+        async throws(ChatError) -> Message
+    {
+        let message = try await storing { try await store.message(id: id, userID: userID) }
+        guard let message, message.conversationID == conversationID else { throw .notFound }
+        if let role, message.role != role { throw .wrongRole(expected: role) }
+        return message
+    }
+
+    /// Whether `message` is `ancestor` or lies under it.
+    private func isUnder(
+        _ message: MessageID, _ ancestor: MessageID, conversationID: ConversationID, userID: UserID
+    ) async throws(ChatError) -> Bool {
+        let all = try await messages(
+            conversationID: conversationID, userID: userID, branch: .all, afterID: nil, limit: .max)
+        let tree = ConversationTree(all.items)
+        return tree.branch(endingAt: message).contains { $0.id == ancestor }
     }
 
     private func makeJob(for conversation: Conversation, model: ModelInfo, exchange: Exchange) -> GenerationJob {

@@ -146,6 +146,11 @@ public final class GenerationManager: Sendable {
         return true
     }
 
+    /// The assistant message of the reply running in a conversation, if one runs.
+    public func runningReply(conversationID: ConversationID) -> MessageID? {
+        hub.runningReply(in: conversationID)?.job.assistantMessageID
+    }
+
     /// How many replies are being generated.
     public var runningCount: Int { hub.runningReplyCount }
 

@@ -13,11 +13,13 @@ public struct Conversation: Sendable, Equatable {
     public var pinned: Bool
     /// Left out of the list (still searchable and exported).
     public var archived: Bool
+    /// The last message of the branch the conversation shows (nil while it has no message).
+    public var currentLeafID: MessageID?
 
     /// Creates a conversation value.
     public init(
         id: ConversationID, userID: UserID, title: String, model: String, systemPrompt: String,
-        createdAt: Date, updatedAt: Date, pinned: Bool = false, archived: Bool = false
+        createdAt: Date, updatedAt: Date, pinned: Bool = false, archived: Bool = false, currentLeafID: MessageID? = nil
     ) {
         self.id = id
         self.userID = userID
@@ -28,6 +30,7 @@ public struct Conversation: Sendable, Equatable {
         self.updatedAt = updatedAt
         self.pinned = pinned
         self.archived = archived
+        self.currentLeafID = currentLeafID
     }
 }
 

@@ -8,4 +8,9 @@ public struct ConversationTranscript: Sendable, Equatable {
         self.conversation = conversation
         self.messages = messages
     }
+
+    /// The messages of the branch the conversation shows, oldest first.
+    public var currentBranch: [Message] {
+        ConversationTree(messages).branch(endingAt: conversation.currentLeafID ?? messages.last?.id)
+    }
 }

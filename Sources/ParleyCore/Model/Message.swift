@@ -65,6 +65,23 @@ public struct FailureReason: Sendable, Equatable, Error {
     }
 }
 
+/// Where a message stands among its siblings, the versions of one turn (edits of a question, regenerated replies):
+/// its position from 1 in the order they were written, how many there are, and the versions before and after it.
+public struct MessageVersions: Sendable, Equatable {
+    public var index: Int
+    public var count: Int
+    public var previous: MessageID?
+    public var next: MessageID?
+
+    /// Creates a position; a message without siblings is 1 of 1.
+    public init(index: Int = 1, count: Int = 1, previous: MessageID? = nil, next: MessageID? = nil) {
+        self.index = index
+        self.count = count
+        self.previous = previous
+        self.next = next
+    }
+}
+
 /// One message of a conversation.
 public struct Message: Sendable, Equatable {
     public var id: MessageID
@@ -80,6 +97,8 @@ public struct Message: Sendable, Equatable {
     public var createdAt: Date
     /// The images of the message (uploaded with a user message, generated as a reply), in order, without bytes.
     public var attachments: [Attachment]
+    /// Its place among the other versions of its turn, when read as part of a branch.
+    public var versions = MessageVersions()
 
     /// Creates a message value.
     public init(

@@ -16,6 +16,24 @@ public struct Exchange: Sendable, Equatable {
     }
 }
 
+/// Where a new exchange joins a conversation's tree.
+public enum ExchangeAnchor: Sendable, Equatable {
+    /// A new question after the conversation's current leaf.
+    case currentLeaf
+    /// A new version of this user message: the question becomes its sibling.
+    case newVersion(of: MessageID)
+    /// No new question: another reply to this user message, a sibling of its earlier replies.
+    case reply(to: MessageID)
+}
+
+/// Which messages of a conversation to read.
+public enum BranchSelection: Sendable, Equatable {
+    /// The branch from the root to the current leaf, each message with its versions.
+    case current
+    /// Every message of the tree, oldest first.
+    case all
+}
+
 /// The final state of a reply.
 public struct ReplyOutcome: Sendable, Equatable {
     public var content: String
@@ -75,25 +93,32 @@ public protocol ChatStore: AttachmentStore {
     /// conversations.
     func importTranscripts(_ transcripts: [ConversationTranscript], userID: UserID) async throws(StoreError)
         -> [Conversation]
-    /// Messages in order, strictly after `afterID`.
-    func messages(conversationID: ConversationID, userID: UserID, afterID: MessageID?, limit: Int)
-        async throws(StoreError) -> Page<Message>
+    /// The messages of `branch` in order, strictly after `afterID`.
+    func messages(
+        conversationID: ConversationID, userID: UserID, branch: BranchSelection, afterID: MessageID?, limit: Int
+    ) async throws(StoreError) -> Page<Message>
+    /// Makes the branch through `messageID` current, down to the latest leaf under it; returns that leaf.
+    /// `.notFound` when the message is not in the user's conversation.
+    func selectBranch(conversationID: ConversationID, userID: UserID, messageID: MessageID) async throws(StoreError)
+        -> MessageID
+    /// Deletes a message and everything under it; when the current leaf was among them, the branch of its parent
+    /// becomes current. `.notFound` when the message is not in the user's conversation.
+    func deleteMessage(conversationID: ConversationID, userID: UserID, messageID: MessageID) async throws(StoreError)
     /// One message of the user's.
     func message(id: MessageID, userID: UserID) async throws(StoreError) -> Message?
     /// The exchange that a send with this request id created, if any.
     func exchange(conversationID: ConversationID, requestID: String) async throws(StoreError) -> Exchange?
-    /// Writes the user message (if any) with its images and an empty streaming assistant message in one transaction;
-    /// `.duplicate` when the request id was used already in this conversation. When the owner has a monthly budget,
+    /// Writes the user message (if any) with its images and an empty streaming assistant message in one transaction,
+    /// where `anchor` says, and makes the reply the current leaf; its history is the branch from the root to the
+    /// question. `.notFound` when the anchor is not a user message of the conversation; `.duplicate` when the request
+    /// id was used already in this conversation. When the owner has a monthly budget,
     /// the same transaction refuses with `.budgetExceeded` once this month's spend reaches it, and with
     /// `.budgetReplyRunning` while another reply of theirs is streaming (so they cannot overspend by more than one
     /// reply).
     func beginExchange(
         conversationID: ConversationID, userContent: String?, images: [NewImage], requestID: String?,
-        model: String
+        model: String, anchor: ExchangeAnchor
     ) async throws(StoreError) -> Exchange
-    /// Deletes the last assistant message if it is finished, so that it can be generated again; returns the user
-    /// message it answered.
-    func removeLastReply(conversationID: ConversationID, userID: UserID) async throws(StoreError) -> Message?
     /// Saves the partial text of running replies, in short transactions that let other writes go in between; after an
     /// error, some of them may be saved.
     func saveProgress(_ contents: [MessageID: String]) async throws(StoreError)
@@ -114,13 +139,22 @@ public protocol ChatStore: AttachmentStore {
 }
 
 extension ChatStore {
-    /// Writes a text-only user message (if any) and an empty streaming assistant message in one transaction.
+    /// Writes a text-only user message after the current leaf and an empty streaming reply in one transaction.
     public func beginExchange(
-        conversationID: ConversationID, userContent: String?, requestID: String?,
+        conversationID: ConversationID, userContent: String?, images: [NewImage] = [], requestID: String?,
         model: String
     ) async throws(StoreError) -> Exchange {
         try await beginExchange(
-            conversationID: conversationID, userContent: userContent, images: [], requestID: requestID, model: model)
+            conversationID: conversationID, userContent: userContent, images: images, requestID: requestID,
+            model: model, anchor: .currentLeaf)
+    }
+
+    /// The current branch's messages in order, strictly after `afterID`.
+    public func messages(conversationID: ConversationID, userID: UserID, afterID: MessageID?, limit: Int)
+        async throws(StoreError) -> Page<Message>
+    {
+        try await messages(
+            conversationID: conversationID, userID: userID, branch: .current, afterID: afterID, limit: limit)
     }
 
     /// The user's conversations that are not archived, pinned ones first, then newest activity first.

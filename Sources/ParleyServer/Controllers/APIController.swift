@@ -14,9 +14,13 @@ struct APIController {
         let api = router.group("api")
         api.get("conversations") { request, context in try await conversations(request, context) }
         api.post("conversations") { request, context in try await createConversation(request, context) }
+        api.get("conversations/{id}") { _, context in try await conversation(context) }
         api.delete("conversations/{id}") { _, context in try await deleteConversation(context) }
         api.get("conversations/{id}/messages") { request, context in try await messages(request, context) }
         api.post("conversations/{id}/messages") { request, context in try await send(request, context) }
+        api.delete("conversations/{id}/messages/{message_id}") { _, context in try await deleteMessage(context) }
+        api.post("conversations/{id}/regenerate") { request, context in try await regenerate(request, context) }
+        api.put("conversations/{id}/current") { request, context in try await selectBranch(request, context) }
         api.post("conversations/{id}/stop") { _, context in try await stop(context) }
         api.get("models") { _, context in try models(context) }
     }
@@ -28,11 +32,19 @@ struct APIController {
         var systemPrompt: String?
     }
 
-    /// The body of `POST /api/conversations/{id}/messages`.
+    /// The body of `POST /api/conversations/{id}/messages`; with `edit_of`, a new version of that question.
     struct NewMessage: Decodable {
         var content: String
         var model: String?
         var requestId: String?
+        var editOf: MessageID?
+    }
+
+    /// The body of `POST /api/conversations/{id}/regenerate` (the current leaf's reply by default) and of
+    /// `PUT /api/conversations/{id}/current` (which needs the message).
+    struct MessageChoice: Decodable {
+        var messageId: MessageID?
+        var model: String?
     }
 
     private func conversations(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -53,6 +65,11 @@ struct APIController {
         return try .json(ConversationJSON(conversation), status: .created)
     }
 
+    private func conversation(_ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        return try .json(ConversationJSON(try await chat.conversation(try context.rowID(), userID: user.id)))
+    }
+
     private func deleteConversation(_ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
@@ -65,8 +82,42 @@ struct APIController {
         let user = try context.requireUser()
         let id = try context.rowID()
         let (after, limit) = try Self.cursor(request)
-        let page = try await chat.messages(conversationID: id, userID: user.id, afterID: after, limit: limit)
+        let branch: BranchSelection
+        switch request.uri.queryParameters["branch"] {
+        case nil, "current": branch = .current
+        case "all": branch = .all
+        default: throw AppError.malformed("branch must be current or all.")
+        }
+        let page = try await chat.messages(
+            conversationID: id, userID: user.id, branch: branch, afterID: after, limit: limit)
         return try .json(ListJSON(data: page.items.map(MessageJSON.init), hasMore: page.hasMore))
+    }
+
+    private func deleteMessage(_ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        try await chat.deleteMessage(
+            userID: user.id, conversationID: try context.rowID(), messageID: try context.rowID("message_id"))
+        return Response(status: .noContent)
+    }
+
+    private func regenerate(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        let body = try await request.decodeJSON(MessageChoice.self, context: context)
+        let result = try await chat.regenerate(
+            userID: user.id, conversationID: id, messageID: body.messageId, model: body.model,
+            receivedAt: context.receivedAt)
+        return try await answer(result, request: request, userID: user.id)
+    }
+
+    private func selectBranch(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        _ = try await chat.conversation(id, userID: user.id)
+        let body = try await request.decodeJSON(MessageChoice.self, context: context)
+        guard let messageID = body.messageId else { throw AppError.malformed("Say which message to show.") }
+        try await chat.selectBranch(userID: user.id, conversationID: id, messageID: messageID)
+        return try .json(ConversationJSON(try await chat.conversation(id, userID: user.id)))
     }
 
     private func send(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -75,14 +126,19 @@ struct APIController {
         let body = try await request.decodeJSON(NewMessage.self, context: context)
         let result = try await chat.send(
             userID: user.id, conversationID: id, content: body.content,
-            model: body.model, requestID: body.requestId,
+            model: body.model, requestID: body.requestId, editOf: body.editOf,
             receivedAt: context.receivedAt)
+        return try await answer(result, request: request, userID: user.id)
+    }
+
+    /// A started reply: 202 with its ids, or its events when the client asks for `text/event-stream`.
+    private func answer(_ result: SendResult, request: Request, userID: UserID) async throws -> Response {
         guard request.headers[.accept]?.contains("text/event-stream") == true else {
             return try .json(SendAccepted(result), status: .accepted)
         }
         let subscription = await chat.generations.subscribe(
-            conversationID: id, userID: user.id, lastEventID: EventID(messageID: result.assistantMessageID, sequence: 0)
-        )
+            conversationID: result.conversationID, userID: userID,
+            lastEventID: EventID(messageID: result.assistantMessageID, sequence: 0))
         return EventStreamResponse.make(subscription, endAfterDoneOf: result.assistantMessageID)
     }
 

@@ -15,7 +15,7 @@ struct ConversationController {
         router.get("/") { _, context in Response.seeOther(context.identity == nil ? "/login" : "/c") }
         router.get("/c") { request, context in try await list(request, context) }
         router.post("/c") { request, context in try await create(request, context) }
-        router.get("/c/{id}") { _, context in try await show(context) }
+        router.get("/c/{id}") { request, context in try await show(request, context) }
         router.post("/c/{id}/rename") { request, context in try await rename(request, context) }
         router.post("/c/{id}/settings") { request, context in try await configure(request, context) }
         router.post("/c/{id}/delete") { _, context in try await delete(context) }
@@ -77,7 +77,8 @@ struct ConversationController {
     /// What the Continue button sends after a reply cut at the model's output limit.
     static let continuePrompt = "Continue exactly where you stopped."
 
-    private func show(_ context: AppRequestContext) async throws -> Response {
+    /// The conversation's current branch; with `?edit=` one of its questions, the form that writes a new version of it.
+    private func show(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
         let conversation = try await chat.conversation(id, userID: user.id)
@@ -86,6 +87,9 @@ struct ConversationController {
             limit: Int.max
         ).items
         let streaming = messages.last { $0.status == .streaming }
+        let editing = request.uri.queryParameters["edit"].flatMap { MessageID($0) }.flatMap { id in
+            messages.first { $0.id == id && $0.role == .user }
+        }
         let sidebar = try await chat.conversations(userID: user.id, before: nil, limit: Self.pageSize).items
         let budget = try await chat.budgetStatus(userID: user.id)
         return pages.page(
@@ -107,6 +111,7 @@ struct ConversationController {
                 "upload": settings.uploadLimits.templateValues,
                 "conversations": sidebar.map { Self.listValues($0, current: id) },
                 "request_id": UUID().uuidString,
+                "editing": editing.map { [["message_id": $0.id, "content": $0.content] as [String: Any]] } ?? [],
             ], fragments: ["messages_html": messages.map(pages.messages.html).joined()])
     }
 

@@ -13,6 +13,7 @@ struct ReplyController {
         router.post("/c/{id}/messages") { request, context in try await send(request, context) }
         router.post("/c/{id}/stop") { request, context in try await stop(request, context) }
         router.post("/c/{id}/regenerate") { request, context in try await regenerate(request, context) }
+        router.post("/c/{id}/current") { request, context in try await selectBranch(request, context) }
         router.get("/c/{id}/events") { request, context in try await events(request, context) }
     }
 
@@ -23,7 +24,7 @@ struct ReplyController {
         let result = try await chat.send(
             userID: user.id, conversationID: id, content: message.content,
             images: message.images, model: message.model,
-            requestID: message.requestID, receivedAt: context.receivedAt)
+            requestID: message.requestID, editOf: message.editOf, receivedAt: context.receivedAt)
         return try accepted(result, request: request)
     }
 
@@ -32,9 +33,21 @@ struct ReplyController {
         let id = try context.rowID()
         let form = try await request.decode(as: MessageForm.Fields.self, context: context)
         let result = try await chat.regenerate(
-            userID: user.id, conversationID: id, model: form.model,
+            userID: user.id, conversationID: id, messageID: form.messageID, model: form.model,
             receivedAt: context.receivedAt)
         return try accepted(result, request: request)
+    }
+
+    /// Shows the branch through the form's `message_id`: back to the conversation at that message for a form, 204 for
+    /// a script.
+    private func selectBranch(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        _ = try await chat.conversation(id, userID: user.id)
+        let form = try await request.decode(as: MessageForm.Fields.self, context: context)
+        guard let messageID = form.messageID else { throw AppError.malformed("Say which message to show.") }
+        try await chat.selectBranch(userID: user.id, conversationID: id, messageID: messageID)
+        return request.isPlainForm ? .seeOther("/c/\(id)#m\(messageID)") : Response(status: .noContent)
     }
 
     private func stop(_ request: Request, _ context: AppRequestContext) async throws -> Response {

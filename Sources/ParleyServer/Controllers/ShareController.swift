@@ -92,7 +92,7 @@ struct ShareController {
                 "messages_html": shared.messages.map { message in
                     // A snapshot keeps no usage, so none is shown; its images are reached through the link.
                     MessageView.html(
-                        message, imageURL: { AttachmentController.sharedURL($0, token: token) }, showsUsage: false)
+                        message, imageURL: { AttachmentController.sharedURL($0, token: token) }, isOwnersView: false)
                 }.joined()
             ])
         response.headers[HTTPField.Name("X-Robots-Tag")!] = "noindex"

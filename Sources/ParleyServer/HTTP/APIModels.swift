@@ -11,6 +11,8 @@ struct ConversationJSON: Codable {
     var updatedAt: Date
     var pinned: Bool
     var archived: Bool
+    /// The last message of the branch shown (absent from exports written before conversations were trees).
+    var currentLeafId: MessageID?
 
     init(_ conversation: Conversation) {
         id = conversation.id
@@ -21,6 +23,7 @@ struct ConversationJSON: Codable {
         updatedAt = conversation.updatedAt
         pinned = conversation.pinned
         archived = conversation.archived
+        currentLeafId = conversation.currentLeafID
     }
 }
 
@@ -42,6 +45,11 @@ struct MessageJSON: Codable {
         var bytes: Int
     }
     var id: MessageID
+    /// The message it follows in its branch (nil for the first).
+    var parentId: MessageID?
+    /// Its place among the versions of its turn, from 1, and how many there are.
+    var siblingIndex: Int?
+    var siblingCount: Int?
     var role: String
     var content: String
     var status: String
@@ -53,6 +61,9 @@ struct MessageJSON: Codable {
 
     init(_ message: Message) {
         id = message.id
+        parentId = message.parentID
+        siblingIndex = message.versions.index
+        siblingCount = message.versions.count
         role = message.role.rawValue
         content = message.content
         status = message.status.rawValue

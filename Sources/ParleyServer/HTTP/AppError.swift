@@ -73,6 +73,11 @@ public struct AppError: Error, Sendable {
     init(_ error: ChatError) {
         switch error {
         case .notFound: self = .notFound
+        case .wrongRole(let expected):
+            self.init(
+                .unprocessableContent, code: expected == .user ? "not_a_user_message" : "not_a_reply",
+                message: expected == .user
+                    ? "Only your own messages can be edited." : "Only the assistant's replies can be regenerated.")
         case .emptyMessage:
             self.init(.unprocessableContent, code: "empty_message", message: "The message is empty.")
         case .messageTooLong:

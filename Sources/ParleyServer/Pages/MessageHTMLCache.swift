@@ -3,19 +3,20 @@ import Synchronization
 
 /// The owner's view of finished messages, kept so that a long conversation is not rendered to HTML again on every
 /// view. A message's HTML does not change once its reply has ended: its text, status, model and usage are written
-/// once, at the end. A reply still streaming is never kept, and an entry is only used while the message's status and
-/// text length still match it. The oldest entries go first once the cache holds `budgetBytes` of HTML.
+/// once, at the end. A reply still streaming is never kept, and an entry is only used while the message's status,
+/// text length and versions still match it. The oldest entries go first once the cache holds `budgetBytes` of HTML.
 final class MessageHTMLCache: Sendable {
     /// One kept rendering and what it was made from.
     private struct Entry {
         var html: String
         var status: MessageStatus
         var contentBytes: Int
+        var versions: MessageVersions
         var conversationID: ConversationID
 
         /// Whether this entry was rendered from `message` as it is now.
         func matches(_ message: Message) -> Bool {
-            status == message.status && contentBytes == message.content.utf8.count
+            status == message.status && contentBytes == message.content.utf8.count && versions == message.versions
         }
     }
 
@@ -73,7 +74,7 @@ final class MessageHTMLCache: Sendable {
         let html = MessageView.html(message)
         let entry = Entry(
             html: html, status: message.status, contentBytes: message.content.utf8.count,
-            conversationID: message.conversationID)
+            versions: message.versions, conversationID: message.conversationID)
         state.withLock { $0.keep(entry, for: message.id, budget: budgetBytes) }
         return html
     }

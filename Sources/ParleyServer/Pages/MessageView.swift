@@ -6,10 +6,12 @@ import ParleyMarkdown
 /// through a mustache partial each spent most of its time in the template engine.
 enum MessageView {
     /// The `<article>` of a message: its markdown rendered (safely) to HTML, its images at the URLs `imageURL` gives
-    /// (the owner's, or a share's), its status, and its usage when `showsUsage`.
+    /// (the owner's, or a share's), its status, and in the owner's view its usage and the controls that walk its
+    /// versions, edit a question and regenerate a reply. The controls hold no token: their buttons belong to forms of
+    /// the page (`version-form`, `regenerate-form`), so that the HTML can be kept for every session.
     static func html(
         _ message: Message, imageURL: (Attachment) -> String = AttachmentController.ownerURL,
-        showsUsage: Bool = true
+        isOwnersView: Bool = true
     ) -> String {
         let role = message.role.rawValue, status = message.status.rawValue
         var html =
@@ -49,12 +51,47 @@ enum MessageView {
         if [.stopped, .interrupted, .error, .truncated].contains(message.status) {
             html += "    <span class=\"status\">\(status)</span>\n"
         }
-        if showsUsage, message.role == .assistant, message.status != .streaming {
+        if isOwnersView, message.role == .assistant, message.status != .streaming {
             html += "    <span class=\"usage\">" + usageText(message.usage) + "</span>\n"
         }
+        if isOwnersView { html += controls(message) }
         let created = message.createdAt.formatted(.iso8601)
         html += "    <time datetime=\"\(created)\">\(created)</time>\n  </footer>\n</article>\n"
         return html
+    }
+
+    /// The owner's controls of a message: `◀ n/m ▶` when it has other versions, and Edit for a question or Regenerate
+    /// for a finished reply.
+    private static func controls(_ message: Message) -> String {
+        var html = ""
+        let versions = message.versions
+        if versions.count > 1 {
+            html += "    <span class=\"versions\" role=\"group\" aria-label=\"Versions\">"
+            html += versionButton(versions.previous, label: "Previous version", symbol: "◀")
+            html += "<span>\(versions.index)/\(versions.count)</span>"
+            html += versionButton(versions.next, label: "Next version", symbol: "▶") + "</span>\n"
+        }
+        switch message.role {
+        case .user:
+            html +=
+                "    <a class=\"edit\" href=\"/c/\(message.conversationID)?edit=\(message.id)#editor\">Edit</a>\n"
+        case .assistant where message.status != .streaming:
+            html +=
+                "    <button type=\"submit\" class=\"link\" form=\"regenerate-form\" name=\"message_id\""
+                + " value=\"\(message.id)\">Regenerate</button>\n"
+        default:
+            break
+        }
+        return html
+    }
+
+    /// A button that shows the version `id`, or a disabled one when there is none that way.
+    private static func versionButton(_ id: MessageID?, label: String, symbol: String) -> String {
+        guard let id else {
+            return "<button type=\"button\" disabled aria-label=\"\(label)\">\(symbol)</button>"
+        }
+        return "<button type=\"submit\" form=\"version-form\" name=\"message_id\" value=\"\(id)\""
+            + " aria-label=\"\(label)\">\(symbol)</button>"
     }
 
     /// A reply's token counts, marked when estimated; "nothing billed" when there are none.

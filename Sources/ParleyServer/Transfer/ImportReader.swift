@@ -41,8 +41,8 @@ enum ImportReader {
                     promptTokens: message.usage.promptTokens, completionTokens: message.usage.completionTokens,
                     costUSD: message.usage.costUsd, estimated: message.usage.estimated)
                 return Message(
-                    id: 0, conversationID: 0, role: role, content: message.content, status: .complete,
-                    model: message.model, usage: usage, createdAt: message.createdAt)
+                    id: message.id, conversationID: 0, role: role, content: message.content, status: .complete,
+                    model: message.model, parentID: message.parentId, usage: usage, createdAt: message.createdAt)
             }
             let conversation = entry.conversation
             return try checked(
@@ -50,7 +50,7 @@ enum ImportReader {
                     id: 0, userID: 0, title: conversation.title, model: conversation.model,
                     systemPrompt: conversation.systemPrompt, createdAt: conversation.createdAt,
                     updatedAt: conversation.updatedAt, pinned: conversation.pinned,
-                    archived: conversation.archived),
+                    archived: conversation.archived, currentLeafID: conversation.currentLeafId),
                 messages, number: index + 1)
         }
     }

@@ -15,7 +15,7 @@ enum MarkdownTranscript {
         if !conversation.systemPrompt.isEmpty {
             lines += ["## System prompt", "", conversation.systemPrompt, ""]
         }
-        for message in transcript.messages {
+        for message in transcript.currentBranch {
             lines += ["## \(heading(message))", "", message.content, ""]
         }
         return lines.joined(separator: "\n")

@@ -6,6 +6,8 @@ struct MessageForm: Sendable {
     var content: String
     var model: String?
     var requestID: String?
+    /// The question this message is a new version of.
+    var editOf: MessageID?
     var images: [NewImage]
 
     /// Reads the form of `request`; images that are not acceptable are refused with 415 (or 422 for their size).
@@ -13,11 +15,20 @@ struct MessageForm: Sendable {
         if request.multipartBoundary != nil {
             let form = try await UploadForm.read(request, limits: limits, expectedCSRF: context.csrfTokenForUploadForm)
             let images = try form.files.map { file throws(AppError) in try NewImage(uploaded: file) }
+            var editOf: MessageID?
+            if let text = form["edit_of"], !text.isEmpty {
+                guard let id = MessageID(text), id > 0 else {
+                    throw AppError.malformed("edit_of must be a message id.")
+                }
+                editOf = id
+            }
             return MessageForm(
-                content: form["content"] ?? "", model: form["model"], requestID: form["request_id"], images: images)
+                content: form["content"] ?? "", model: form["model"], requestID: form["request_id"], editOf: editOf,
+                images: images)
         }
         let form = try await request.decode(as: Fields.self, context: context)
-        return MessageForm(content: form.content ?? "", model: form.model, requestID: form.requestID, images: [])
+        return MessageForm(
+            content: form.content ?? "", model: form.model, requestID: form.requestID, editOf: form.editOf, images: [])
     }
 
     /// The fields of a message sent without images.
@@ -25,10 +36,15 @@ struct MessageForm: Sendable {
         var content: String?
         var model: String?
         var requestID: String?
+        /// The question a sent message is a new version of; the reply a regeneration writes again.
+        var editOf: MessageID?
+        var messageID: MessageID?
 
         enum CodingKeys: String, CodingKey {
             case content, model
             case requestID = "request_id"
+            case editOf = "edit_of"
+            case messageID = "message_id"
         }
     }
 }
