@@ -12,3 +12,4 @@ echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -
 for bench in markdown sse flush send-path page startup admin; do
   "${pin[@]}" "$bin/parley-bench" "$bench"
 done
+"${pin[@]}" "$bin/parley-bench" page --branches 50 --output bench-results/page-branches.json

@@ -14,8 +14,11 @@ enum ReplyFixture {
     }
 
     /// Creates a conversation for the user with `email` in `directory`'s database, adds `exchanges` question-and-reply
-    /// pairs to it, and returns its id.
-    static func conversation(exchanges: Int, email: String, directory: String) async throws -> ConversationID {
+    /// pairs to it over `branches` branches (each new branch an edit of a question halfway down the current one, the
+    /// last written current), and returns its id.
+    static func conversation(exchanges: Int, branches: Int = 1, email: String, directory: String) async throws
+        -> ConversationID
+    {
         let database = try ParleyDatabase(directory: directory)
         defer { try? database.close() }
         guard let user = try await SQLiteAccountStore(database: database).user(email: email) else {
@@ -24,10 +27,19 @@ enum ReplyFixture {
         let store = SQLiteChatStore(database: database)
         let conversation = try await store.createConversation(
             userID: user.id, title: "Page bench", model: "mock-fast", systemPrompt: "")
+        let perBranch = max(1, exchanges / max(1, branches))
+        var questions: [MessageID] = []
         for index in 0..<exchanges {
+            var anchor = ExchangeAnchor.currentLeaf
+            if index > 0, index % perBranch == 0, index / perBranch < branches {
+                let edited = questions.count / 2
+                anchor = .newVersion(of: questions[edited])
+                questions.removeSubrange(edited...)
+            }
             let exchange = try await store.beginExchange(
                 conversationID: conversation.id, userContent: "Question \(index): explain it?",
-                images: [], requestID: nil, model: "mock-fast")
+                images: [], requestID: nil, model: "mock-fast", anchor: anchor)
+            questions.append(exchange.userMessage?.id ?? 0)
             try await store.finishReply(
                 id: exchange.assistantMessage.id,
                 outcome: ReplyOutcome(content: reply(index), status: .complete, usage: Usage()))
