@@ -176,6 +176,33 @@
     else jump.hidden = false;
   }
 
+  /** Puts a control in a message's footer before its time, where the server's pages put it. */
+  function addControl(article, control) {
+    const meta = article.querySelector(".meta");
+    meta.querySelector("time") ? meta.insertBefore(control, meta.querySelector("time")) : meta.append(control);
+  }
+
+  /** The Edit link of a question, as the server writes it. */
+  function editLink(id) {
+    const link = document.createElement("a");
+    link.className = "edit";
+    link.href = "/c/" + chat.dataset.conversation + "?edit=" + id + "#editor";
+    link.textContent = "Edit";
+    return link;
+  }
+
+  /** The Regenerate button of a finished reply, as the server writes it: it submits the page's regenerate form. */
+  function regenerateButton(id) {
+    const button = document.createElement("button");
+    button.type = "submit";
+    button.className = "link";
+    button.setAttribute("form", "regenerate-form");
+    button.name = "message_id";
+    button.value = id;
+    button.textContent = "Regenerate";
+    return button;
+  }
+
   /** The article of a message, created when it is not on the page yet. */
   function messageArticle(id, role) {
     let article = document.getElementById("m" + id);
@@ -322,6 +349,7 @@
       usage.textContent = usageText(data.usage);
       meta.querySelector("time") ? meta.insertBefore(usage, meta.querySelector("time")) : meta.append(usage);
     }
+    if (!meta.querySelector("button[form=regenerate-form]")) addControl(article, regenerateButton(data.message_id));
     decorateMessage(article);
     setStreaming(false);
     // A reply cut at the model's output limit can be continued.
@@ -356,6 +384,7 @@
           paragraph.textContent = text;
           article.querySelector(".content").appendChild(paragraph);
           uploads?.moveInto(article);
+          addControl(article, editLink(data.message_id));
           // The reply's `start` event may have arrived first: keep the question above its answer.
           const reply = document.getElementById("m" + data.assistant_message_id);
           if (reply) messages.insertBefore(article, reply);
