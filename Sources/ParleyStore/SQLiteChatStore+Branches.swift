@@ -78,6 +78,11 @@ extension SQLiteChatStore {
         -> ExchangePlace
     {
         switch anchor {
+        case .currentLeaf where asking:
+            let leaf = try MessageID.fetchOne(
+                db.cachedStatement(sql: "SELECT current_leaf_id FROM conversations WHERE id = ?"),
+                arguments: [conversationID])
+            return .ask(parent: leaf)
         case .currentLeaf:
             let leaf = try Row.fetchOne(
                 db.cachedStatement(
@@ -85,7 +90,6 @@ extension SQLiteChatStore {
                         SELECT m.id, m.role, m.parent_id FROM conversations c JOIN messages m ON m.id = c.current_leaf_id
                         WHERE c.id = ?
                         """), arguments: [conversationID])
-            if asking { return .ask(parent: leaf?[0]) }
             // No question: answer the current leaf's question again.
             guard let leaf else { throw StoreError.notFound }
             let question: MessageID? = leaf[1] == MessageRole.user.rawValue ? leaf[0] : leaf[2]
@@ -108,7 +112,8 @@ extension SQLiteChatStore {
     }
 
     /// What a reply to `question` answers: the branch from the root down to it, oldest first, with only the columns
-    /// its request needs (each step up one primary-key lookup).
+    /// its request needs. Each step up is one primary-key lookup that reads the message and its parent together; the
+    /// steps come newest first and are turned around here rather than sorted by SQLite.
     func history(_ db: Database, conversationID: ConversationID, through question: MessageID) throws
         -> [HistoryMessage]
     {
@@ -116,12 +121,13 @@ extension SQLiteChatStore {
             Row.fetchCursor(
                 db.cachedStatement(
                     sql: """
-                        WITH RECURSIVE path(id) AS (
-                            SELECT ? UNION ALL
-                            SELECT m.parent_id FROM messages m JOIN path ON m.id = path.id WHERE m.parent_id IS NOT NULL)
-                        SELECT m.id, m.role, m.content FROM path JOIN messages m ON m.id = path.id ORDER BY m.id
+                        WITH RECURSIVE path(id, role, content, parent) AS (
+                            SELECT id, role, content, parent_id FROM messages WHERE id = ? UNION ALL
+                            SELECT m.id, m.role, m.content, m.parent_id FROM messages m JOIN path ON m.id = path.parent)
+                        SELECT id, role, content FROM path
                         """), arguments: [question]
             ).map(HistoryMessage.init(row:)))
+        messages.reverse()
         try AttachmentRows.attach(db, to: &messages, of: conversationID)
         return messages
     }

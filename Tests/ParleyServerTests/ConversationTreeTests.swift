@@ -206,6 +206,16 @@ struct ConversationTreeTests {
             let first = try await browser.get("/c/\(id)")
             #expect(first.body.contains("<span>1/2</span>") && first.body.contains("hello there"))
             #expect(!first.body.contains("hello again"))
+
+            // Delete asks first; confirmed, the question and its reply go, and the other version shows.
+            let asked = try await browser.post("/c/\(id)/delete-message", form: ["message_id": String(question)])
+            #expect(asked.status == 200 && asked.body.contains(#"id="confirm-delete""#))
+            #expect(try await api.branch(id, all: true).count == 4)
+            let deleted = try await browser.post(
+                "/c/\(id)/delete-message", form: ["message_id": String(question), "confirm": "1"])
+            #expect(deleted.status == 303)
+            #expect(questions(try await api.branch(id)) == ["hello again"])
+            #expect(try await api.branch(id, all: true).count == 2)
         }
     }
 }

@@ -197,6 +197,10 @@ struct ExportImportTests {
             let page = try await browser.get("/c/\(created[0])")
             #expect(page.body.contains("<strong>markdown</strong>"))
             #expect(!page.body.contains("Abandoned answer"))
+            // Every branch is kept: the abandoned answer is the first version of the first reply.
+            let all = try await api.branch(created[0], all: true)
+            #expect(all.count == 5 && all.contains { $0["content"] as? String == "Abandoned answer" })
+            #expect(messages[1]["sibling_index"] as? Int == 2 && messages[1]["sibling_count"] as? Int == 2)
         }
     }
 

@@ -19,6 +19,7 @@ struct ConversationController {
         router.post("/c/{id}/rename") { request, context in try await rename(request, context) }
         router.post("/c/{id}/settings") { request, context in try await configure(request, context) }
         router.post("/c/{id}/delete") { _, context in try await delete(context) }
+        router.post("/c/{id}/delete-message") { request, context in try await deleteMessage(request, context) }
     }
 
     private func list(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -32,7 +33,8 @@ struct ConversationController {
             userID: user.id, before: before, limit: Self.pageSize,
             archived: archived)
         var values: [String: Any] = [
-            "conversations": page.items.map(Self.listValues),
+            "sections": ConversationGroups.sections(
+                page.items, now: Date(), timeZone: ConversationGroups.timeZone(of: request), row: Self.listValues),
             "archived_view": archived,
             "back": archived ? "/c?archived=1" : "/c",
             "models": modelOptions(selected: chat.catalog.defaultModel?.id),
@@ -77,8 +79,11 @@ struct ConversationController {
     /// What the Continue button sends after a reply cut at the model's output limit.
     static let continuePrompt = "Continue exactly where you stopped."
 
-    /// The conversation's current branch; with `?edit=` one of its questions, the form that writes a new version of it.
-    private func show(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+    /// The conversation's current branch; with `?edit=` one of its questions, the form that writes a new version of it;
+    /// with `deleting`, the confirmation that deletes that message and what follows it.
+    private func show(_ request: Request, _ context: AppRequestContext, deleting: MessageID? = nil) async throws
+        -> Response
+    {
         let user = try context.requireUser()
         let id = try context.rowID()
         let conversation = try await chat.conversation(id, userID: user.id)
@@ -90,6 +95,7 @@ struct ConversationController {
         let editing = request.uri.queryParameters["edit"].flatMap { MessageID($0) }.flatMap { id in
             messages.first { $0.id == id && $0.role == .user }
         }
+        let confirming = deleting.flatMap { id in messages.first { $0.id == id } }
         let sidebar = try await chat.conversations(userID: user.id, before: nil, limit: Self.pageSize).items
         let budget = try await chat.budgetStatus(userID: user.id)
         return pages.page(
@@ -109,10 +115,40 @@ struct ConversationController {
                 "continue_prompt": Self.continuePrompt,
                 "models": modelOptions(selected: conversation.model),
                 "upload": settings.uploadLimits.templateValues,
-                "conversations": sidebar.map { Self.listValues($0, current: id) },
+                "sections": ConversationGroups.sections(
+                    sidebar, now: Date(), timeZone: ConversationGroups.timeZone(of: request)
+                ) { Self.listValues($0, current: id) },
                 "request_id": UUID().uuidString,
                 "editing": editing.map { [["message_id": $0.id, "content": $0.content] as [String: Any]] } ?? [],
+                "deleting": confirming.map {
+                    [["message_id": $0.id, "is_question": $0.role == .user] as [String: Any]]
+                }
+                    ?? [],
             ], fragments: ["messages_html": messages.map(pages.messages.html).joined()])
+    }
+
+    /// Deletes a message and what follows it once confirmed (`confirm=1`); without the confirmation, shows the page
+    /// asking for it.
+    private func deleteMessage(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        _ = try await chat.conversation(id, userID: user.id)
+        let form = try await request.decode(as: DeleteMessageForm.self, context: context)
+        guard let messageID = form.messageID else { throw AppError.malformed("Say which message to delete.") }
+        guard form.confirm.isOn else { return try await show(request, context, deleting: messageID) }
+        try await chat.deleteMessage(userID: user.id, conversationID: id, messageID: messageID)
+        return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
+    }
+
+    /// The form that deletes a message: which one, and whether the user confirmed it.
+    struct DeleteMessageForm: Decodable {
+        var messageID: MessageID?
+        var confirm: FormFlag?
+
+        enum CodingKeys: String, CodingKey {
+            case confirm
+            case messageID = "message_id"
+        }
     }
 
     private func rename(_ request: Request, _ context: AppRequestContext) async throws -> Response {

@@ -60,8 +60,8 @@ enum MessageView {
         return html
     }
 
-    /// The owner's controls of a message: `◀ n/m ▶` when it has other versions, and Edit for a question or Regenerate
-    /// for a finished reply.
+    /// The owner's controls of a message: `◀ n/m ▶` when it has other versions, Edit for a question or Regenerate for a
+    /// finished reply, and Delete (which asks first).
     private static func controls(_ message: Message) -> String {
         var html = ""
         let versions = message.versions
@@ -81,6 +81,11 @@ enum MessageView {
                 + " value=\"\(message.id)\">Regenerate</button>\n"
         default:
             break
+        }
+        if message.status != .streaming {
+            html +=
+                "    <button type=\"submit\" class=\"link\" form=\"delete-message-form\" name=\"message_id\""
+                + " value=\"\(message.id)\">Delete</button>\n"
         }
         return html
     }

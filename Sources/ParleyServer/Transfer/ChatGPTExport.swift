@@ -1,8 +1,8 @@
 import Foundation
 import ParleyCore
 
-/// One conversation of ChatGPT's `conversations.json`: a tree of message nodes, of which the branch ending at
-/// `current_node` is the conversation as the user last saw it.
+/// One conversation of ChatGPT's `conversations.json`: a tree of message nodes (an edited question or a regenerated
+/// reply has siblings), of which the branch ending at `current_node` is the conversation as the user last saw it.
 struct ChatGPTConversation: Decodable {
     /// A node of the tree: a message (none at the root), its parent and its children.
     struct Node: Decodable {
@@ -23,19 +23,57 @@ struct ChatGPTConversation: Decodable {
         case defaultModelSlug = "default_model_slug"
     }
 
-    /// The messages of the current branch, root first, found by walking parent links up from `current_node`;
-    /// nil when the tree is broken (no current node, a missing node, a cycle).
-    func currentBranch() -> [ChatGPTMessage]? {
-        var branch: [ChatGPTMessage] = []
+    /// A message kept from the tree, numbered so that a parent comes before its children and siblings go in the
+    /// order they were written.
+    struct Kept {
+        var number: Int64
+        var parent: Int64?
+        var message: ChatGPTMessage
+        var text: String
+    }
+
+    /// Every message with text, root first and siblings by time, each under its nearest ancestor with text, and the
+    /// number of the one that ends the current branch; nil when the tree is broken (no current node, or one that does
+    /// not lead back to a root).
+    func tree() -> (messages: [Kept], current: Int64?)? {
+        guard let currentNode, leadsToRoot(currentNode) else { return nil }
+        var children: [String?: [String]] = [:]
+        for (id, node) in mapping {
+            let parent = node.parent.flatMap { mapping[$0] == nil ? nil : $0 }
+            children[parent, default: []].append(id)
+        }
+        let byTime: (String, String) -> Bool = { a, b in
+            let (x, y) = (mapping[a]?.message?.createTime ?? 0, mapping[b]?.message?.createTime ?? 0)
+            return x == y ? a < b : x < y
+        }
+        var kept: [Kept] = []
+        var numbers: [String: Int64] = [:]
         var visited: Set<String> = []
-        var nodeID = currentNode
-        guard nodeID != nil else { return nil }
+        // Depth first from the roots, with a stack of (node, the number of its nearest kept ancestor).
+        var pending: [(String, Int64?)] = (children[nil] ?? []).sorted(by: byTime).reversed().map { ($0, nil) }
+        while let (id, parent) = pending.popLast() {
+            guard visited.insert(id).inserted, let node = mapping[id] else { continue }
+            var nearest = parent
+            if let message = node.message, let text = message.text {
+                let number = Int64(kept.count + 1)
+                kept.append(Kept(number: number, parent: parent, message: message, text: text))
+                nearest = number
+            }
+            numbers[id] = nearest
+            pending += (children[id] ?? []).sorted(by: byTime).reversed().map { ($0, nearest) }
+        }
+        return (kept, numbers[currentNode])
+    }
+
+    /// Whether walking parent links up from `id` reaches a root without a missing node or a cycle.
+    private func leadsToRoot(_ id: String) -> Bool {
+        var visited: Set<String> = []
+        var nodeID: String? = id
         while let id = nodeID {
-            guard visited.insert(id).inserted, let node = mapping[id] else { return nil }
-            if let message = node.message { branch.append(message) }
+            guard visited.insert(id).inserted, let node = mapping[id] else { return false }
             nodeID = node.parent
         }
-        return branch.reversed()
+        return true
     }
 }
 

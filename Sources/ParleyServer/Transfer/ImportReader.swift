@@ -60,23 +60,25 @@ enum ImportReader {
             [ChatGPTConversation].self, from: data, decoder: JSONDecoder(),
             what: "ChatGPT's conversations.json")
         return try conversations.enumerated().map { (index, conversation) throws(AppError) in
-            guard let branch = conversation.currentBranch() else {
+            guard let tree = conversation.tree() else {
                 throw invalid("Conversation \(index + 1) is broken: its current_node does not lead back to the root.")
             }
             let model = conversation.defaultModelSlug ?? defaultModel
-            let createdAt = date(conversation.createTime ?? branch.first?.createTime)
-            let messages = branch.compactMap { message -> Message? in
-                guard let text = message.text, let role = MessageRole(rawValue: message.author.role) else { return nil }
-                let author = role == .assistant ? message.metadata?.modelSlug ?? model : model
+            let createdAt = date(conversation.createTime ?? tree.messages.first?.message.createTime)
+            // Every branch is kept; `text` is only that of user and assistant messages.
+            let messages = tree.messages.map { kept -> Message in
+                let role: MessageRole = kept.message.author.role == "assistant" ? .assistant : .user
+                let author = role == .assistant ? kept.message.metadata?.modelSlug ?? model : model
                 return Message(
-                    id: 0, conversationID: 0, role: role, content: text, status: .complete, model: author,
-                    createdAt: message.createTime.map(date) ?? createdAt)
+                    id: kept.number, conversationID: 0, role: role, content: kept.text, status: .complete,
+                    model: author, parentID: kept.parent, createdAt: kept.message.createTime.map(date) ?? createdAt)
             }
             return try checked(
                 Conversation(
                     id: 0, userID: 0, title: conversation.title ?? "", model: model, systemPrompt: "",
                     createdAt: createdAt,
-                    updatedAt: conversation.updateTime.map(date) ?? messages.last?.createdAt ?? createdAt),
+                    updatedAt: conversation.updateTime.map(date) ?? messages.last?.createdAt ?? createdAt,
+                    currentLeafID: tree.current ?? messages.last?.id),
                 messages, number: index + 1)
         }
     }
