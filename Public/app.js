@@ -6,6 +6,13 @@
 (function () {
   const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
 
+  // The conversation list is grouped by day in the reader's time zone: tell the server which it is.
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (zone && /^[A-Za-z0-9_+\/-]+$/.test(zone) && !document.cookie.split("; ").includes("parley_tz=" + zone)) {
+    document.cookie = "parley_tz=" + zone + "; path=/; max-age=31536000; samesite=lax" +
+      (location.protocol === "https:" ? "; secure" : "");
+  }
+
   /** Posts a form's fields as URL-encoded data with the CSRF header, asking for JSON. */
   function post(url, fields) {
     return fetch(url, {
@@ -191,15 +198,15 @@
     return link;
   }
 
-  /** The Regenerate button of a finished reply, as the server writes it: it submits the page's regenerate form. */
-  function regenerateButton(id) {
+  /** A message's button that submits one of the page's forms with its id, as the server writes it. */
+  function formButton(form, id, label) {
     const button = document.createElement("button");
     button.type = "submit";
     button.className = "link";
-    button.setAttribute("form", "regenerate-form");
+    button.setAttribute("form", form);
     button.name = "message_id";
     button.value = id;
-    button.textContent = "Regenerate";
+    button.textContent = label;
     return button;
   }
 
@@ -349,7 +356,10 @@
       usage.textContent = usageText(data.usage);
       meta.querySelector("time") ? meta.insertBefore(usage, meta.querySelector("time")) : meta.append(usage);
     }
-    if (!meta.querySelector("button[form=regenerate-form]")) addControl(article, regenerateButton(data.message_id));
+    if (!meta.querySelector("button[form=regenerate-form]")) {
+      addControl(article, formButton("regenerate-form", data.message_id, "Regenerate"));
+      addControl(article, formButton("delete-message-form", data.message_id, "Delete"));
+    }
     decorateMessage(article);
     setStreaming(false);
     // A reply cut at the model's output limit can be continued.
@@ -385,6 +395,7 @@
           article.querySelector(".content").appendChild(paragraph);
           uploads?.moveInto(article);
           addControl(article, editLink(data.message_id));
+          addControl(article, formButton("delete-message-form", data.message_id, "Delete"));
           // The reply's `start` event may have arrived first: keep the question above its answer.
           const reply = document.getElementById("m" + data.assistant_message_id);
           if (reply) messages.insertBefore(article, reply);
@@ -419,23 +430,41 @@
     if (event.key === "Escape" && streaming && !event.defaultPrevented) stopForm.requestSubmit();
   });
 
-  // Walking a message's versions (◀ ▶) stores the choice, then shows the chosen branch without reloading the page.
+  /** Shows the conversation's current branch as the server has it now, without reloading the page; false when it
+   * could not be read. */
+  async function showCurrentBranch() {
+    const page = await fetch(location.pathname, { credentials: "same-origin" }).catch(() => null);
+    const fresh = page?.ok
+      ? new DOMParser().parseFromString(await page.text(), "text/html").getElementById("messages") : null;
+    if (!fresh) return false;
+    messages.replaceChildren(...fresh.childNodes);
+    messages.querySelectorAll("article.message:not([data-status=streaming])").forEach(decorateMessage);
+    return true;
+  }
+
+  // Walking a message's versions (◀ ▶) stores the choice, then shows the chosen branch.
   const versionForm = document.getElementById("version-form");
   versionForm?.addEventListener("submit", async (event) => {
     const messageID = event.submitter?.value;
     if (!messageID) return;
     event.preventDefault();
     const chosen = await post(versionForm.action, { message_id: messageID }).catch(() => null);
-    const page = chosen?.ok ? await fetch(location.pathname, { credentials: "same-origin" }).catch(() => null) : null;
-    const fresh = page?.ok
-      ? new DOMParser().parseFromString(await page.text(), "text/html").getElementById("messages") : null;
-    if (!fresh) {
+    if (!chosen?.ok || !await showCurrentBranch()) {
       showNotice("That version could not be shown. Reload the page to try again.");
       return;
     }
-    messages.replaceChildren(...fresh.childNodes);
-    messages.querySelectorAll("article.message:not([data-status=streaming])").forEach(decorateMessage);
     document.getElementById("m" + messageID)?.querySelector(".versions button:not([disabled])")?.focus();
+  });
+
+  // Deleting a message asks first, then shows what is left.
+  const deleteForm = document.getElementById("delete-message-form");
+  deleteForm?.addEventListener("submit", async (event) => {
+    const messageID = event.submitter?.value;
+    if (!messageID) return;
+    event.preventDefault();
+    if (!confirm("Delete this message and everything after it, in every version? This cannot be undone.")) return;
+    const deleted = await post(deleteForm.action, { message_id: messageID, confirm: "1" }).catch(() => null);
+    if (!deleted?.ok || !await showCurrentBranch()) showNotice("The message could not be deleted. Reload the page.");
   });
 
   setStreaming(streaming);
