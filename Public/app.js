@@ -159,27 +159,48 @@
     notice.hidden = !text;
   }
 
+  /** What scrolls the messages: their own column where the layout gives them one (a screen big enough), else the
+   * page. */
+  function scroller() {
+    return /auto|scroll/.test(getComputedStyle(messages).overflowY) ? messages : document.scrollingElement;
+  }
+
   function nearBottom() {
-    return window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
+    const view = scroller();
+    return view.scrollTop + view.clientHeight >= view.scrollHeight - 80;
+  }
+
+  function showLatest() {
+    const view = scroller();
+    view.scrollTop = view.scrollHeight;
   }
 
   // While a reply grows, the view follows it only for a reader at the bottom; anyone who scrolled up gets a
-  // "Jump to latest" button instead, which brings the view (and the following) back.
+  // "Jump to latest" button instead (just above the reply controls), which brings the view (and the following) back.
   const jump = document.createElement("button");
   jump.type = "button";
   jump.className = "jump-latest";
   jump.textContent = "Jump to latest ↓";
   jump.hidden = true;
   jump.addEventListener("click", () => {
-    window.scrollTo(0, document.body.scrollHeight);
+    showLatest();
     jump.hidden = true;
     textarea.focus({ preventScroll: true });
   });
-  document.body.appendChild(jump);
-  window.addEventListener("scroll", () => { if (nearBottom()) jump.hidden = true; }, { passive: true });
+  (composer.closest(".dock") ?? document.body).prepend(jump);
+  // Scroll events of the messages column do not bubble: listen while they pass the document on their way down.
+  let atBottom = true;
+  document.addEventListener("scroll", () => {
+    atBottom = nearBottom();
+    if (atBottom) jump.hidden = true;
+  }, { passive: true, capture: true });
+  // A column that shrinks (the composer grows, the window gets smaller) keeps a reader at the bottom there.
+  new ResizeObserver(() => { if (atBottom) showLatest(); }).observe(messages);
+  // So does one whose images load after it was shown.
+  messages.addEventListener("load", () => { if (atBottom) showLatest(); }, { capture: true });
 
   function followIfAtBottom(wasAtBottom) {
-    if (wasAtBottom) window.scrollTo(0, document.body.scrollHeight);
+    if (wasAtBottom) showLatest();
     else jump.hidden = false;
   }
 
@@ -406,7 +427,7 @@
         autogrow(textarea);
         composer.querySelector('input[name="request_id"]').value = newRequestID();
         setStreaming(true);
-        window.scrollTo(0, document.body.scrollHeight);
+        showLatest();
       } else {
         const body = await response.json().catch(() => null);
         showNotice(body?.error?.message ?? "The message could not be sent (HTTP " + response.status + ").");
@@ -468,5 +489,7 @@
   });
 
   setStreaming(streaming);
-  window.scrollTo(0, document.body.scrollHeight);
+  // The list scrolls on its own: show the open conversation in it; then the latest message.
+  document.querySelector(".sidebar li[aria-current]")?.scrollIntoView({ block: "nearest" });
+  showLatest();
 })();
