@@ -325,7 +325,6 @@ enum Migrations {
                     WHERE chain.id = messages.id;
                     UPDATE conversations SET current_leaf_id = (
                         SELECT MAX(id) FROM messages WHERE conversation_id = conversations.id);
-                    CREATE INDEX messages_by_parent ON messages(parent_id);
                     """)
         }
         return migrator

@@ -39,15 +39,19 @@ public struct ConversationTree: Sendable {
     /// The newest message under a node is always a leaf: anything written below it would be newer still.
     public func latestLeaf(under id: MessageID) -> MessageID? {
         guard indexByID[id] != nil else { return nil }
-        var newest = id
+        return Self.subtree(of: id, children: childrenByParent).max()
+    }
+
+    /// `id` and every message under it, given each message's children.
+    public static func subtree(of id: MessageID, children: [MessageID?: [MessageID]]) -> [MessageID] {
+        var found = [id]
         var pending = [id]
         while let parent = pending.popLast() {
-            for child in childrenByParent[parent] ?? [] {
-                newest = max(newest, child)
-                pending.append(child)
-            }
+            let below = children[parent] ?? []
+            found += below
+            pending += below
         }
-        return newest
+        return found
     }
 
     /// `message` with its position among the children of its parent.
