@@ -150,7 +150,7 @@
     stopForm.hidden = !on;
     refreshSendButtons();
     const regenerate = document.getElementById("regenerate-form");
-    if (regenerate) regenerate.hidden = on;
+    if (regenerate) regenerate.hidden = on || !messages.querySelector("article.message.assistant");
     if (on) document.getElementById("continue-form").hidden = true;
   }
 

@@ -159,6 +159,28 @@ struct ConversationTreeTests {
         }
     }
 
+    @Test("a search hit in another branch opens that branch, which becomes current")
+    func searchHitOpensItsBranch() async throws {
+        try await withTestServer(mockTokens: 3) { server in
+            let signedUp = try await server.signUp("user@example.com")
+            var browser = signedUp.browser
+            let api = signedUp.api
+            let id = try await api.createConversation()
+            try await api.sendAndWait(id, "narwhals are whales")
+            let first = try #require(try await api.branch(id)[0]["id"] as? Int)
+            _ = try await api.startAndWait(id, "/messages", json: ["content": "unicorns are myths", "edit_of": first])
+            let results = try await browser.get(searchPath("narwhals"))
+            let link = "/c/\(id)?at=\(first)#m\(first)"
+            #expect(results.body.contains("href=\"\(link)\""))
+            let opened = try await browser.get("/c/\(id)?at=\(first)")
+            #expect(opened.body.contains("narwhals are whales") && !opened.body.contains("unicorns are myths"))
+            #expect(questions(try await api.branch(id)) == ["narwhals are whales"])
+            // A message of no branch of this conversation changes nothing.
+            #expect(try await browser.get("/c/\(id)?at=999999").status == 200)
+            #expect(questions(try await api.branch(id)) == ["narwhals are whales"])
+        }
+    }
+
     @Test("deleting a message deletes what follows it; the parent's branch shows")
     func deleteMessage() async throws {
         try await withTestServer(mockTokens: 3) { server in

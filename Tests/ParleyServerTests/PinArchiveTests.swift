@@ -91,7 +91,7 @@ struct PinArchiveTests {
             #expect(!sidebar.body.contains(#"href="/c/\#(old)""#))
 
             let found = try await browser.get(searchPath("walrus"))
-            #expect(SearchTests.resultLinks(found.body) == ["/c/\(old)#m\(message)"])
+            #expect(SearchTests.resultLinks(found.body) == ["/c/\(old)?at=\(message)#m\(message)"])
             #expect(found.body.contains(#"<span class="tag">Archived</span>"#))
             let page = try await browser.get("/c/\(old)")
             #expect(page.status == 200)

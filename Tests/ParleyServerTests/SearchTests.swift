@@ -8,7 +8,7 @@ import Testing
 struct SearchTests {
     /// The result links of a search page, in order.
     static func resultLinks(_ html: String) -> [String] {
-        html.matches(of: /<li>\s*<a href="(\/c\/[0-9]+(?:#m[0-9]+)?)">/).map { String($0.1) }
+        html.matches(of: /<li>\s*<a href="(\/c\/[0-9]+(?:\?at=[0-9]+#m[0-9]+)?)">/).map { String($0.1) }
     }
 
     @Test("search finds the user's own messages best first, escaped, with our marks, and never another user's")
@@ -27,7 +27,10 @@ struct SearchTests {
 
             let page = try await alice.get(searchPath("lisbon"))
             #expect(page.status == 200)
-            #expect(Self.resultLinks(page.body) == ["/c/\(fado)#m\(fadoMessage)", "/c/\(plan)#m\(planMessage)"])
+            #expect(
+                Self.resultLinks(page.body) == [
+                    "/c/\(fado)?at=\(fadoMessage)#m\(fadoMessage)", "/c/\(plan)?at=\(planMessage)#m\(planMessage)",
+                ])
             #expect(
                 page.body.contains(
                     #"<p class="snippet"><span class="tag">user</span> Plan a &lt;script&gt;alert(1)&lt;/script&gt; trip to <mark>Lisbon</mark> &amp; Porto</p>"#
@@ -42,7 +45,8 @@ struct SearchTests {
 
             let bobsPage = try await bob.get(searchPath("lisbon"))
             let bobsMessage = try #require(try await bobAPI.messages(bobs).first?["id"] as? Int)
-            #expect(Set(Self.resultLinks(bobsPage.body)) == ["/c/\(bobs)", "/c/\(bobs)#m\(bobsMessage)"])
+            #expect(
+                Set(Self.resultLinks(bobsPage.body)) == ["/c/\(bobs)", "/c/\(bobs)?at=\(bobsMessage)#m\(bobsMessage)"])
             #expect(bobsPage.body.contains(#"<a href="/c/\#(bobs)"><mark>Lisbon</mark> by Bob</a>"#))
             #expect(try await bob.get(searchPath("porto")).body.contains("Nothing matches “porto”"))
 
@@ -66,15 +70,24 @@ struct SearchTests {
 
             #expect(
                 Self.resultLinks(try await browser.get(searchPath(#""quick brown""#)).body) == [
-                    "/c/\(first)#m\(firstMessage)"
+                    "/c/\(first)?at=\(firstMessage)#m\(firstMessage)"
                 ])
             #expect(
                 Set(Self.resultLinks(try await browser.get(searchPath("quick brown")).body))
-                    == ["/c/\(first)#m\(firstMessage)", "/c/\(second)#m\(secondMessage)"])
-            #expect(Self.resultLinks(try await browser.get(searchPath("fox")).body) == ["/c/\(first)#m\(firstMessage)"])
+                    == [
+                        "/c/\(first)?at=\(firstMessage)#m\(firstMessage)",
+                        "/c/\(second)?at=\(secondMessage)#m\(secondMessage)",
+                    ])
+            #expect(
+                Self.resultLinks(try await browser.get(searchPath("fox")).body) == [
+                    "/c/\(first)?at=\(firstMessage)#m\(firstMessage)"
+                ])
             #expect(
                 Set(Self.resultLinks(try await browser.get(searchPath("fox*")).body))
-                    == ["/c/\(first)#m\(firstMessage)", "/c/\(second)#m\(secondMessage)"])
+                    == [
+                        "/c/\(first)?at=\(firstMessage)#m\(firstMessage)",
+                        "/c/\(second)?at=\(secondMessage)#m\(secondMessage)",
+                    ])
             #expect(Self.resultLinks(try await browser.get(searchPath(#""brown quick""#)).body).isEmpty)
             let prefixPage = try await browser.get(searchPath("fox*"))
             #expect(prefixPage.body.contains("brown and quick <mark>foxes</mark>"))
@@ -102,7 +115,7 @@ struct SearchTests {
             }
             #expect(
                 Self.resultLinks(try await browser.get(searchPath("'; DROP TABLE messages; --")).body) == [
-                    "/c/\(id)#m\(message)"
+                    "/c/\(id)?at=\(message)#m\(message)"
                 ])
             #expect(Self.resultLinks(try await browser.get(searchPath("*")).body).isEmpty)
             #expect(try await browser.get(searchPath("*")).body.contains("Nothing matches “*”"))

@@ -79,18 +79,22 @@ struct ConversationController {
     /// What the Continue button sends after a reply cut at the model's output limit.
     static let continuePrompt = "Continue exactly where you stopped."
 
-    /// The conversation's current branch; with `?edit=` one of its questions, the form that writes a new version of it;
-    /// with `deleting`, the confirmation that deletes that message and what follows it.
+    /// The conversation's current branch; with `?at=` a message of another branch (a search hit's link), that branch,
+    /// made current; with `?edit=` one of its questions, the form that writes a new version of it; with `deleting`,
+    /// the confirmation that deletes that message and what follows it.
     private func show(_ request: Request, _ context: AppRequestContext, deleting: MessageID? = nil) async throws
         -> Response
     {
         let user = try context.requireUser()
         let id = try context.rowID()
         let conversation = try await chat.conversation(id, userID: user.id)
-        let messages = try await chat.messages(
-            conversationID: id, userID: user.id, afterID: nil,
-            limit: Int.max
-        ).items
+        var messages = try await chat.messages(conversationID: id, userID: user.id, afterID: nil, limit: Int.max).items
+        if let at = request.uri.queryParameters["at"].flatMap({ MessageID($0) }),
+            !messages.contains(where: { $0.id == at }),
+            (try? await chat.selectBranch(userID: user.id, conversationID: id, messageID: at)) != nil
+        {
+            messages = try await chat.messages(conversationID: id, userID: user.id, afterID: nil, limit: Int.max).items
+        }
         let streaming = messages.last { $0.status == .streaming }
         let editing = request.uri.queryParameters["edit"].flatMap { MessageID($0) }.flatMap { id in
             messages.first { $0.id == id && $0.role == .user }

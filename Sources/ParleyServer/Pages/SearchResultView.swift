@@ -5,7 +5,7 @@ enum SearchResultView {
     /// The template values of a hit.
     static func values(_ hit: SearchHit) -> [String: Any] {
         var values: [String: Any] = [
-            "href": hit.messageID.map { "/c/\(hit.conversationID)#m\($0)" } ?? "/c/\(hit.conversationID)",
+            "href": hit.messageID.map { "/c/\(hit.conversationID)?at=\($0)#m\($0)" } ?? "/c/\(hit.conversationID)",
             "title_html": html(marked: hit.title),
             "snippet_html": html(marked: hit.snippet),
             "archived": hit.archived,
