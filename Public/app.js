@@ -354,6 +354,17 @@
     article.insertBefore(error, article.querySelector(".meta"));
   });
 
+  // A new title (the first words, the model's own, or a rename elsewhere) reaches the heading, the tab and the list.
+  source.addEventListener("title", (event) => {
+    const data = JSON.parse(event.data);
+    if (String(data.conversation_id) !== chat.dataset.conversation) return;
+    const heading = document.querySelector(".chat-header h1");
+    if (heading) heading.textContent = data.title;
+    document.title = data.title + " · Parley";
+    const listed = document.querySelector('.sidebar li[aria-current="page"] a');
+    if (listed) listed.textContent = data.title;
+  });
+
   source.addEventListener("done", (event) => {
     const data = JSON.parse(event.data);
     const article = messageArticle(data.message_id, "assistant");

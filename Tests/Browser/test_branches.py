@@ -104,3 +104,20 @@ def test_without_javascript_edit_and_walk_with_forms(browsers, server):
     browser.refresh()
     assert questions(browser) == [FIRST]
     assert_accessible(browser, "a conversation with versions, without JavaScript", javascript=False)
+
+
+def test_the_title_arrives_without_a_reload(browser, server):
+    sign_up(browser, server)
+    start_conversation(browser, "")
+    heading = browser.find_element(By.CSS_SELECTOR, ".chat-header h1").text
+    browser.execute_script("window.parleyMarker = 1")  # gone if the page reloads
+    box = browser.find_element(By.ID, "content")
+    box.send_keys("Planning a trip to Lisbon")
+    browser.find_element(By.ID, "send").click()
+    WebDriverWait(browser, 10).until(
+        lambda b: b.find_element(By.CSS_SELECTOR, ".chat-header h1").text == "Planning a trip to Lisbon")
+    assert heading != "Planning a trip to Lisbon"
+    assert browser.title.startswith("Planning a trip to Lisbon")
+    current = browser.find_element(By.CSS_SELECTOR, '.sidebar li[aria-current="page"] a')
+    assert current.text == "Planning a trip to Lisbon"
+    assert browser.execute_script("return window.parleyMarker") == 1

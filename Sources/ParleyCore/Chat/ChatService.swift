@@ -148,6 +148,7 @@ public struct ChatService: Sendable {
     public func rename(userID: UserID, conversationID: ConversationID, title: String) async throws(ChatError) {
         let title = try validTitle(title)
         try await storing { try await store.renameConversation(id: conversationID, userID: userID, title: title) }
+        generations.announceTitle(title, conversationID: conversationID)
     }
 
     /// Pins the user's conversation to the top of the list, or unpins it.
@@ -292,10 +293,12 @@ public struct ChatService: Sendable {
     }
 
     /// Gives a conversation still under the placeholder title one from the first words of its first message (the
-    /// model may improve on it once it has answered); a failure is only logged, since the message itself was sent.
+    /// model may improve on it once it has answered), and tells its open pages; a failure is only logged, since the
+    /// message itself was sent.
     private func title(_ conversation: Conversation, _ title: String) async {
         do {
             try await store.renameConversation(id: conversation.id, userID: conversation.userID, title: title)
+            generations.announceTitle(title, conversationID: conversation.id)
         } catch {
             logger.warning(
                 "titling a conversation failed", metadata: ["conversation": "\(conversation.id)", "error": "\(error)"])

@@ -148,17 +148,29 @@ final class ConversationHub: Sendable {
     // MARK: Streams
 
     /// Opens an event stream of a conversation: its id, the conversation's current reply, how many events its log
-    /// holds, and whether that reply runs.
+    /// holds, whether that reply runs, and how many titles were announced before it.
     func openStream(in conversationID: ConversationID)
-        -> (id: Int, messageID: MessageID?, logCount: Int, isRunning: Bool)
+        -> (id: Int, messageID: MessageID?, logCount: Int, isRunning: Bool, titleCount: Int)
     {
         state.withLock { state in
             state.nextID += 1
             var channel = state.channels[conversationID] ?? EventChannel()
             channel.subscriberCount += 1
             state.channels[conversationID] = channel
-            return (state.nextID, channel.messageID, channel.log.count, channel.running != nil)
+            return (state.nextID, channel.messageID, channel.log.count, channel.running != nil, channel.titleCount)
         }
+    }
+
+    /// Announces a conversation's new title to its open streams (nothing when none is open).
+    func announceTitle(_ frame: String, in conversationID: ConversationID) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Wake, Never>] in
+            guard var channel = state.channels[conversationID], channel.subscriberCount > 0 else { return [] }
+            channel.announcedTitle = (channel.titleCount + 1, frame)
+            let waiters = channel.takeWaiters()
+            state.channels[conversationID] = channel
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(returning: .frames) }
     }
 
     /// The events of a conversation's log that a stream at `position` has not read, with the reply they belong to and
@@ -170,11 +182,21 @@ final class ConversationHub: Sendable {
         state.withLock { state in
             guard let channel = state.channels[conversationID], let current = channel.messageID else { return nil }
             if current != position.messageID {
-                position = StreamPosition(messageID: current, index: 0)
+                position = StreamPosition(messageID: current, index: 0, titles: position.titles)
             }
             guard position.index < channel.log.count else { return nil }
             defer { position.index = channel.log.count }
             return (channel.log.events(from: position.index), current, channel.running)
+        }
+    }
+
+    /// The latest title frame when a stream at `position` has not sent it, moving `position` past it.
+    func unreadTitle(in conversationID: ConversationID, at position: inout StreamPosition) -> String? {
+        state.withLock { state in
+            guard let announced = state.channels[conversationID]?.announcedTitle, announced.count > position.titles
+            else { return nil }
+            position.titles = announced.count
+            return announced.frame
         }
     }
 
@@ -187,7 +209,11 @@ final class ConversationHub: Sendable {
                     guard !Task.isCancelled, !state.endedStreams.contains(id),
                         let channel = state.channels[conversationID]
                     else { return .ended }
-                    if channel.messageID != position.messageID || position.index < channel.log.count { return .frames }
+                    if channel.messageID != position.messageID || position.index < channel.log.count
+                        || channel.titleCount > position.titles
+                    {
+                        return .frames
+                    }
                     if state.isShuttingDown, channel.running == nil { return .ended }
                     state.channels[conversationID]?.waiters[id] = continuation
                     return nil
@@ -246,8 +272,10 @@ final class ConversationHub: Sendable {
     }
 }
 
-/// Where an event stream is: the reply whose log it reads and how many of that log's events it has read.
+/// Where an event stream is: the reply whose log it reads, how many of that log's events it has read, and how many of
+/// the conversation's announced titles it has seen.
 struct StreamPosition: Sendable, Equatable {
     var messageID: MessageID?
     var index: Int
+    var titles = 0
 }

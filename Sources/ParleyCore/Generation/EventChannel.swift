@@ -22,6 +22,11 @@ struct EventChannel {
     var subscriberCount = 0
     /// The title request running, which a new send ends: its id and how to end it.
     var title: (id: Int, interrupt: AsyncStream<Never>.Continuation)?
+    /// The conversation's latest new title as a `title` frame, and how many titles were announced; a stream sends it
+    /// once when it has seen fewer.
+    var announcedTitle: (count: Int, frame: String)?
+    /// How many titles were announced to this channel's streams.
+    var titleCount: Int { announcedTitle?.count ?? 0 }
 
     /// Whether nothing needs this channel any more.
     var isUnused: Bool { running == nil && !isReserved && subscriberCount == 0 && title == nil }

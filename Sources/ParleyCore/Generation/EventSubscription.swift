@@ -61,9 +61,12 @@ public struct EventSubscription: Sendable {
     /// The frames of the log not sent yet, joined (a log whose reply no longer runs ends with its `done`); nil when
     /// there are none. The frames are built here, outside the hub's lock, which every reply and stream shares.
     private mutating func takeFrames() -> EventBatch? {
-        guard let (events, current, running) = hub.unreadEvents(in: conversationID, at: &position) else { return nil }
+        let title = hub.unreadTitle(in: conversationID, at: &position).map { Array($0.utf8) } ?? []
+        guard let (events, current, running) = hub.unreadEvents(in: conversationID, at: &position) else {
+            return title.isEmpty ? nil : .frames(title, finishing: nil)
+        }
         lastTaken = running.flatMap { reply in events.entries.last.map { (reply, Int64($0.sequence)) } }
-        return .frames(events.frames(), finishing: running == nil ? current : nil)
+        return .frames(title + events.frames(), finishing: running == nil ? current : nil)
     }
 }
 
@@ -74,8 +77,8 @@ extension GenerationManager {
     public func subscribe(conversationID: ConversationID, userID: UserID, lastEventID: EventID?) async
         -> EventSubscription
     {
-        let (id, current, logCount, isRunning) = hub.openStream(in: conversationID)
-        let position = StreamPosition(messageID: current, index: isRunning ? 0 : logCount)
+        let (id, current, logCount, isRunning, titles) = hub.openStream(in: conversationID)
+        let position = StreamPosition(messageID: current, index: isRunning ? 0 : logCount, titles: titles)
         var subscription = EventSubscription(
             hub: hub, conversationID: conversationID, id: id, position: position,
             prefix: "", prefixFinishes: nil)

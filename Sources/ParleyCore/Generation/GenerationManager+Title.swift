@@ -1,3 +1,4 @@
+import ParleyJSON
 import Synchronization
 
 extension GenerationManager {
@@ -41,12 +42,24 @@ extension GenerationManager {
         await charge(collected, of: request, to: job.conversationID, model: model)
         guard let line, let title = ConversationTitle.fromModel(line), title != provisional else { return }
         do {
-            _ = try await store.retitleConversation(
+            if try await store.retitleConversation(
                 id: job.conversationID, userID: job.userID, from: provisional, to: title)
+            {
+                announceTitle(title, conversationID: job.conversationID)
+            }
         } catch {
             logger.warning(
                 "saving a title failed", metadata: ["conversation": "\(job.conversationID)", "error": "\(error)"])
         }
+    }
+
+    /// Tells the conversation's open event streams its new title: a `title` event, `{"conversation_id","title"}`,
+    /// without an `id:` (a stream that reconnects reads the title from the page instead).
+    public func announceTitle(_ title: String, conversationID: ConversationID) {
+        var data = JSONText()
+        data.field("conversation_id", conversationID)
+        data.field("title", title)
+        hub.announceTitle("event: title\ndata: \(data.result)\n\n", in: conversationID)
     }
 
     /// The text of `provider`'s answer up to its first line: the request is closed as soon as a line is read, or when
