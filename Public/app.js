@@ -310,8 +310,15 @@
     return usage.prompt_tokens + " in · " + usage.completion_tokens + " out" + (usage.estimated ? " (estimated)" : "");
   }
 
+  /** Whether an event belongs to a reply running in a branch this page does not show (its `done` still ends the
+   * streaming state: Stop works from any branch). */
+  function inOtherBranch(messageID) {
+    return String(messageID) === chat.dataset.elsewhere;
+  }
+
   source.addEventListener("start", (event) => {
     const data = JSON.parse(event.data);
+    if (inOtherBranch(data.message_id)) return;
     const wasAtBottom = nearBottom();
     const article = messageArticle(data.message_id, "assistant");
     startReply(article);
@@ -323,6 +330,7 @@
 
   source.addEventListener("token", (event) => {
     const data = JSON.parse(event.data);
+    if (inOtherBranch(data.message_id)) return;
     const article = messageArticle(data.message_id, "assistant");
     if (!article.querySelector(".committed")) startReply(article);
     const wasAtBottom = nearBottom();
@@ -346,6 +354,7 @@
       return;
     }
     const data = JSON.parse(event.data);
+    if (inOtherBranch(data.message_id)) return;
     const article = messageArticle(data.message_id, "assistant");
     const error = document.createElement("p");
     error.className = "error";
@@ -367,6 +376,11 @@
 
   source.addEventListener("done", (event) => {
     const data = JSON.parse(event.data);
+    if (inOtherBranch(data.message_id)) {
+      chat.dataset.elsewhere = "";
+      setStreaming(false);
+      return;
+    }
     const article = messageArticle(data.message_id, "assistant");
     const wasAtBottom = nearBottom();
     article.querySelector(".typing")?.remove();
@@ -465,6 +479,11 @@
   /** Shows the conversation's current branch as the server has it now, without reloading the page; false when it
    * could not be read. */
   async function showCurrentBranch() {
+    // A reply streaming meanwhile is followed from its start by the page's own resume: load the page again.
+    if (streaming) {
+      location.reload();
+      return true;
+    }
     const page = await fetch(location.pathname, { credentials: "same-origin" }).catch(() => null);
     const fresh = page?.ok
       ? new DOMParser().parseFromString(await page.text(), "text/html").getElementById("messages") : null;

@@ -181,6 +181,36 @@ struct ConversationTreeTests {
         }
     }
 
+    @Test("a reply streaming in one branch goes on while another is shown, and Stop ends it from there")
+    func runningReplyBelongsToItsBranch() async throws {
+        // 100 tokens 50 ms apart: the reply runs for five seconds, long enough to switch branches meanwhile.
+        try await withTestServer(mockTokens: 100, mockDelayMilliseconds: 50) { server in
+            let signedUp = try await server.signUp("user@example.com")
+            var browser = signedUp.browser
+            let api = signedUp.api
+            let id = try await api.createConversation()
+            try await api.sendAndWait(id, "first version")
+            let first = try #require(try await api.branch(id)[0]["id"] as? Int)
+            let sent = try await api.request(
+                .POST, "/api/conversations/\(id)/messages", json: ["content": "second version", "edit_of": first])
+            let running = try #require(try sent.json()["assistant_message_id"] as? Int)
+            let reader = try await api.events(id, lastEventID: "\(running)0000000")
+            _ = try await reader.untilTokens(1)
+
+            #expect(
+                try await api.request(.PUT, "/api/conversations/\(id)/current", json: ["message_id": first]).status
+                    == 200)
+            let page = try await browser.get("/c/\(id)")
+            #expect(page.body.contains("data-elsewhere=\"\(running)\""))
+            #expect(!page.body.contains("id=\"m\(running)\""))
+            #expect(page.body.contains(#"id="stop-form">"#))
+            #expect(try await api.request(.POST, "/api/conversations/\(id)/stop").status == 204)
+            let done = try await reader.untilDone()
+            #expect(done.last?.json["status"] as? String == "stopped")
+            #expect(questions(try await api.branch(id)) == ["first version"])
+        }
+    }
+
     @Test("deleting a message deletes what follows it; the parent's branch shows")
     func deleteMessage() async throws {
         try await withTestServer(mockTokens: 3) { server in

@@ -96,6 +96,10 @@ struct ConversationController {
             messages = try await chat.messages(conversationID: id, userID: user.id, afterID: nil, limit: Int.max).items
         }
         let streaming = messages.last { $0.status == .streaming }
+        // A reply may be running in another branch: Stop still stops it, and the page leaves its events alone.
+        let runningElsewhere = chat.generations.runningReply(conversationID: id).filter { running in
+            !messages.contains { $0.id == running }
+        }
         let editing = request.uri.queryParameters["edit"].flatMap { MessageID($0) }.flatMap { id in
             messages.first { $0.id == id && $0.role == .user }
         }
@@ -112,7 +116,8 @@ struct ConversationController {
                     "archived": conversation.archived,
                 ] as [String: Any],
                 "back": "/c/\(id)",
-                "is_streaming": streaming != nil,
+                "is_streaming": streaming != nil || runningElsewhere != nil,
+                "running_elsewhere": runningElsewhere.map(String.init) ?? "",
                 "resume_event_id": streaming.map { String(EventID(messageID: $0.id, sequence: 0).value) } ?? "",
                 "has_messages": !messages.isEmpty,
                 "can_continue": messages.last?.status == .truncated,
