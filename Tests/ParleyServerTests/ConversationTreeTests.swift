@@ -211,6 +211,27 @@ struct ConversationTreeTests {
         }
     }
 
+    @Test("a share snapshots the current branch only")
+    func shareTakesTheCurrentBranch() async throws {
+        try await withTestServer(mockTokens: 3) { server in
+            let signedUp = try await server.signUp("user@example.com")
+            var browser = signedUp.browser
+            let api = signedUp.api
+            let id = try await api.createConversation()
+            try await api.sendAndWait(id, "the first version")
+            let first = try #require(try await api.branch(id)[0]["id"] as? Int)
+            _ = try await api.startAndWait(id, "/messages", json: ["content": "the second version", "edit_of": first])
+            let shared = try await browser.post(
+                "/c/\(id)/share", form: ["author": "anonymous", "expires": "never"],
+                headers: [("Accept", "application/json")])
+            let url = try #require(try shared.json()["url"] as? String)
+            var visitor = server.browser()
+            let page = try await visitor.get(url)
+            // The title keeps the first words; the messages are the second version's.
+            #expect(page.body.contains("<p>the second version</p>") && !page.body.contains("<p>the first version</p>"))
+        }
+    }
+
     @Test("deleting a message deletes what follows it; the parent's branch shows")
     func deleteMessage() async throws {
         try await withTestServer(mockTokens: 3) { server in
