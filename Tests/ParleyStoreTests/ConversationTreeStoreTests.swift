@@ -13,6 +13,18 @@ extension StoreFixture {
         )
     }
 
+    /// Writes a question (none for a new reply to `anchor`'s question) and its reply, ended complete with `answer`.
+    @discardableResult
+    func exchange(
+        _ conversationID: ConversationID, _ question: String?, _ answer: String, anchor: ExchangeAnchor = .currentLeaf
+    ) async throws -> Exchange {
+        let exchange = try await chats.beginExchange(
+            conversationID: conversationID, userContent: question, images: [], requestID: nil, model: "m",
+            anchor: anchor)
+        try await finish(exchange, answer)
+        return exchange
+    }
+
     /// The text of the conversation's current branch, oldest first.
     func branch(_ conversationID: ConversationID, _ userID: UserID) async throws -> [String] {
         try await chats.messages(conversationID: conversationID, userID: userID, afterID: nil, limit: .max).items.map(
@@ -29,12 +41,8 @@ struct ConversationTreeStoreTests {
         try await StoreFixture.run { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
-            let one = try await store.chats.beginExchange(
-                conversationID: chat.id, userContent: "q1", requestID: nil, model: "m")
-            try await store.finish(one, "a1")
-            let two = try await store.chats.beginExchange(
-                conversationID: chat.id, userContent: "q2", requestID: nil, model: "m")
-            try await store.finish(two, "a2")
+            let one = try await store.exchange(chat.id, "q1", "a1")
+            let two = try await store.exchange(chat.id, "q2", "a2")
             let question = try #require(two.userMessage)
 
             let edited = try await store.chats.beginExchange(
@@ -71,9 +79,7 @@ struct ConversationTreeStoreTests {
         try await StoreFixture.run { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
-            let first = try await store.chats.beginExchange(
-                conversationID: chat.id, userContent: "q", requestID: nil, model: "m")
-            try await store.finish(first, "a")
+            let first = try await store.exchange(chat.id, "q", "a")
             let question = try #require(first.userMessage)
             let second = try await store.chats.beginExchange(
                 conversationID: chat.id, userContent: nil, images: [], requestID: nil, model: "m",
@@ -104,9 +110,7 @@ struct ConversationTreeStoreTests {
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             let other = try await store.conversation(alice.id)
-            let mine = try await store.chats.beginExchange(
-                conversationID: chat.id, userContent: "q", requestID: nil, model: "m")
-            try await store.finish(mine, "a")
+            let mine = try await store.exchange(chat.id, "q", "a")
             let question = try #require(mine.userMessage)
             let before = try await store.count("SELECT COUNT(*) FROM messages")
             for anchor in [
@@ -179,5 +183,30 @@ struct ConversationTreeStoreTests {
         #expect(branch.map(\.content) == ["q1", "a1", "q2", "a2"])
         let next = try await store.beginExchange(conversationID: 1, userContent: "q3", requestID: nil, model: "m")
         #expect(next.history.map(\.content) == ["q1", "a1", "q2", "a2", "q3"])
+    }
+
+    @Test("deleting a message deletes everything under it; the branch of its parent becomes current")
+    func deletingAMessageDeletesItsSubtree() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let chat = try await store.conversation(alice.id)
+            let one = try await store.exchange(chat.id, "q1", "a1")
+            let two = try await store.exchange(chat.id, "q2", "a2")
+            let other = try await store.exchange(
+                chat.id, "q2 again", "a2 again", anchor: .newVersion(of: try #require(two.userMessage).id))
+
+            try await store.chats.deleteMessage(
+                conversationID: chat.id, userID: alice.id, messageID: try #require(other.userMessage).id)
+            // The deleted branch was current: its parent's newest branch shows instead.
+            #expect(try await store.branch(chat.id, alice.id) == ["q1", "a1", "q2", "a2"])
+            try await store.chats.deleteMessage(
+                conversationID: chat.id, userID: alice.id, messageID: try #require(one.userMessage).id)
+            #expect(try await store.branch(chat.id, alice.id).isEmpty)
+            #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [chat.id]) == 0)
+            await expectStoreError(.notFound) {
+                try await store.chats.deleteMessage(
+                    conversationID: chat.id, userID: alice.id, messageID: one.assistantMessage.id)
+            }
+        }
     }
 }

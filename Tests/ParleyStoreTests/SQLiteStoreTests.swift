@@ -512,34 +512,4 @@ func expectStoreError(
         }
     }
 
-    @Test("deleting a message deletes everything under it; the branch of its parent becomes current")
-    func deletingAMessageDeletesItsSubtree() async throws {
-        try await StoreFixture.run { store in
-            let alice = try await store.user("alice@example.com")
-            let chat = try await store.conversation(alice.id)
-            let one = try await store.chats.beginExchange(
-                conversationID: chat.id, userContent: "q1", requestID: nil, model: "m")
-            try await store.finish(one, "a1")
-            let two = try await store.chats.beginExchange(
-                conversationID: chat.id, userContent: "q2", requestID: nil, model: "m")
-            try await store.finish(two, "a2")
-            let other = try await store.chats.beginExchange(
-                conversationID: chat.id, userContent: "q2 again", images: [], requestID: nil, model: "m",
-                anchor: .newVersion(of: try #require(two.userMessage).id))
-            try await store.finish(other, "a2 again")
-
-            try await store.chats.deleteMessage(
-                conversationID: chat.id, userID: alice.id, messageID: try #require(other.userMessage).id)
-            // The deleted branch was current: its parent's newest branch shows instead.
-            #expect(try await store.branch(chat.id, alice.id) == ["q1", "a1", "q2", "a2"])
-            try await store.chats.deleteMessage(
-                conversationID: chat.id, userID: alice.id, messageID: try #require(one.userMessage).id)
-            #expect(try await store.branch(chat.id, alice.id).isEmpty)
-            #expect(try await store.count("SELECT COUNT(*) FROM messages WHERE conversation_id = ?", [chat.id]) == 0)
-            await expectStoreError(.notFound) {
-                try await store.chats.deleteMessage(
-                    conversationID: chat.id, userID: alice.id, messageID: one.assistantMessage.id)
-            }
-        }
-    }
 }
