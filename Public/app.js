@@ -519,7 +519,14 @@
   });
 
   setStreaming(streaming);
-  // The list scrolls on its own: show the open conversation in it; then the latest message.
+  // The list scrolls on its own: show the open conversation in it; then the message or editor the address names
+  // (a search hit, an edit, a version chosen without script), else the latest message.
   document.querySelector(".sidebar li[aria-current]")?.scrollIntoView({ block: "nearest" });
-  showLatest();
+  const named = /^#(m\d+|editor|confirm-delete)$/.test(location.hash) ? document.getElementById(location.hash.slice(1)) : null;
+  if (named) {
+    atBottom = false;
+    named.scrollIntoView({ block: "center" });
+  } else {
+    showLatest();
+  }
 })();

@@ -121,3 +121,21 @@ def test_the_title_arrives_without_a_reload(browser, server):
     current = browser.find_element(By.CSS_SELECTOR, '.sidebar li[aria-current="page"] a')
     assert current.text == "Planning a trip to Lisbon"
     assert browser.execute_script("return window.parleyMarker") == 1
+
+
+def test_a_named_message_is_shown_rather_than_the_latest(browser, server):
+    sign_up(browser, server)
+    start_conversation(browser, "the first question of many")
+    wait_for_reply(browser)
+    for number in range(6):
+        box = browser.find_element(By.ID, "content")
+        box.send_keys(f"follow-up number {number}")
+        browser.find_element(By.ID, "send").click()
+        WebDriverWait(browser, 20).until(lambda b: len(replies(b)) == number + 2)
+        wait_for_reply(browser)
+    first = first_question(browser).get_attribute("id")
+    browser.get(browser.current_url.split("#")[0] + "#" + first)
+    browser.refresh()
+    WebDriverWait(browser, 10).until(lambda b: b.execute_script(
+        "const r = document.getElementById(arguments[0]).getBoundingClientRect();"
+        "return r.top >= 0 && r.top < innerHeight", first))
