@@ -25,7 +25,8 @@ import Testing
         let generation = Self.generation(receivedAt: received)
         generation.markRequestSent()
         let requestLeft = ContinuousClock.now
-        try await Task.sleep(for: .milliseconds(200))  // the provider thinks
+        // Real time: ReplyRun reads ContinuousClock.now itself; the provider thinks 200 ms, far beyond timing noise.
+        try await Task.sleep(for: .milliseconds(200))
         let beforeText = ContinuousClock.now
         #expect(generation.receive("Hi"))
         #expect(generation.addedFirstTokenTime(wroteUpTo: 5) == nil)  // the first text's event is not in the log yet
@@ -44,7 +45,8 @@ import Testing
         let received = ContinuousClock.now - .milliseconds(400)
         let generation = Self.generation(receivedAt: received)
         #expect(generation.receive("Hi"))
-        try await Task.sleep(for: .milliseconds(200))  // the request is seen handed over after the first text came
+        // Real time, as above: the request is seen sent 200 ms after the text, so a gap counted twice would show.
+        try await Task.sleep(for: .milliseconds(200))
         generation.markRequestSent()
         Self.publishFirstText(of: generation)
         let beforeWrite = ContinuousClock.now

@@ -32,7 +32,13 @@ import Testing
             while writer.waitingWrites < count, Date() < deadline { usleep(1000) }
             return try db.transactionDate
         }
-        while !progress.holding.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(1)) }
+        // The holding write flags that it runs from the writer's thread, which has no event to await: polled, 30 s at
+        // most (a write that failed before it ran would otherwise leave this loop spinning).
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !progress.holding.load(ordering: .sequentiallyConsistent) {
+            try #require(ContinuousClock.now < deadline, "the holding write never ran")
+            try await Task.sleep(for: .milliseconds(1))
+        }
         let outcomes = await withTaskGroup(of: (Int, Result<Written, any Error>).self) { group in
             for number in 0..<count {
                 group.addTask {

@@ -39,9 +39,15 @@ struct StoreFixture {
         try await database.pool.read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? -1 }
     }
 
-    /// Waits long enough for the next stored timestamp (millisecond precision) to differ.
+    /// Waits until the wall clock, which the store reads for its timestamps, has reached the next stored millisecond
+    /// (rounded as `StoredDate` rounds), so that the next stored timestamp differs from every earlier one.
     static func tick() async throws {
-        try await Task.sleep(for: .milliseconds(3))
+        let millisecond = { (Date().timeIntervalSince1970 * 1000 + 0.5).rounded(.down) }
+        let start = millisecond(), deadline = ContinuousClock.now + .seconds(1)
+        while millisecond() <= start {
+            try #require(ContinuousClock.now < deadline, "the wall clock did not move on")
+            try await Task.sleep(for: .microseconds(200))
+        }
     }
 }
 
