@@ -323,15 +323,10 @@ import Testing
                         MockReply.chunks(model: "mock-stall", tokens: Self.tokens).prefix(MockReply.tokensBeforeFault)))
             #expect(try await mock.stats()["open"] as? Int == 1)
 
-            let closed = ContinuousClock.now
             reader.cancel()
             _ = await reader.result
-            var stats = try await mock.stats()
             // Bounded wait, not a timing assertion: how fast is measured by `make bench`.
-            while stats["aborted"] as? Int != 1, ContinuousClock.now - closed < .seconds(20) {
-                try await Task.sleep(for: .milliseconds(5))
-                stats = try await mock.stats()
-            }
+            let stats = try await ProviderHarness.waitForAbort(mock, within: .seconds(20))
             #expect(stats["aborted"] as? Int == 1)
             #expect(stats["open"] as? Int == 0)
             #expect(stats["completed"] as? Int == 0)
@@ -359,13 +354,8 @@ import Testing
             }
             _ = await reader.result
             reader.cancel()
-            let left = ContinuousClock.now
-            var stats = try await mock.stats()
             // Seen at the next write, 100 ms later at most; the wait is bounded, not a timing assertion.
-            while stats["aborted"] as? Int != 1, ContinuousClock.now - left < .seconds(5) {
-                try await Task.sleep(for: .milliseconds(5))
-                stats = try await mock.stats()
-            }
+            let stats = try await ProviderHarness.waitForAbort(mock, within: .seconds(5))
             #expect(stats["aborted"] as? Int == 1 && stats["open"] as? Int == 0)
         }
     }

@@ -86,9 +86,11 @@ enum ProviderHarness {
         try #require(try await mock.stats()["last_request"] as? NSDictionary)
     }
 
-    /// Waits (up to 5 s) until the mock counts an aborted stream; returns its counters.
-    static func waitForAbort(_ mock: MockHarness) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + .seconds(5)
+    /// Waits, at most `timeout`, until the mock counts an aborted stream (it sees the client leave at its next write,
+    /// with no event the test could await); returns its counters. A bounded wait, not a timing assertion.
+    static func waitForAbort(_ mock: MockHarness, within timeout: Duration = .seconds(5)) async throws -> [String: Any]
+    {
+        let deadline = ContinuousClock.now + timeout
         var stats = try await mock.stats()
         while stats["aborted"] as? Int != 1, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))

@@ -56,9 +56,9 @@ import Testing
     @Test("a cancelled sleeper leaves at once with CancellationError; the others still wake")
     func cancelledSleeperLeavesAtOnce() async throws {
         try await withPacer { pacer in
-            let farAway = Task { try await pacer.sleep(until: .now + .seconds(3600)) }
-            let near = Task { try await pacer.sleep(until: .now + .milliseconds(20)) }
-            try await Task.sleep(for: .milliseconds(5))
+            // `Task.immediate` runs each task on this thread until it suspends, in the pacer: both sleep there now.
+            let farAway = Task.immediate { try await pacer.sleep(until: .now + .seconds(3600)) }
+            let near = Task.immediate { try await pacer.sleep(until: .now + .milliseconds(20)) }
             farAway.cancel()
             await #expect(throws: CancellationError.self) { try await farAway.value }
             try await near.value
@@ -75,8 +75,8 @@ import Testing
     func stoppingWakesEverySleeper() async throws {
         let pacer = StreamPacer()
         let ticking = Task { await pacer.run() }
-        let sleeper = Task { try await pacer.sleep(until: .now + .seconds(3600)) }
-        try await Task.sleep(for: .milliseconds(20))
+        // Run on this thread until it suspends in the pacer (`Task.immediate`): it sleeps there before the pacer stops.
+        let sleeper = Task.immediate { try await pacer.sleep(until: .now + .seconds(3600)) }
         ticking.cancel()
         await ticking.value
         await #expect(throws: CancellationError.self) { try await sleeper.value }
