@@ -88,12 +88,7 @@ struct AccessMatrixTests {
             _ = try await owner.signUp("owner@example.com")
             let conversation = try await owner.createConversation(content: "owned question")
             let api = try await APIClient.signIn(server, email: "owner@example.com")
-            let deadline = ContinuousClock.now + .seconds(10)
-            while try await api.messages(conversation).last?["status"] as? String == "streaming",
-                ContinuousClock.now < deadline
-            {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            try await AttachmentTests.waitForReply(api, conversation)
             let shared = try await owner.post(
                 "/c/\(conversation)/share", form: ["author": "anonymous", "expires": "never"],
                 headers: [("Accept", "application/json")])

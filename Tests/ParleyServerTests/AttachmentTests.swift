@@ -39,14 +39,9 @@ struct AttachmentTests {
         return (browser, api, conversation)
     }
 
-    /// Waits until the conversation's last reply has finished.
+    /// Waits, at most 10 s, until the conversation's last reply has finished.
     static func waitForReply(_ api: APIClient, _ conversation: Int64) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try await api.messages(conversation).last?["status"] as? String == "streaming",
-            ContinuousClock.now < deadline
-        {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = try await api.lastMessage(of: conversation) { $0?["status"] as? String != "streaming" }
     }
 
     @Test(

@@ -20,11 +20,9 @@ struct ConnectionAbuseTests {
             }
             let newcomer = try await RawConnection.open(port: server.port)
             #expect(try await newcomer.get("/healthz") == 200)
-            // The server may admit connections opened together in another order than they were opened.
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !silent.contains(where: { $0.received.isClosed }), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            // The server may admit connections opened together in another order than they were opened, so which one
+            // is closed is not known: polled until one is seen closed.
+            _ = try await poll(every: .milliseconds(10)) { silent.contains { $0.received.isClosed } }
             #expect(silent.filter { $0.received.isClosed }.count == 1)
             #expect(silent.allSatisfy { $0.received.text.isEmpty })
             for connection in silent + [newcomer] { await connection.close() }
@@ -47,6 +45,7 @@ struct ConnectionAbuseTests {
                 for byte in "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + String(repeating: "a", count: 200)
                 {
                     guard await dripping.send(String(byte)) else { return }
+                    // Real time: the byte's pace is the behaviour; 100 ms is far inside the 2 s idle timeout.
                     try await Task.sleep(for: .milliseconds(100))
                 }
             }
@@ -57,6 +56,7 @@ struct ConnectionAbuseTests {
             let busy = try await RawConnection.open(port: server.port)
             for _ in 0..<6 {
                 #expect(try await busy.get("/healthz") == 200)
+                // Real time: a request every 500 ms keeps it busy for 3 s, past the 2 s timeout, never quiet for 2 s.
                 try await Task.sleep(for: .milliseconds(500))
             }
             #expect(!busy.received.isClosed)

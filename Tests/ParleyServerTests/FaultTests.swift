@@ -75,10 +75,7 @@ struct FaultTests {
             let id = try await api.createConversation(model: "mock-500")
             let sent = try await api.send(id, "hello")
             let replyID = try #require(try sent.json()["assistant_message_id"] as? Int)
-            let deadline = ContinuousClock.now + .seconds(20)
-            while try await api.messages(id).last?["status"] as? String != "error", ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            _ = try await api.lastMessage(of: id, within: .seconds(20)) { $0?["status"] as? String == "error" }
             // Resuming from the reply's first event, once the reply and its channel are gone.
             let events = try await api.events(id, lastEventID: "\(replyID)0000000").untilDone(timeout: .seconds(10))
             #expect(events.map(\.name) == ["error", "done"])
@@ -125,6 +122,7 @@ struct FaultTests {
             #expect(events.done?.json["status"] as? String == "stopped")
             #expect(try await api.messages(id).last?["status"] as? String == "stopped")
             #expect(try await server.gauge("parley_generations_running") == 0)
+            // Real time: a request not made has no event; a retry made at the stop reaches the mock well within 300 ms.
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await server.mockStats().requests == 1)
         }

@@ -136,7 +136,9 @@ struct OperationsTests {
                     }
                 }
             }
-            while !lock.isHeld.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(1)) }
+            // Taken on GRDB's thread, with no event to await: polled, 10 s at most.
+            let held = try await poll(every: .milliseconds(1)) { lock.isHeld.load(ordering: .sequentiallyConsistent) }
+            try #require(held, "the other connection never took the write lock")
             // The first send's transaction waits for the lock inside SQLite; later ones wait in the store. They go one
             // at a time, the next after the gauge has been read for up to half a second: sent together, all three could
             // join one transaction, and none would wait. The lock is released as soon as a write is seen waiting: the
@@ -163,11 +165,7 @@ struct OperationsTests {
             for send in sends { statuses.append(try await send.value) }
             #expect(statuses == [202, 202, 202])
             // The replies' own writes may queue for a moment as they end: the count comes back to 0.
-            let settled = ContinuousClock.now + .seconds(10)
-            while try await server.gauge("parley_store_writes_waiting") != 0, ContinuousClock.now < settled {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            #expect(try await server.gauge("parley_store_writes_waiting") == 0)
+            #expect(try await server.waitForGauge("parley_store_writes_waiting", toBe: 0) == 0)
             for id in conversations {
                 #expect(try await api.messages(id).first?["content"] as? String == "wait for me")
             }
@@ -234,9 +232,9 @@ struct OperationsTests {
                 #expect(try await !ids().contains("mock-fast"))
                 do {
                     try await MockUpstream(configuration: .init(port: port, tokens: 5)).serving { _ in
-                        let deadline = ContinuousClock.now + .seconds(20)
-                        while try await !ids().contains("mock-fast"), ContinuousClock.now < deadline {
-                            try await Task.sleep(for: .milliseconds(100))
+                        // Asked again every 200 ms (`modelRetryDelay`): polled, 20 s at most.
+                        _ = try await poll(within: .seconds(20), every: .milliseconds(100)) {
+                            try await ids().contains("mock-fast")
                         }
                         #expect(try await ids().contains("mock-fast"))
                     }

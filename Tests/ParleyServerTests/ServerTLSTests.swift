@@ -66,14 +66,11 @@ struct ServerTLSTests {
             try await leaving.value
             let events = try await staying.untilDone(timeout: .seconds(20))
             #expect(events.done?.json["status"] as? String == "complete")
-            let deadline = ContinuousClock.now + .seconds(20)
-            var saved: [String: Any] = [:]
-            while saved["status"] as? String != "complete", ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-                saved = try await api.messages(left).last ?? [:]
+            let saved = try await api.lastMessage(of: left, within: .seconds(20)) {
+                $0?["status"] as? String == "complete"
             }
-            #expect(saved["status"] as? String == "complete")
-            #expect(saved["content"] as? String == MockReply.text(model: "mock-slow", tokens: 30))
+            #expect(saved?["status"] as? String == "complete")
+            #expect(saved?["content"] as? String == MockReply.text(model: "mock-slow", tokens: 30))
             #expect(try await server.mockStats().aborted == 0)
         }
     }
@@ -124,6 +121,7 @@ struct ServerTLSTests {
             #expect(try await silent.waitUntil { $0.isClosed })
             #expect(silent.received.text.isEmpty)
             let api = try await GenerationTests.signedIn(server)
+            // Real time (the deadline is the server's own timer): 600 ms, twice it, so one left armed here would fire.
             try await Task.sleep(for: .milliseconds(600))
             // The client's connection finished its handshake long ago and is still the one it uses.
             #expect(try await api.request(.GET, "/api/conversations").status == 200)
