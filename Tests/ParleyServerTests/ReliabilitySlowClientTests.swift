@@ -64,15 +64,20 @@ struct ReliabilitySlowClientTests {
             let sampler = Task {
                 while !Task.isCancelled, let rss = ProcessMemory.residentKilobytes(of: pid) {
                     peak.withLock { $0 = max($0, rss) }
+                    // Real time: the server's memory is sampled as it runs, every 100 ms (tens of samples a reply).
                     try? await Task.sleep(for: .milliseconds(100))
                 }
             }
             defer { sampler.cancel() }
             for id in crowded { #expect(try await api.send(id, "a long one please").status == 202) }
-            try await Task.sleep(for: .milliseconds(500))
+            // The vanishing clients leave mid-stream: once every long reply streams from the mock (about 5 s each).
+            let streaming = try await server.waitForMock(timeout: .seconds(30)) { $0.open == Self.crowdedConversations }
+            #expect(streaming.open == Self.crowdedConversations, "long replies streaming: \(streaming.open)")
             for channel in vanishing { channel.close(promise: nil) }
             let loaded = try await Self.normalReplies(api, normal)
-            try await Self.waitFor(server, "parley_generations_running", toBe: 0, within: .seconds(60))
+            let running = try await server.waitForGauge(
+                "parley_generations_running", toBe: 0, within: .seconds(60), every: .milliseconds(100))
+            #expect(running == 0, "replies still running after 60 s: \(running.map(String.init) ?? "no gauge")")
             let rssLoaded = try #require(ProcessMemory.residentKilobytes(of: pid))
             for id in crowded {
                 #expect(
@@ -80,7 +85,9 @@ struct ReliabilitySlowClientTests {
                     "a stuck client held up its reply")
             }
             for channel in silent { channel.close(promise: nil) }
-            try await Self.waitFor(server, "parley_event_streams_open", toBe: 0, within: .seconds(20))
+            let open = try await server.waitForGauge(
+                "parley_event_streams_open", toBe: 0, within: .seconds(20), every: .milliseconds(100))
+            #expect(open == 0, "streams still open after 20 s: \(open.map(String.init) ?? "no gauge")")
             let rssAfter = try #require(ProcessMemory.residentKilobytes(of: pid))
             let peakKB = peak.withLock { $0 }
             print(
@@ -140,16 +147,5 @@ struct ReliabilitySlowClientTests {
             }
         }
         return channels
-    }
-
-    /// Polls a gauge of `/metrics` until it reads `value`, for at most `timeout`.
-    static func waitFor(_ server: TestServer, _ gauge: String, toBe value: Int, within timeout: Duration) async throws {
-        let deadline = ContinuousClock.now + timeout
-        var current = try await server.gauge(gauge)
-        while current != value, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(100))
-            current = try await server.gauge(gauge)
-        }
-        #expect(current == value, "\(gauge) is \(current.map(String.init) ?? "missing") after \(timeout)")
     }
 }
