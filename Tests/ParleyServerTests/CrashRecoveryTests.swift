@@ -94,6 +94,7 @@ struct CrashRecoveryTests {
             for (id, reader) in readers {
                 received[id] = try await reader.collect { $0.name == "token" }.text
             }
+            // Real time: what a kill loses is bounded by the server's own once-a-second save, which this lets run.
             try await Task.sleep(for: .milliseconds(1500))
             for (id, reader) in readers {
                 received[id, default: ""] += reader.drain().text
@@ -191,11 +192,13 @@ struct CrashRecoveryTests {
             let id = try await api.createConversation(model: "mock-slow")
             let other = try await api.createConversation(model: "mock-slow")
             let reader = try await api.events(id)
+            // A stream where no reply runs: the server ends it as its shutdown begins, once sends are refused.
+            let idle = try await api.events(other)
             #expect(try await api.send(id, "question").status == 202)
             _ = try await reader.untilTokens(2)
             process.terminate()
-            // Time for the signal to reach the server on a loaded machine; the 30 s grace keeps the reply running.
-            try await Task.sleep(for: .seconds(1))
+            // The signal has reached the server once the idle stream ends; the 30 s grace keeps the reply running.
+            _ = try await idle.untilEnd(timeout: .seconds(10))
             #expect(try await api.send(other, "too late").status == 503)
             let events = try await reader.untilDone(timeout: .seconds(15))
             #expect(events.done?.json["status"] as? String == "complete")

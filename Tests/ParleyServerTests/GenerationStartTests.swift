@@ -9,10 +9,29 @@ import Testing
 /// How a reply starts: the starter gets control back once the reply's request is on its way, and a reply whose
 /// messages are written while the server begins to shut down still ends, saved and with its `done`.
 @Suite struct GenerationStartTests {
-    /// A provider that records whether its request was made, says it was sent 100 ms later, and answers one word after
-    /// 500 ms more.
+    /// Holds a provider until the test opens it, or for at most 10 s, so that a start that wrongly waits for the
+    /// provider still returns (and fails its checks) instead of hanging.
+    final class Gate: Sendable {
+        private let isOpen = Atomic(false)
+
+        /// Lets the waiting provider go on.
+        func open() { isOpen.store(true, ordering: .releasing) }
+
+        /// Returns once the gate is opened (checked every 5 ms), after 10 s at most, or when the task is cancelled.
+        func wait() async {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !isOpen.load(ordering: .acquiring), ContinuousClock.now < deadline {
+                do { try await Task.sleep(for: .milliseconds(5)) } catch { return }
+            }
+        }
+    }
+
+    /// A provider that records whether its request was made, says it was sent 100 ms later, and answers one word once
+    /// `answer` is opened.
     final class RecordingProvider: ChatProvider {
         private let progress = Mutex((requested: false, sent: false))
+        /// Opened by the test to let the answer come.
+        let answer = Gate()
         /// Whether a request was made.
         var wasRequested: Bool { progress.withLock { $0.requested } }
         /// Whether the provider said the request was sent.
@@ -23,10 +42,12 @@ import Testing
             onChunk: @escaping @Sendable (CompletionChunk) -> Duration
         ) async throws(ProviderError) {
             progress.withLock { $0.requested = true }
+            // Real time: a start that returned before `onSent` must see `wasSent` false; 100 ms is far past noise.
             do { try await Task.sleep(for: .milliseconds(100)) } catch { throw .cancelled }
             progress.withLock { $0.sent = true }
             onSent()
-            do { try await Task.sleep(for: .milliseconds(500)) } catch { throw .cancelled }
+            await answer.wait()
+            if Task.isCancelled { throw .cancelled }
             _ = onChunk(.text("word"))
         }
     }
@@ -59,6 +80,7 @@ import Testing
         ) async throws(ProviderError) {
             stop.withLock { $0 }?()
             onSent()
+            // Real time: the answer a missed Stop would let through, 5 s on, long after a stopped reply has ended.
             do { try await Task.sleep(for: .seconds(5)) } catch { throw .cancelled }
             _ = onChunk(.text("too late"))
         }
@@ -66,9 +88,10 @@ import Testing
 
     /// An image model's provider that draws nothing until released (or 10 s have passed), then fails.
     final class HeldDrawing: ChatProvider, ImageProvider {
-        private let state = Mutex((released: false, finished: false))
+        private let held = Gate()
+        private let finished = Atomic(false)
         /// Whether the drawing has ended.
-        var hasFinished: Bool { state.withLock { $0.finished } }
+        var hasFinished: Bool { finished.load(ordering: .acquiring) }
 
         func streamCompletion(
             _ request: CompletionRequest, onSent: @escaping @Sendable () -> Void,
@@ -76,16 +99,13 @@ import Testing
         ) async throws(ProviderError) {}
 
         func generateImage(prompt: String, model: String) async throws(ProviderError) -> GeneratedImage {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while !state.withLock({ $0.released }), ContinuousClock.now < deadline {
-                do { try await Task.sleep(for: .milliseconds(5)) } catch { break }
-            }
-            state.withLock { $0.finished = true }
+            await held.wait()
+            finished.store(true, ordering: .releasing)
             throw .unreachable(detail: "nothing drawn")
         }
 
         /// Lets the drawing end.
-        func release() { state.withLock { $0.released = true } }
+        func release() { held.open() }
     }
 
     /// A provider that sends text, empty text, more text and usage, and records the read pause each chunk asks for.
@@ -172,7 +192,8 @@ import Testing
         try await Self.withManager(provider) { manager, store, conversation in
             let job = try await Self.start(manager, store, conversation, question: "hello")
             #expect(provider.wasSent)
-            #expect(manager.runningCount == 1)  // the answer comes 500 ms after the request was sent
+            #expect(manager.runningCount == 1)  // the answer waits for the gate
+            provider.answer.open()
             let saved = try await Self.savedWhenDone(manager, store, conversation, job)
             #expect(saved?.content == "word" && saved?.status == .complete)
         }

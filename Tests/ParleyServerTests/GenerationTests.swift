@@ -206,7 +206,7 @@ struct GenerationTests {
             let events = try await stream.untilDone()
             let doneID = try #require(events.done?.id)
             let startID = try #require(events.first?.id)
-            try await Task.sleep(for: .milliseconds(100))
+            // No wait: once a stream has the done, nothing runs there any more (the hub ends a reply in one step).
             let missed = try await api.events(id, lastEventID: startID)
             let recovered = try await missed.untilDone()
             // Either the rest of the kept log (every token after start) or, once the log is gone, the stored done
@@ -217,8 +217,9 @@ struct GenerationTests {
             #expect(recovered.done?.json["message_id"] as? Int == assistant)
             #expect(recovered.done?.json["status"] as? String == "complete")
             let upToDate = try await api.events(id, lastEventID: doneID)
-            try await Task.sleep(for: .seconds(1.2))
-            #expect(try await upToDate.waitForComments(1))
+            // Two heartbeats (500 ms apart in tests): whatever the stream sends on connecting or on its first wake-up is
+            // in by the second.
+            #expect(try await upToDate.waitForComments(2))
             let nothing = try? await upToDate.collect(timeout: .milliseconds(10)) { _ in true }
             #expect(nothing == nil)
         }

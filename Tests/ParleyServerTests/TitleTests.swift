@@ -47,6 +47,7 @@ struct TitleTests {
             let before = try await server.mockStats().requests
             #expect(try await api.send(id, "And of Spain?").status == 202)
             _ = try await reader.untilDone()
+            // Real time: a title request not made has no event; one made at the done would reach the mock in 300 ms.
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await server.mockStats().requests == before + 1)
         }
@@ -120,11 +121,14 @@ struct TitleTests {
             #expect(try await Self.title(api, renamed) == "My own name")
 
             // mock-429 refuses every other request: the reply's retry succeeds, the title request is refused.
+            let before = try await server.mockStats().requests
             let failing = try await api.createConversation(model: "mock-429")
             let failingReader = try await api.events(failing)
             #expect(try await api.send(failing, "second question here").status == 202)
             _ = try await failingReader.untilDone(timeout: .seconds(20))
-            try await Task.sleep(for: .milliseconds(300))
+            // The reply's two requests, then the title's, answered (refused) by the mock.
+            let asked = try await server.waitForMock { $0.requests == before + 3 && $0.open == 0 }
+            #expect(asked.requests == before + 3)
             #expect(try await Self.title(api, failing) == "second question here")
         }
     }

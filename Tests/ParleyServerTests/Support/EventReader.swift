@@ -117,6 +117,11 @@ final class EventReader: Sendable {
     func untilDone(timeout: Duration = .seconds(15)) async throws -> [ReceivedEvent] {
         try await collect(timeout: timeout) { $0.name == "done" }
     }
+
+    /// Takes events until the server ends the stream.
+    func untilEnd(timeout: Duration = .seconds(15)) async throws -> [ReceivedEvent] {
+        try await collect(timeout: timeout) { _ in false }
+    }
 }
 
 extension Array where Element == ReceivedEvent {
