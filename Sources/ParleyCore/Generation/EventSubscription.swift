@@ -66,7 +66,7 @@ public struct EventSubscription: Sendable {
             return title.isEmpty ? nil : .frames(title, finishing: nil)
         }
         lastTaken = running.flatMap { reply in events.entries.last.map { (reply, Int64($0.sequence)) } }
-        return .frames(title + events.frames(), finishing: running == nil ? current : nil)
+        return .frames(events.frames() + title, finishing: running == nil ? current : nil)
     }
 }
 
