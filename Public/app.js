@@ -6,9 +6,10 @@
 (function () {
   const csrf = document.querySelector('meta[name="csrf-token"]')?.content ?? "";
 
-  // The conversation list is grouped by day in the reader's time zone: tell the server which it is.
+  // The conversation list is grouped by day in the reader's time zone: tell the server which it is, unless a zone
+  // was chosen in Settings already.
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  if (zone && /^[A-Za-z0-9_+\/-]+$/.test(zone) && !document.cookie.split("; ").includes("parley_tz=" + zone)) {
+  if (zone && /^[A-Za-z0-9_+\/-]+$/.test(zone) && !document.cookie.split("; ").some((c) => c.startsWith("parley_tz="))) {
     document.cookie = "parley_tz=" + zone + "; path=/; max-age=31536000; samesite=lax" +
       (location.protocol === "https:" ? "; secure" : "");
   }

@@ -63,4 +63,24 @@ struct ConversationGroupsTests {
             }
         }
     }
+
+    @Test("Settings keeps a chosen time zone in the browser's cookie; a name that is no zone is refused with 422")
+    func timeZoneSetting() async throws {
+        try await withTestServer(mockTokens: 3) { server in
+            var browser = server.browser()
+            _ = try await browser.signUp("user@example.com")
+            // Without a choice, UTC (which Foundation on Linux names GMT).
+            let initial = try await browser.get("/settings").body
+            #expect(
+                initial.contains(#"<option value="GMT" selected>"#)
+                    || initial.contains(#"<option value="UTC" selected>"#))
+            let chosen = try await browser.post("/settings/time-zone", form: ["zone": "Asia/Tokyo"])
+            #expect(chosen.status == 303 && browser.cookies["parley_tz"] == "Asia/Tokyo")
+            #expect(try await browser.get("/settings").body.contains(#"<option value="Asia/Tokyo" selected>"#))
+            let refused = try await browser.post("/settings/time-zone", form: ["zone": "Mars/Olympus"])
+            #expect(refused.status == 422 && browser.cookies["parley_tz"] == "Asia/Tokyo")
+            var anonymous = server.browser()
+            #expect(try await anonymous.post("/settings/time-zone", form: ["zone": "UTC"]).status != 303)
+        }
+    }
 }

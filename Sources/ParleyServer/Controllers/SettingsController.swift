@@ -13,9 +13,10 @@ struct SettingsController {
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("/settings") { request, context in
-            try await page(context, imported: request.uri.queryParameters["imported"].flatMap { Int($0) })
+            try await page(request, context, imported: request.uri.queryParameters["imported"].flatMap { Int($0) })
         }
         router.post("/settings/import") { request, context in try await importFile(request, context) }
+        router.post("/settings/time-zone") { request, context in try await setTimeZone(request, context) }
         router.post("/settings/delete-account") { request, context in try await deleteAccount(request, context) }
     }
 
@@ -26,13 +27,15 @@ struct SettingsController {
     }
 
     private func page(
-        _ context: AppRequestContext, imported: Int? = nil, error: String? = nil,
+        _ request: Request, _ context: AppRequestContext, imported: Int? = nil, error: String? = nil,
         status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let user = try context.requireUser()
         let budget = try await chat.budgetStatus(userID: user.id)
+        let zone = ConversationGroups.timeZone(of: request).identifier
         var values: [String: Any] = [
             "max_import_megabytes": ImportReader.maxBytes / (1024 * 1024), "usage": BudgetNotice.values(budget),
+            "time_zones": TimeZone.knownTimeZoneIdentifiers.sorted().map { ["id": $0, "selected": $0 == zone] },
         ]
         values["error"] = error
         values["imported"] = imported.map { ["count": $0, "plural": $0 != 1] }
@@ -59,6 +62,25 @@ struct SettingsController {
         return try .json(ImportResult(imported: imported.count, conversationIds: imported.map(\.id)), status: .created)
     }
 
+    /// The time-zone form: which zone dates and the conversation list's days are counted in, kept in this browser.
+    struct TimeZoneForm: Decodable {
+        var zone: String?
+    }
+
+    /// Keeps the chosen time zone in this browser's `parley_tz` cookie (what the page's script sets by itself); 422 for
+    /// a name that is no time zone.
+    private func setTimeZone(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        _ = try context.requireUser()
+        let form = try await request.decode(as: TimeZoneForm.self, context: context)
+        guard let zone = form.zone.flatMap(TimeZone.init(identifier:)) else {
+            return try await page(
+                request, context, error: "Choose a time zone from the list.", status: .unprocessableContent)
+        }
+        var response = Response.seeOther("/settings")
+        response.setCookie(ConversationGroups.timeZoneCookie(zone, secure: context.usesSecureCookies))
+        return response
+    }
+
     /// Deletes the account and everything of it once the current password is confirmed, then signs out.
     private func deleteAccount(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
@@ -75,7 +97,8 @@ struct SettingsController {
             confirmed = false
         }
         guard confirmed else {
-            return try await page(context, error: "That is not your password; nothing was deleted.", status: .forbidden)
+            return try await page(
+                request, context, error: "That is not your password; nothing was deleted.", status: .forbidden)
         }
         try await chat.deleteAccount(userID: user.id, accounts: accounts)
         return AuthController.signedOut(context, csrf: csrf)

@@ -8,9 +8,19 @@ enum ConversationGroups {
     /// The cookie in which the browser's script leaves its IANA time zone; without it the list is grouped in UTC.
     static let timeZoneCookie = "parley_tz"
 
+    /// The zone of a reader who named none.
+    static let utc = TimeZone(identifier: "UTC") ?? .gmt
+
     /// The reader's time zone: the cookie's, when it names one, else UTC.
     static func timeZone(of request: Request) -> TimeZone {
-        request.cookies[timeZoneCookie].flatMap { TimeZone(identifier: $0.value) } ?? .gmt
+        request.cookies[timeZoneCookie].flatMap { TimeZone(identifier: $0.value) } ?? utc
+    }
+
+    /// The cookie that keeps `zone` for a year (readable by the page's script, which sets it when it is missing).
+    static func timeZoneCookie(_ zone: TimeZone, secure: Bool) -> Cookie {
+        Cookie(
+            name: timeZoneCookie, value: zone.identifier, maxAge: 365 * 24 * 3600, path: "/", secure: secure,
+            httpOnly: false, sameSite: .lax)
     }
 
     /// `conversations` (newest activity first, pinned ones before the rest) as sections for the templates: each has a
