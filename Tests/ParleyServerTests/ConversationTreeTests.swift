@@ -197,6 +197,12 @@ struct ConversationTreeTests {
             let reader = try await api.events(id, lastEventID: "\(running)0000000")
             _ = try await reader.untilTokens(1)
 
+            // Only one reply runs in a conversation: an edit or a regeneration meanwhile is refused as a send is.
+            let edit = try await api.request(
+                .POST, "/api/conversations/\(id)/messages", json: ["content": "third version", "edit_of": first])
+            #expect(edit.status == 409)
+            #expect(try await api.request(.POST, "/api/conversations/\(id)/regenerate", json: [:]).status == 409)
+            #expect(try await api.branch(id, all: true).count == 4)
             #expect(
                 try await api.request(.PUT, "/api/conversations/\(id)/current", json: ["message_id": first]).status
                     == 200)
