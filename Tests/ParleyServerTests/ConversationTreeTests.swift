@@ -159,6 +159,38 @@ struct ConversationTreeTests {
         }
     }
 
+    @Test("an imported tree with hostile links (itself, a later message, no such message) imports each as a root")
+    func hostileTreeImport() async throws {
+        try await withTestServer(mockTokens: 3) { server in
+            let (_, api) = try await server.signUp("user@example.com")
+            func message(_ id: Int, _ parent: Int?, _ role: String) -> String {
+                let link = parent.map { #""parent_id":\#($0),"# } ?? ""
+                return #"{"id":\#(id),\#(link)"role":"\#(role)","content":"m\#(id)","status":"complete","model":"m","#
+                    + #""created_at":"2025-01-01T00:00:00Z","usage":{"prompt_tokens":0,"completion_tokens":0,"#
+                    + #""cost_usd":0,"estimated":false},"attachments":[]}"#
+            }
+            let messages = [
+                message(1, nil, "user"), message(2, 1, "assistant"), message(3, 3, "user"), message(4, 9, "assistant"),
+                message(5, 404, "user"), message(6, 2, "user"),
+            ]
+            let file =
+                #"{"format":"parley-export","version":1,"exported_at":"2025-01-01T00:00:00Z","conversations":["#
+                + #"{"conversation":{"id":1,"title":"T","model":"m","system_prompt":"","created_at":"2025-01-01T00:00:00Z","#
+                + #""updated_at":"2025-01-01T00:00:00Z","pinned":false,"archived":false,"current_leaf_id":6},"#
+                + #""messages":["# + messages.joined(separator: ",") + "]}]}"
+            let imported = try await api.post("/settings/import", body: file)
+            #expect(imported.status == 201)
+            let id = Int64(try #require((try imported.json()["conversation_ids"] as? [Int])?.first))
+            #expect(try await api.branch(id).compactMap { $0["content"] as? String } == ["m1", "m2", "m6"])
+            let all = try await api.branch(id, all: true)
+            #expect(all.count == 6)
+            #expect(
+                all.filter { $0["parent_id"] == nil }.compactMap { $0["content"] as? String } == [
+                    "m1", "m3", "m4", "m5",
+                ])
+        }
+    }
+
     @Test("a search hit in another branch opens that branch, which becomes current")
     func searchHitOpensItsBranch() async throws {
         try await withTestServer(mockTokens: 3) { server in
