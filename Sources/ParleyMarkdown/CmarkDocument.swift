@@ -28,25 +28,35 @@ final class CmarkDocument {
 
     private let parser: OpaquePointer
     private let root: OpaquePointer
+    /// The math extension attached to `parser`; released after it.
+    private let math: MathExtension
     /// The document's top-level blocks in source order.
     let blocks: [Block]
 
-    /// Parses the concatenation of `parts` (UTF-8) as one document and applies `LinkPolicy` to every link and image.
+    /// Parses the concatenation of `parts` (UTF-8) as one document, with formulas, and applies `LinkPolicy` to every
+    /// link and image.
     init(_ parts: [UInt8]...) {
         _ = Self.extensionsRegistered
+        let math = MathExtension()
+        var hasMarkers = false
         (parser, root) = Self.parseLock.withLock {
             let parser: OpaquePointer = cmark_parser_new(Self.options)
             for name in Self.extensionNames {
                 cmark_parser_attach_syntax_extension(parser, cmark_find_syntax_extension(name))
             }
+            cmark_parser_attach_syntax_extension(parser, math.pointer)
             for part in parts where !part.isEmpty {
-                part.withUnsafeBufferPointer { buffer in
+                let marked = EscapedMathDelimiters.marking(part) ?? part
+                hasMarkers = hasMarkers || marked.contains(EscapedMathDelimiters.markerPrefix[0])
+                marked.withUnsafeBufferPointer { buffer in
                     buffer.withMemoryRebound(to: CChar.self) { cmark_parser_feed(parser, $0.baseAddress, $0.count) }
                 }
             }
             return (parser, cmark_parser_finish(parser))
         }
+        self.math = math
         blocks = Self.topLevelBlocks(of: root)
+        if hasMarkers { restoreEscapedBrackets() }
         applyLinkPolicy()
     }
 
@@ -125,6 +135,37 @@ final class CmarkDocument {
             }
         }
         return label.text
+    }
+
+    /// Gives back the escaped brackets that did not become math (see `EscapedMathDelimiters`): bare in text, link
+    /// URLs and titles and info strings, where cmark resolves escapes, and with their backslash in code.
+    private func restoreEscapedBrackets() {
+        forEachNode(under: root) { node in
+            switch cmark_node_get_type(node) {
+            case CMARK_NODE_TEXT:
+                Self.restore(cmark_node_get_literal(node), keepingBackslash: false) { cmark_node_set_literal(node, $0) }
+            case CMARK_NODE_CODE, CMARK_NODE_CODE_BLOCK:
+                Self.restore(cmark_node_get_literal(node), keepingBackslash: true) { cmark_node_set_literal(node, $0) }
+                Self.restore(cmark_node_get_fence_info(node), keepingBackslash: false) {
+                    cmark_node_set_fence_info(node, $0)
+                }
+            case CMARK_NODE_LINK, CMARK_NODE_IMAGE:
+                Self.restore(cmark_node_get_url(node), keepingBackslash: false) { cmark_node_set_url(node, $0) }
+                Self.restore(cmark_node_get_title(node), keepingBackslash: false) { cmark_node_set_title(node, $0) }
+            default:
+                break
+            }
+        }
+    }
+
+    /// Calls `set` with `text` restored when it holds a marker.
+    private static func restore(
+        _ text: UnsafePointer<CChar>?, keepingBackslash: Bool, set: (String) -> Void
+    ) {
+        guard let text, EscapedMathDelimiters.isMarked(text) else { return }
+        let bytes = UnsafeBufferPointer(
+            start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self), count: strlen(text))
+        set(String(decoding: EscapedMathDelimiters.restoring(bytes, keepingBackslash: keepingBackslash), as: UTF8.self))
     }
 
     /// Blanks the URL of every link and image that `LinkPolicy` rejects (cmark renders it as `href=""`/`src=""`).

@@ -184,6 +184,46 @@ enum MarkdownCorpus {
         // an unclosed fence swallows the rest
         console.log("still code")
         """,
+        #"The energy is $E = mc^2$, and the mean is $\bar x = \frac{1}{n}\sum_i x_i$ for *all* $x_i$."#,
+        """
+        The roots are
+        $$
+        x_{1,2} = \\frac{-b \\pm \\sqrt{b^2 - 4ac}}{2a}
+        $$
+        for every $a \\ne 0$.
+        """,
+        #"""
+        With brackets: \(a_1 * b_2\) inline and
+        \[
+        \int_0^\infty e^{-x^2}\,dx = \frac{\sqrt{\pi}}{2}
+        \]
+        """#,
+        "It costs $5 and $10, or US$15; a lone $ stays, and \\$x\\$ is escaped.",
+        #"Code keeps its signs: `$HOME`, `\(x\)` and `$$`."#,
+        """
+        $$
+        \\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}
+        """,
+        """
+        ```python
+        def mean(xs: list[float]) -> float:
+            \"\"\"Average of $xs$, not math.\"\"\"
+            return sum(xs) / len(xs)  # $5
+        ```
+        """,
+        """
+        ```rust
+        fn main() {
+            let s = "a \\(b\\) c";
+            println!("{s}");
+        }
+        ```
+        """,
+        """
+        ```math
+        \\nabla \\cdot \\vec{E} = \\frac{\\rho}{\\varepsilon_0}
+        ```
+        """,
     ]
 
     /// Whole hand-written replies.
