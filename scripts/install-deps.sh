@@ -5,7 +5,9 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-packages=(libsqlite3-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libvips42 zlib1g-dev pkg-config)
+# libjs-katex typesets formulas in the browser: Public/katex links to its files (without it, formulas show as TeX).
+packages=(libsqlite3-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libvips42 zlib1g-dev pkg-config
+          libjs-katex)
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(sqlite3 curl openssl libvips-tools chromium chromium-driver python3-pytest python3-selenium python3-venv
              nginx)

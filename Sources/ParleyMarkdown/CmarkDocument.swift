@@ -94,8 +94,10 @@ final class CmarkDocument {
             return ""
         }
         defer { free(html) }
-        guard strstr(html, TaskItemLabel.checkbox) != nil else { return String(cString: html) }
-        return TaskItemLabel.naming(checkboxesIn: html, labels: taskItemLabels(under: node))
+        let named =
+            strstr(html, TaskItemLabel.checkbox) != nil
+            ? TaskItemLabel.naming(checkboxesIn: html, labels: taskItemLabels(under: node)) : String(cString: html)
+        return strstr(html, CodeBlockHTML.opening) != nil ? CodeBlockHTML.rewriting(named) : named
     }
 
     /// The accessible names of the task list items under `node` (itself included), in document order.

@@ -49,6 +49,7 @@ public struct DemoProvider: ChatProvider {
             - Replies stream token by token, rendered block by block.
             - Press **Stop** to end a reply; the partial text is kept.
             - Reload the page: the reply picks up where it was.
+            - Formulas are typeset: the mean is $\\bar x = \\frac{1}{n}\\sum_{i=1}^{n} x_i$.
 
             | Setting | Purpose |
             | --- | --- |

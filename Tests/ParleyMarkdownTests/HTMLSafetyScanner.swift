@@ -1,9 +1,9 @@
 /// Scans rendered HTML for anything that could run script: unexpected tags, event handlers, dangerous URLs.
 enum HTMLSafetyScanner {
-    /// The tags cmark-gfm's HTML renderer produces.
+    /// The tags cmark-gfm's HTML renderer produces, and the highlighter's `span`.
     private static let allowedTags: Set<String> = [
         "p", "a", "img", "em", "strong", "del", "code", "pre", "blockquote", "ul", "ol", "li", "hr", "br",
-        "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "input",
+        "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "input", "span",
     ]
     private static let allowedAttributes: Set<String> = [
         "href", "src", "alt", "title", "class", "align", "type", "checked", "disabled", "start", "aria-label",

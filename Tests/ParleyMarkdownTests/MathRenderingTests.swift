@@ -81,6 +81,20 @@ import Testing
         #expect(closed.append + (closed.tail ?? "") == "<p>$$\na_b</p>\n<p>more\n$$</p>\n<p>After.</p>\n")
     }
 
+    /// Random texts made of formula delimiters, markdown punctuation and line breaks, streamed in random pieces.
+    @Test(arguments: 0..<200)
+    func randomFormulaTextsStreamToTheOneShotRender(seed: Int) {
+        let alphabet = [
+            "$", "$$", "\\(", "\\)", "\\[", "\\]", "\\", "`", "_", "*", "a", "5", " ", "\n", "\n\n", "- ", "> ",
+            "```\n", "    ",
+        ]
+        var random = SplitMix64(seed: UInt64(seed) &+ 0xD011A5)
+        let text = (0..<Int.random(in: 5...60, using: &random)).map { _ in alphabet.randomElement(using: &random)! }
+            .joined()
+        StreamingHarness.stream(Chunkings.characters(text))
+        StreamingHarness.stream(Chunkings.randomSizes(text, using: &random))
+    }
+
     @Test func paragraphsOfOpenersAreReadInLinearTime() {
         let hostile = [
             String(repeating: "$a ", count: 30_000), String(repeating: "$$a ", count: 30_000),

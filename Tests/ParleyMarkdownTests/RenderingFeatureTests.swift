@@ -50,10 +50,23 @@ import Testing
                 """)
     }
 
-    @Test func fencedCodeWithLanguageClass() {
+    @Test func fencedCodeWithLanguageClassIsHighlighted() {
         #expect(
             MarkdownRenderer.html("```swift\nlet x = [1] < 2\n```\n")
-                == "<pre><code class=\"language-swift\">let x = [1] &lt; 2\n</code></pre>\n")
+                == "<pre><code class=\"language-swift\"><span class=\"hl-keyword\">let</span> x = [<span"
+                + " class=\"hl-number\">1</span>] &lt; <span class=\"hl-number\">2</span>\n</code></pre>\n")
+    }
+
+    @Test func codeInALanguageNoOneKnowsStaysAsCmarkWroteIt() {
+        #expect(
+            MarkdownRenderer.html("```klingon\nqapla' < 2\n```\n")
+                == "<pre><code class=\"language-klingon\">qapla' &lt; 2\n</code></pre>\n")
+    }
+
+    @Test func aMathBlockIsADisplayedFormula() {
+        #expect(
+            MarkdownRenderer.html("```math\na_1 < b^*\n```\n")
+                == "<pre><code class=\"math math-display\">a_1 &lt; b^*\n</code></pre>\n")
     }
 
     @Test func rawHTMLIsOmittedAndTextEscaped() {

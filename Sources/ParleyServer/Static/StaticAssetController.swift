@@ -8,8 +8,8 @@ struct StaticAssetController {
 
     /// Adds the routes (outside authentication: these files are the same for everyone).
     func addRoutes(to router: Router<AppRequestContext>) {
-        router.get("/static/{name}") { request, context in
-            let name = try context.parameters.require("name")
+        router.get("/static/**") { request, context in
+            let name = context.parameters.getCatchAll().joined(separator: "/")
             guard let asset = assets.asset(named: name) else { throw HTTPError(.notFound) }
             let cache = assets.isFingerprinted(name) ? "public, max-age=31536000, immutable" : "no-cache"
             return response(asset, cacheControl: cache, request: request)

@@ -21,16 +21,12 @@ public struct StaticAssets: Sendable {
     /// For templates: each asset's key (see the type's comment) and its fingerprinted URL.
     public let urls: [String: String]
 
-    /// Reads every regular file directly inside `directory` (hidden files excepted).
+    /// Reads every regular file inside `directory` and its folders (hidden files excepted, symbolic links followed, a
+    /// dangling one skipped): `katex/katex.min.js` is served as `/static/katex/katex.min.<hash>.js`.
     public init(directory: String) throws {
         var byName: [String: Asset] = [:], urls: [String: String] = [:]
-        for fileName in try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-        where !fileName.hasPrefix(".") {
+        for fileName in try Self.files(in: directory) {
             let path = directory + "/" + fileName
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-                continue
-            }
             let asset = try Self.load(fileName: fileName, data: try Data(contentsOf: URL(fileURLWithPath: path)))
             byName[fileName] = asset
             byName[String(asset.url.dropFirst("/static/".count))] = asset
@@ -40,7 +36,22 @@ public struct StaticAssets: Sendable {
         self.urls = urls
     }
 
-    /// The asset a request for `/static/{name}` means, plain or fingerprinted.
+    /// The paths, relative to `directory`, of the regular files inside it and its folders, sorted.
+    private static func files(in directory: String, under prefix: String = "") throws -> [String] {
+        var files: [String] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory + "/" + prefix).sorted()
+        where !name.hasPrefix(".") {
+            let relative = prefix + name
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory + "/" + relative, isDirectory: &isDirectory) else {
+                continue
+            }
+            files += isDirectory.boolValue ? try Self.files(in: directory, under: relative + "/") : [relative]
+        }
+        return files
+    }
+
+    /// The asset a request for `/static/{name}` means (`name` may hold folders), plain or fingerprinted.
     func asset(named name: String) -> Asset? { byName[name] }
 
     /// Whether `name` is the fingerprinted name of its asset (so it never changes and may be cached for good).
