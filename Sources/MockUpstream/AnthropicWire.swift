@@ -2,8 +2,13 @@ import Hummingbird
 import ParleyCore
 import ParleyJSON
 
-/// The Anthropic Messages format (`POST /v1/messages`).
+/// The Anthropic Messages format (`POST /v1/messages`). A reply that reasons opens with a `thinking` block (its text in
+/// `thinking_delta`s, then a `signature_delta`) and a `redacted_thinking` block, then its text block; the thinking is
+/// counted in `output_tokens`, with no count of its own.
 struct AnthropicWire: WireFormat {
+    /// The signature Anthropic sends at the end of a thinking block (opaque; a client sends it back with the block).
+    private static let signature = "bW9jay1zaWduYXR1cmU="
+
     func chatRequest(body: ChatRequestBody, request: Request, context: BasicRequestContext) throws(MockError)
         -> ChatRequest
     {
@@ -21,32 +26,55 @@ struct AnthropicWire: WireFormat {
         let message =
             #"{"id":"msg_mock","type":"message","role":"assistant","model":\#(JSONText.quoted(chat.model)),"#
             + #""content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":\#(chat.promptTokens),"output_tokens":1}}"#
-        return event("message_start", #"{"type":"message_start","message":\#(message)}"#)
-            + event(
-                "content_block_start",
-                #"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#)
+        let first =
+            chat.reasoningTokens > 0
+            ? blockStart(0, #"{"type":"thinking","thinking":"","signature":""}"#) : textBlockStart(chat)
+        return event("message_start", #"{"type":"message_start","message":\#(message)}"#) + first
             + event("ping", #"{"type":"ping"}"#)
     }
 
-    func token(_ text: String, index: Int, chat: ChatRequest) -> String {
+    func reasoning(_ text: String, index: Int, chat: ChatRequest) -> String {
         event(
             "content_block_delta",
-            #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":\#(JSONText.quoted(text))}}"#)
+            #"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":\#(JSONText.quoted(text))}}"#
+        )
+    }
+
+    func token(_ text: String, index: Int, chat: ChatRequest) -> String {
+        // After the reasoning, the thinking block is signed and closed, and a redacted one comes before the text.
+        let opening =
+            index == 0 && chat.reasoningTokens > 0
+            ? event(
+                "content_block_delta",
+                #"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"\#(Self.signature)"}}"#
+            ) + blockStop(0) + blockStart(1, #"{"type":"redacted_thinking","data":"\#(Self.signature)"}"#)
+                + blockStop(1) + textBlockStart(chat)
+            : ""
+        return opening
+            + event(
+                "content_block_delta",
+                #"{"type":"content_block_delta","index":\#(textIndex(chat)),"delta":{"type":"text_delta","text":\#(JSONText.quoted(text))}}"#
+            )
     }
 
     func finale(_ chat: ChatRequest, completionTokens: Int) -> String {
-        event("content_block_stop", #"{"type":"content_block_stop","index":0}"#)
+        blockStop(textIndex(chat))
             + event(
                 "message_delta",
                 #"{"type":"message_delta","delta":{"stop_reason":"\#(chat.endsAtLimit ? "max_tokens" : "end_turn")","#
-                    + #""stop_sequence":null},"usage":{"output_tokens":\#(completionTokens)}}"#)
+                    + #""stop_sequence":null},"usage":{"output_tokens":\#(completionTokens + chat.reasoningTokens)}}"#)
             + event("message_stop", #"{"type":"message_stop"}"#)
     }
 
-    func completeBody(_ text: String, chat: ChatRequest, completionTokens: Int) -> String {
-        #"{"id":"msg_mock","type":"message","role":"assistant","model":\#(JSONText.quoted(chat.model)),"#
-            + #""content":[{"type":"text","text":\#(JSONText.quoted(text))}],"stop_reason":"end_turn","stop_sequence":null,"#
-            + #""usage":{"input_tokens":\#(chat.promptTokens),"output_tokens":\#(completionTokens)}}"#
+    func completeBody(_ text: String, reasoning: String, chat: ChatRequest, completionTokens: Int) -> String {
+        let thinking =
+            reasoning.isEmpty
+            ? ""
+            : #"{"type":"thinking","thinking":\#(JSONText.quoted(reasoning)),"signature":"\#(Self.signature)"},"#
+        return #"{"id":"msg_mock","type":"message","role":"assistant","model":\#(JSONText.quoted(chat.model)),"#
+            + #""content":[\#(thinking){"type":"text","text":\#(JSONText.quoted(text))}],"stop_reason":"end_turn","#
+            + #""stop_sequence":null,"usage":{"input_tokens":\#(chat.promptTokens),"#
+            + #""output_tokens":\#(completionTokens + chat.reasoningTokens)}}"#
     }
 
     func errorBody(_ error: MockError) -> (status: HTTPResponse.Status, body: String) {
@@ -60,6 +88,27 @@ struct AnthropicWire: WireFormat {
             case .contextTooLong: (.badRequest, "invalid_request_error")
             }
         return (status, #"{"type":"error","error":{"type":"\#(type)","message":\#(JSONText.quoted(error.message))}}"#)
+    }
+
+    /// The index of the text block: after the thinking and redacted thinking blocks of a reply that reasons.
+    private func textIndex(_ chat: ChatRequest) -> Int {
+        chat.reasoningTokens > 0 ? 2 : 0
+    }
+
+    /// The `content_block_start` of the text block.
+    private func textBlockStart(_ chat: ChatRequest) -> String {
+        blockStart(textIndex(chat), #"{"type":"text","text":""}"#)
+    }
+
+    /// A `content_block_start` event of the block `block` (JSON) at `index`.
+    private func blockStart(_ index: Int, _ block: String) -> String {
+        event(
+            "content_block_start", #"{"type":"content_block_start","index":\#(index),"content_block":\#(block)}"#)
+    }
+
+    /// A `content_block_stop` event of the block at `index`.
+    private func blockStop(_ index: Int) -> String {
+        event("content_block_stop", #"{"type":"content_block_stop","index":\#(index)}"#)
     }
 
     /// One server-sent event named `name` with JSON `data`.

@@ -37,6 +37,7 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
                 throw error
             }
             let script = fault.script(model: chat.model, configuration: configuration)
+            chat.reasoningTokens = script.reasoning.count
             guard chat.stream else { return await completeResponse(chat, script: script) }
             let stream = MockStream(script: script, wire: wire, chat: chat, stats: stats, pacer: pacer)
             var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
@@ -53,8 +54,10 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
     /// The whole reply as one JSON body.
     private func completeResponse(_ chat: ChatRequest, script: StreamScript) async -> Response {
         await stats.answered()
-        let text = script.chunks.joined()
-        return MockUpstream.json(wire.completeBody(text, chat: chat, completionTokens: script.chunks.count))
+        let body = wire.completeBody(
+            script.chunks.joined(), reasoning: script.reasoning.joined(), chat: chat,
+            completionTokens: script.chunks.count)
+        return MockUpstream.json(body)
     }
 
     /// The vendor-shaped error response, with `Retry-After: 1` on 429.

@@ -13,6 +13,8 @@ struct ChatRequest: Sendable {
     var created: Int
     /// Whether the reply ends as cut at the output limit (`mock-length`) rather than finished.
     var endsAtLimit = false
+    /// How many reasoning tokens the reply streams before its answer (`mock-think`).
+    var reasoningTokens = 0
 
     /// Describes a request arriving now.
     init(model: String, stream: Bool, includeUsage: Bool, apiKey: String?, promptTokens: Int) {

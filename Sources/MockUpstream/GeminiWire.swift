@@ -2,7 +2,8 @@ import Hummingbird
 import ParleyCore
 import ParleyJSON
 
-/// The Gemini `generateContent` / `streamGenerateContent` format (`POST /v1beta/models/{model}:{action}`).
+/// The Gemini `generateContent` / `streamGenerateContent` format (`POST /v1beta/models/{model}:{action}`). Reasoning
+/// comes in parts marked `"thought": true`, and is counted in `thoughtsTokenCount`, apart from `candidatesTokenCount`.
 struct GeminiWire: WireFormat {
     func chatRequest(body: ChatRequestBody, request: Request, context: BasicRequestContext) throws(MockError)
         -> ChatRequest
@@ -23,21 +24,27 @@ struct GeminiWire: WireFormat {
 
     func prelude(_ chat: ChatRequest) -> String { "" }
 
+    func reasoning(_ text: String, index: Int, chat: ChatRequest) -> String {
+        "data: " + response(chat, parts: thought(text), finishReason: "", usage: promptUsage(chat)) + "\n\n"
+    }
+
     func token(_ text: String, index: Int, chat: ChatRequest) -> String {
-        let usage = #"{"promptTokenCount":\#(chat.promptTokens),"totalTokenCount":\#(chat.promptTokens)}"#
-        return "data: " + response(chat, text: text, finishReason: "", usage: usage) + "\n\n"
+        "data: " + response(chat, parts: part(text), finishReason: "", usage: promptUsage(chat)) + "\n\n"
     }
 
     func finale(_ chat: ChatRequest, completionTokens: Int) -> String {
         let reason = chat.endsAtLimit ? "MAX_TOKENS" : "STOP"
         return "data: "
             + response(
-                chat, text: "", finishReason: #""finishReason":"\#(reason)","#, usage: usage(chat, completionTokens))
+                chat, parts: part(""), finishReason: #""finishReason":"\#(reason)","#,
+                usage: usage(chat, completionTokens))
             + "\n\n"
     }
 
-    func completeBody(_ text: String, chat: ChatRequest, completionTokens: Int) -> String {
-        response(chat, text: text, finishReason: #""finishReason":"STOP","#, usage: usage(chat, completionTokens))
+    func completeBody(_ text: String, reasoning: String, chat: ChatRequest, completionTokens: Int) -> String {
+        let parts = reasoning.isEmpty ? part(text) : thought(reasoning) + "," + part(text)
+        return response(
+            chat, parts: parts, finishReason: #""finishReason":"STOP","#, usage: usage(chat, completionTokens))
     }
 
     func errorBody(_ error: MockError) -> (status: HTTPResponse.Status, body: String) {
@@ -56,14 +63,34 @@ struct GeminiWire: WireFormat {
         )
     }
 
-    /// One `GenerateContentResponse` object; `finishReason` is empty or a `"finishReason":…,` member.
-    private func response(_ chat: ChatRequest, text: String, finishReason: String, usage: String) -> String {
-        #"{"candidates":[{"content":{"parts":[{"text":\#(JSONText.quoted(text))}],"role":"model"},\#(finishReason)"index":0}],"#
+    /// One `GenerateContentResponse` object with `parts` (JSON objects, comma-separated); `finishReason` is empty or
+    /// a `"finishReason":…,` member.
+    private func response(_ chat: ChatRequest, parts: String, finishReason: String, usage: String) -> String {
+        #"{"candidates":[{"content":{"parts":[\#(parts)],"role":"model"},\#(finishReason)"index":0}],"#
             + #""usageMetadata":\#(usage),"modelVersion":\#(JSONText.quoted(chat.model))}"#
     }
 
-    /// The final `usageMetadata` for a reply of `completionTokens` tokens.
+    /// A text part.
+    private func part(_ text: String) -> String {
+        #"{"text":\#(JSONText.quoted(text))}"#
+    }
+
+    /// A part of the model's reasoning (a thought).
+    private func thought(_ text: String) -> String {
+        #"{"text":\#(JSONText.quoted(text)),"thought":true}"#
+    }
+
+    /// The `usageMetadata` of a chunk before the last: the prompt's count only.
+    private func promptUsage(_ chat: ChatRequest) -> String {
+        #"{"promptTokenCount":\#(chat.promptTokens),"totalTokenCount":\#(chat.promptTokens)}"#
+    }
+
+    /// The final `usageMetadata` for a reply of `completionTokens` answer tokens: its reasoning tokens are counted
+    /// apart, in `thoughtsTokenCount`, when there are any.
     private func usage(_ chat: ChatRequest, _ completionTokens: Int) -> String {
-        #"{"promptTokenCount":\#(chat.promptTokens),"candidatesTokenCount":\#(completionTokens),"totalTokenCount":\#(chat.promptTokens + completionTokens)}"#
+        let thoughts = chat.reasoningTokens == 0 ? "" : #""thoughtsTokenCount":\#(chat.reasoningTokens),"#
+        let total = chat.promptTokens + completionTokens + chat.reasoningTokens
+        return
+            #"{"promptTokenCount":\#(chat.promptTokens),"candidatesTokenCount":\#(completionTokens),\#(thoughts)"totalTokenCount":\#(total)}"#
     }
 }

@@ -20,6 +20,12 @@ enum MockFault: String, CaseIterable, Sendable {
     case window = "mock-window"
     /// Ends the reply as cut at its output limit (`finish_reason: "length"`, `max_tokens`, `MAX_TOKENS`).
     case length = "mock-length"
+    /// Streams reasoning, then the answer, in each vendor's own form (OpenAI-compatible `reasoning_content`, Anthropic
+    /// thinking blocks, Gemini thought parts), with usage that counts the reasoning tokens as each vendor does.
+    case think = "mock-think"
+    /// Streams its reasoning inside a leading `<think>…</think>` of the content, as DeepSeek-R1 or Qwen through a
+    /// server without a reasoning parser (meant for the OpenAI-compatible wire).
+    case thinkTag = "mock-think-tag"
 
     /// The fault selected by `model`.
     init(model: String) {
@@ -59,6 +65,7 @@ enum MockFault: String, CaseIterable, Sendable {
         default: ending = .finish
         }
         return StreamScript(
+            reasoning: MockReply.reasoningChunks(model: model),
             chunks: ending == .finish || ending == .finishThenDrop ? chunks : partial,
             firstTokenDelay: .milliseconds(configuration.firstTokenMilliseconds),
             tokenDelay: .milliseconds(self == .slow ? 100 : configuration.delayMilliseconds),

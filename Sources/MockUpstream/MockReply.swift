@@ -3,15 +3,39 @@ public enum MockReply {
     /// Tokens that `mock-reset`, `mock-stall` and `mock-garbage` send before their fault.
     public static let tokensBeforeFault = 3
 
-    /// The whole reply for `model` with `tokens` tokens (`mock-long` ignores `tokens`).
+    /// The whole reply for `model` with `tokens` tokens (`mock-long` ignores `tokens`), as its content streams:
+    /// `mock-think-tag`'s opens with its reasoning inside `<think>…</think>`.
     public static func text(model: String, tokens: Int) -> String {
         chunks(model: model, tokens: tokens).joined()
     }
 
     /// The reply split into the token texts that are streamed one per chunk; they concatenate to `text`.
+    /// `mock-think-tag` cuts its tags across chunks (`<thi`, `nk>`), as a tokenizer may.
     public static func chunks(model: String, tokens: Int) -> [String] {
-        MockFault(model: model) == .long ? LongDocument.chunks : shortChunks(count: max(1, tokens))
+        switch MockFault(model: model) {
+        case .long: LongDocument.chunks
+        case .thinkTag:
+            ["<thi", "nk>"] + reasoningWords + ["</th", "ink>", "\n\n"] + shortChunks(count: max(1, tokens))
+        default: shortChunks(count: max(1, tokens))
+        }
     }
+
+    /// The reasoning `model` shows before its answer (`mock-think` apart from the content, `mock-think-tag` inside
+    /// it); empty for the others.
+    public static func reasoning(model: String) -> String {
+        [.think, .thinkTag].contains(MockFault(model: model)) ? reasoningWords.joined() : ""
+    }
+
+    /// The reasoning `mock-think` streams apart from its answer, one token a chunk (none for other models).
+    static func reasoningChunks(model: String) -> [String] {
+        MockFault(model: model) == .think ? reasoningWords : []
+    }
+
+    /// A reasoning of 20 tokens, with a `<` that is not a tag and text beyond ASCII.
+    private static let reasoningWords = [
+        "Let", " me", " think", " step", " by", " step:", " the", " user", " greets", " the", " mock;", " 2 <",
+        " 3,", " so", " a", " short", " answer", " fits", " —", " done.",
+    ]
 
     /// A short markdown reply of exactly `count` word tokens, with a paragraph break every 20 tokens.
     private static func shortChunks(count: Int) -> [String] {

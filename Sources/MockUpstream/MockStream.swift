@@ -37,20 +37,25 @@ struct MockStream<Wire: WireFormat>: Sendable {
     /// Largest batch of due events held before writing.
     private static var batchSize: Int { 16 * 1024 }
 
-    /// Sends the script's tokens at their due instants, then its ending. Token `i` is due `firstTokenDelay + i ×
-    /// tokenDelay` after the start, as a model generates at its own pace whoever reads: a stream that falls behind (a
-    /// busy machine) catches up, and the events due by the time it writes share one write.
+    /// Sends the script's reasoning tokens, then its answer tokens, at their due instants, then its ending. Token `i`
+    /// (counting both) is due `firstTokenDelay + i × tokenDelay` after the start, as a model generates at its own pace
+    /// whoever reads: a stream that falls behind (a busy machine) catches up, and the events due by the time it writes
+    /// share one write.
     private func play(into writer: inout any ResponseBodyWriter) async throws {
         let clock = ContinuousClock()
         let start = clock.now
         var pending = ByteBuffer(string: wire.prelude(chat))
-        for (index, text) in script.chunks.enumerated() {
+        let reasoningCount = script.reasoning.count
+        for index in 0..<(reasoningCount + script.chunks.count) {
             let due = start + script.firstTokenDelay + script.tokenDelay * index
             if due > clock.now {
                 try await flush(&pending, to: &writer)
                 try await pacer.sleep(until: due)
             }
-            pending.writeString(wire.token(text, index: index, chat: chat))
+            pending.writeString(
+                index < reasoningCount
+                    ? wire.reasoning(script.reasoning[index], index: index, chat: chat)
+                    : wire.token(script.chunks[index - reasoningCount], index: index - reasoningCount, chat: chat))
             if pending.readableBytes >= Self.batchSize {
                 try await flush(&pending, to: &writer)
             }

@@ -2,7 +2,9 @@ import Hummingbird
 import ParleyCore
 import ParleyJSON
 
-/// The OpenAI-compatible chat completions format (`POST /v1/chat/completions`).
+/// The OpenAI-compatible chat completions format (`POST /v1/chat/completions`); reasoning comes as DeepSeek's, vLLM's
+/// and llama.cpp's servers send it, in `delta.reasoning_content`, and is counted in `completion_tokens` and in
+/// `completion_tokens_details.reasoning_tokens`.
 struct OpenAIWire: WireFormat {
     /// The `GET /v1/models` body listing every mock model.
     static let modelList: String = {
@@ -28,8 +30,17 @@ struct OpenAIWire: WireFormat {
 
     func prelude(_ chat: ChatRequest) -> String { "" }
 
-    func token(_ text: String, index: Int, chat: ChatRequest) -> String {
+    func reasoning(_ text: String, index: Int, chat: ChatRequest) -> String {
         let role = index == 0 ? #""role":"assistant","# : ""
+        return chunk(
+            chat,
+            choices:
+                #"[{"index":0,"delta":{\#(role)"content":null,"reasoning_content":\#(JSONText.quoted(text))},"#
+                + #""finish_reason":null}]"#)
+    }
+
+    func token(_ text: String, index: Int, chat: ChatRequest) -> String {
+        let role = index == 0 && chat.reasoningTokens == 0 ? #""role":"assistant","# : ""
         return chunk(
             chat, choices: #"[{"index":0,"delta":{\#(role)"content":\#(JSONText.quoted(text))},"finish_reason":null}]"#)
     }
@@ -42,10 +53,12 @@ struct OpenAIWire: WireFormat {
         return stop + usage + "data: [DONE]\n\n"
     }
 
-    func completeBody(_ text: String, chat: ChatRequest, completionTokens: Int) -> String {
-        #"{"id":"chatcmpl-mock","object":"chat.completion","created":\#(chat.created),"model":\#(JSONText.quoted(chat.model)),"#
-            + #""choices":[{"index":0,"message":{"role":"assistant","content":\#(JSONText.quoted(text))},"finish_reason":"stop"}],"#
-            + #""usage":\#(usage(chat, completionTokens))}"#
+    func completeBody(_ text: String, reasoning: String, chat: ChatRequest, completionTokens: Int) -> String {
+        let thought = reasoning.isEmpty ? "" : #""reasoning_content":\#(JSONText.quoted(reasoning)),"#
+        return
+            #"{"id":"chatcmpl-mock","object":"chat.completion","created":\#(chat.created),"model":\#(JSONText.quoted(chat.model)),"#
+            + #""choices":[{"index":0,"message":{"role":"assistant",\#(thought)"content":\#(JSONText.quoted(text))},"#
+            + #""finish_reason":"stop"}],"usage":\#(usage(chat, completionTokens))}"#
     }
 
     func errorBody(_ error: MockError) -> (status: HTTPResponse.Status, body: String) {
@@ -69,8 +82,14 @@ struct OpenAIWire: WireFormat {
             + #""model":\#(JSONText.quoted(chat.model)),"choices":\#(choices)\#(extra)}"# + "\n\n"
     }
 
-    /// The `usage` object for a reply of `completionTokens` tokens.
+    /// The `usage` object for a reply of `completionTokens` answer tokens: its reasoning tokens are in
+    /// `completion_tokens`, and told apart in `completion_tokens_details` when there are any.
     private func usage(_ chat: ChatRequest, _ completionTokens: Int) -> String {
-        #"{"prompt_tokens":\#(chat.promptTokens),"completion_tokens":\#(completionTokens),"total_tokens":\#(chat.promptTokens + completionTokens)}"#
+        let completion = completionTokens + chat.reasoningTokens
+        let details =
+            chat.reasoningTokens == 0
+            ? "" : #","completion_tokens_details":{"reasoning_tokens":\#(chat.reasoningTokens)}"#
+        return
+            #"{"prompt_tokens":\#(chat.promptTokens),"completion_tokens":\#(completion),"total_tokens":\#(chat.promptTokens + completion)\#(details)}"#
     }
 }

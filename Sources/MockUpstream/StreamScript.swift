@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// What one streamed reply sends: its token texts, their pacing and how the stream ends.
+/// What one streamed reply sends: its reasoning and token texts, their pacing and how the stream ends.
 struct StreamScript: Sendable {
     /// How a stream ends once its tokens are sent.
     enum Ending: Sendable {
@@ -24,6 +24,8 @@ struct StreamScript: Sendable {
         return buffer
     }()
 
+    /// Reasoning texts streamed before the answer's, one a token, in the wire format's own reasoning form.
+    var reasoning: [String]
     var chunks: [String]
     var firstTokenDelay: Duration
     var tokenDelay: Duration

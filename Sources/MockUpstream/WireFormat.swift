@@ -7,12 +7,16 @@ protocol WireFormat: Sendable {
         -> ChatRequest
     /// Events sent before the first token (may be empty).
     func prelude(_ chat: ChatRequest) -> String
-    /// The event carrying the token `text` at position `index`.
+    /// The event carrying the reasoning token `text` at position `index` (of `chat.reasoningTokens`, sent before the
+    /// answer's).
+    func reasoning(_ text: String, index: Int, chat: ChatRequest) -> String
+    /// The event carrying the answer token `text` at position `index`.
     func token(_ text: String, index: Int, chat: ChatRequest) -> String
-    /// Events that end a stream of `completionTokens` tokens normally.
+    /// Events that end a stream of `completionTokens` answer tokens (after `chat.reasoningTokens` reasoning tokens)
+    /// normally.
     func finale(_ chat: ChatRequest, completionTokens: Int) -> String
-    /// The non-streaming JSON body carrying the whole `text`.
-    func completeBody(_ text: String, chat: ChatRequest, completionTokens: Int) -> String
+    /// The non-streaming JSON body carrying the whole `text`, after the whole `reasoning` if not empty.
+    func completeBody(_ text: String, reasoning: String, chat: ChatRequest, completionTokens: Int) -> String
     /// The HTTP status and vendor-shaped JSON body of `error`.
     func errorBody(_ error: MockError) -> (status: HTTPResponse.Status, body: String)
 }

@@ -84,8 +84,11 @@ public struct AnthropicProvider: ChatProvider {
     }
 }
 
-/// Reads a Messages stream: text from `content_block_delta`, the prompt size from `message_start`, the reply size
-/// and stop reason from `message_delta`, the end from `message_stop`, and `error` events.
+/// Reads a Messages stream: text from `content_block_delta` (`text_delta`), reasoning from its `thinking_delta` (the
+/// thinking counts in `output_tokens`, with no count of its own), the prompt size from `message_start`, the reply size
+/// and stop reason from `message_delta`, the end from `message_stop`, and `error` events. A `redacted_thinking` block,
+/// encrypted, has no text to show and adds nothing; `signature_delta` is the thinking's signature, for a request that
+/// sends it back, which Parley does not.
 struct AnthropicStreamDecoder: StreamDecoder {
     private let decoder = JSONDecoder()
     private var promptTokens = 0
@@ -100,6 +103,7 @@ struct AnthropicStreamDecoder: StreamDecoder {
         switch event.type {
         case "content_block_delta":
             if let text = event.delta?.text { chunks.append(.text(text)) }
+            if let thinking = event.delta?.thinking, !thinking.isEmpty { chunks.append(.reasoning(thinking)) }
         case "message_start":
             promptTokens = event.message?.usage?.promptTokens ?? 0
             cachedPromptTokens = event.message?.usage?.cacheReadInputTokens ?? 0
@@ -145,8 +149,9 @@ struct AnthropicStreamDecoder: StreamDecoder {
 private struct MessagesEvent: Decodable {
     struct Delta: Decodable {
         var text: String?
+        var thinking: String?
         var stopReason: String?
-        enum CodingKeys: String, CodingKey { case text, stopReason = "stop_reason" }
+        enum CodingKeys: String, CodingKey { case text, thinking, stopReason = "stop_reason" }
     }
     struct Usage: Decodable {
         var inputTokens: Int?

@@ -8,6 +8,9 @@ struct ChatCompletionChunk: Equatable {
     struct Choice: Equatable {
         var content: String?
         var finishReason: String?
+        /// The delta's reasoning: `reasoning_content` (DeepSeek, vLLM, llama.cpp's server) or else `reasoning`
+        /// (OpenRouter, Ollama, newer vLLM); a server sending both during vLLM's rename sends the same text in each.
+        var reasoning: String? = nil
     }
 
     /// The token counts of the final chunk (with `stream_options.include_usage`).
@@ -16,6 +19,8 @@ struct ChatCompletionChunk: Equatable {
         var completionTokens: Int?
         /// `prompt_tokens_details.cached_tokens`: the part of the prompt read from the prompt cache.
         var cachedTokens: Int?
+        /// `completion_tokens_details.reasoning_tokens`: the part of the completion spent reasoning (counted in it).
+        var reasoningTokens: Int? = nil
     }
 
     var choices: [Choice]?
@@ -52,10 +57,16 @@ struct ChatCompletionChunk: Equatable {
                 switch key {
                 case "delta":
                     guard try !cursor.readNull() else { return }
+                    var reasoning: String?
                     try cursor.readObject { cursor, key in
-                        guard case "content" = key else { return try cursor.skipValue() }
-                        choice.content = try cursor.readNull() ? nil : cursor.readString()
+                        switch key {
+                        case "content": choice.content = try cursor.readNull() ? nil : cursor.readString()
+                        case "reasoning_content": choice.reasoning = try cursor.readNull() ? nil : cursor.readString()
+                        case "reasoning": reasoning = try cursor.readNull() ? nil : cursor.readString()
+                        default: try cursor.skipValue()
+                        }
                     }
+                    choice.reasoning = choice.reasoning ?? reasoning
                 case "finish_reason": choice.finishReason = try cursor.readNull() ? nil : cursor.readString()
                 default: try cursor.skipValue()
                 }
@@ -76,6 +87,12 @@ struct ChatCompletionChunk: Equatable {
                 try cursor.readObject { cursor, key in
                     guard case "cached_tokens" = key else { return try cursor.skipValue() }
                     usage.cachedTokens = try cursor.readNull() ? nil : cursor.readInt()
+                }
+            case "completion_tokens_details":
+                guard try !cursor.readNull() else { return }
+                try cursor.readObject { cursor, key in
+                    guard case "reasoning_tokens" = key else { return try cursor.skipValue() }
+                    usage.reasoningTokens = try cursor.readNull() ? nil : cursor.readInt()
                 }
             default: try cursor.skipValue()
             }

@@ -77,7 +77,8 @@ public struct GeminiProvider: ChatProvider {
     }
 }
 
-/// Reads a `streamGenerateContent` stream: text parts of the first candidate (thoughts skipped), `usageMetadata`,
+/// Reads a `streamGenerateContent` stream: the parts of the first candidate (text, or reasoning for a `thought` part),
+/// `usageMetadata` (whose `thoughtsTokenCount` is not in `candidatesTokenCount`, and is added to the completion's),
 /// the finish reason, a blocked prompt, and errors reported inside the stream.
 struct GeminiStreamDecoder: StreamDecoder {
     /// Finish reasons meaning Gemini withheld the reply.
@@ -99,8 +100,9 @@ struct GeminiStreamDecoder: StreamDecoder {
             throw ProviderError.refused(detail: "the prompt was blocked (\(reason))")
         }
         let candidate = response.candidates?.first
-        for part in candidate?.content?.parts ?? [] where part.thought != true {
-            if let text = part.text, !text.isEmpty { chunks.append(.text(text)) }
+        for part in candidate?.content?.parts ?? [] {
+            guard let text = part.text, !text.isEmpty else { continue }
+            chunks.append(part.thought == true ? .reasoning(text) : .text(text))
         }
         if candidate?.finishReason == "MAX_TOKENS", finishReason != "MAX_TOKENS" { chunks.append(.cutAtLimit) }
         finishReason = candidate?.finishReason ?? finishReason
@@ -110,7 +112,8 @@ struct GeminiStreamDecoder: StreamDecoder {
                 .usage(
                     promptTokens: usage.promptTokenCount ?? 0,
                     completionTokens: (usage.candidatesTokenCount ?? 0) + (usage.thoughtsTokenCount ?? 0),
-                    cachedPromptTokens: usage.cachedContentTokenCount ?? 0))
+                    cachedPromptTokens: usage.cachedContentTokenCount ?? 0,
+                    reasoningTokens: usage.thoughtsTokenCount ?? 0))
         }
     }
 

@@ -103,13 +103,17 @@ public struct OpenAICompatibleProvider: ChatProvider {
     }
 }
 
-/// Reads a Chat Completions stream: `choices[0].delta.content`, `finish_reason`, the final `usage`, then `[DONE]`;
-/// the reply is complete once a finish reason or `[DONE]` came.
+/// Reads a Chat Completions stream: `choices[0].delta`'s reasoning (`reasoning_content` or `reasoning`) and
+/// `content` (split by `ThinkTagSplitter` when it opens with `<think>`), `finish_reason`, the final `usage` (its
+/// reasoning tokens, already counted in the completion's), then `[DONE]`; the reply is complete once a finish reason or
+/// `[DONE]` came.
 struct OpenAIStreamDecoder: StreamDecoder {
     private(set) var hasEnded = false
+    private var thinkTags = ThinkTagSplitter()
 
     mutating func decode(_ message: SSEMessage, into chunks: inout [CompletionChunk]) throws {
         if message.data == "[DONE]" {
+            thinkTags.flush(into: &chunks)
             hasEnded = true
             return
         }
@@ -119,20 +123,24 @@ struct OpenAIStreamDecoder: StreamDecoder {
         if chunk.hasError {
             throw UpstreamFailure(status: 502, body: message.data)
         }
-        if let text = chunk.choices?.first?.content { chunks.append(.text(text)) }
+        if let reasoning = chunk.choices?.first?.reasoning, !reasoning.isEmpty { chunks.append(.reasoning(reasoning)) }
+        if let text = chunk.choices?.first?.content { thinkTags.feed(text, into: &chunks) }
         switch chunk.choices?.first?.finishReason {
         case "content_filter": throw ProviderError.refused(detail: "the content filter stopped the reply")
         case "length":
+            thinkTags.flush(into: &chunks)
             chunks.append(.cutAtLimit)
             hasEnded = true
-        case .some: hasEnded = true
+        case .some:
+            thinkTags.flush(into: &chunks)
+            hasEnded = true
         case nil: break
         }
         if let usage = chunk.usage {
             chunks.append(
                 .usage(
                     promptTokens: usage.promptTokens ?? 0, completionTokens: usage.completionTokens ?? 0,
-                    cachedPromptTokens: usage.cachedTokens ?? 0))
+                    cachedPromptTokens: usage.cachedTokens ?? 0, reasoningTokens: usage.reasoningTokens ?? 0))
         }
     }
 

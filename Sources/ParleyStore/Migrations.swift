@@ -327,6 +327,46 @@ enum Migrations {
                         SELECT MAX(id) FROM messages WHERE conversation_id = conversations.id);
                     """)
         }
+        migrator.registerMigration("v10: reasoning") { db in
+            // A reply's reasoning is kept apart from its text (NULL when it showed none), out of the search index (whose
+            // triggers read `content` only), and counted in its owner's stored bytes like its text. Its tokens are a
+            // part of the completion's (priced as output), kept for the reply and in the rollup.
+            try db.execute(
+                sql: """
+                    ALTER TABLE messages ADD COLUMN reasoning TEXT;
+                    ALTER TABLE messages ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE usage_daily ADD COLUMN reasoning_tokens INTEGER NOT NULL DEFAULT 0;
+                    DROP TRIGGER messages_stored_insert;
+                    DROP TRIGGER messages_stored_update;
+                    DROP TRIGGER messages_stored_delete;
+                    DROP TRIGGER conversations_stored_delete;
+                    CREATE TRIGGER messages_stored_insert AFTER INSERT ON messages WHEN new.status != 'streaming' BEGIN
+                        UPDATE users SET stored_bytes = stored_bytes + length(CAST(new.content AS BLOB))
+                            + COALESCE(length(CAST(new.reasoning AS BLOB)), 0)
+                        WHERE id = (SELECT user_id FROM conversations WHERE id = new.conversation_id);
+                    END;
+                    CREATE TRIGGER messages_stored_update AFTER UPDATE OF content, reasoning, status ON messages
+                    WHEN old.status != 'streaming' OR new.status != 'streaming' BEGIN
+                        UPDATE users SET stored_bytes = stored_bytes
+                            - (CASE WHEN old.status != 'streaming' THEN length(CAST(old.content AS BLOB))
+                                   + COALESCE(length(CAST(old.reasoning AS BLOB)), 0) ELSE 0 END)
+                            + (CASE WHEN new.status != 'streaming' THEN length(CAST(new.content AS BLOB))
+                                   + COALESCE(length(CAST(new.reasoning AS BLOB)), 0) ELSE 0 END)
+                        WHERE id = (SELECT user_id FROM conversations WHERE id = new.conversation_id);
+                    END;
+                    CREATE TRIGGER messages_stored_delete AFTER DELETE ON messages WHEN old.status != 'streaming' BEGIN
+                        UPDATE users SET stored_bytes = stored_bytes - length(CAST(old.content AS BLOB))
+                            - COALESCE(length(CAST(old.reasoning AS BLOB)), 0)
+                        WHERE id = (SELECT user_id FROM conversations WHERE id = old.conversation_id);
+                    END;
+                    CREATE TRIGGER conversations_stored_delete BEFORE DELETE ON conversations BEGIN
+                        UPDATE users SET stored_bytes = stored_bytes - COALESCE((SELECT SUM(length(CAST(content AS BLOB))
+                            + COALESCE(length(CAST(reasoning AS BLOB)), 0))
+                            FROM messages WHERE conversation_id = old.id AND status != 'streaming'), 0)
+                        WHERE id = old.user_id;
+                    END;
+                    """)
+        }
         return migrator
     }
 }

@@ -25,7 +25,7 @@ extension Message {
     private static let columnNames = [
         "id", "conversation_id", "role", "content", "status", "model", "request_id", "parent_id",
         "prompt_tokens", "cached_prompt_tokens", "completion_tokens", "cost_micros",
-        "usage_estimated", "error_code", "error_message", "created_at",
+        "usage_estimated", "error_code", "error_message", "created_at", "reasoning", "reasoning_tokens",
     ]
 
     /// The select list for `init(row:)`, qualified by `table` (a table name or alias).
@@ -39,10 +39,11 @@ extension Message {
         let failure: FailureReason? = (row[13] as String?).map { FailureReason(code: $0, message: row[14] ?? "") }
         self.init(
             id: row[0], conversationID: row[1], role: MessageRole(rawValue: row[2]) ?? .user, content: row[3],
-            status: MessageStatus(rawValue: row[4]) ?? .error, model: row[5], requestID: row[6], parentID: row[7],
+            reasoning: row[16], status: MessageStatus(rawValue: row[4]) ?? .error, model: row[5], requestID: row[6],
+            parentID: row[7],
             usage: Usage(
-                promptTokens: row[8], cachedPromptTokens: row[9], completionTokens: row[10], costMicros: row[11],
-                estimated: row[12]),
+                promptTokens: row[8], cachedPromptTokens: row[9], completionTokens: row[10], reasoningTokens: row[17],
+                costMicros: row[11], estimated: row[12]),
             failure: failure, createdAt: row.date(15))
     }
 }

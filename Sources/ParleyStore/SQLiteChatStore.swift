@@ -190,9 +190,9 @@ public struct SQLiteChatStore: ChatStore {
     /// transaction, and a send's first write waited behind it.
     static let progressSlice = 50
 
-    public func saveProgress(_ contents: [MessageID: String]) async throws(StoreError) {
+    public func saveProgress(_ progress: [MessageID: ReplyProgress]) async throws(StoreError) {
         let now = StoredDate.now
-        let replies = Array(contents)
+        let replies = Array(progress)
         // One write a slice, each awaited before the next is submitted, so that the writes queued meanwhile (a send's
         // messages) go in between instead of joining one long transaction.
         for start in stride(from: replies.startIndex, to: replies.endIndex, by: Self.progressSlice) {
@@ -201,10 +201,10 @@ public struct SQLiteChatStore: ChatStore {
                 try await writer.write { db in
                     let statement = try db.cachedStatement(
                         sql: """
-                            UPDATE messages SET content = ?, updated_at = ? WHERE id = ? AND status = 'streaming'
+                            UPDATE messages SET content = ?, reasoning = ?, updated_at = ? WHERE id = ? AND status = 'streaming'
                             """)
-                    for (id, content) in slice {
-                        try statement.execute(arguments: [content, now, id])
+                    for (id, reply) in slice {
+                        try statement.execute(arguments: [reply.content, reply.reasoning, now, id])
                     }
                 }
             }
@@ -227,15 +227,17 @@ public struct SQLiteChatStore: ChatStore {
                 }
                 try db.cachedStatement(
                     sql: """
-                        UPDATE messages SET content = ?, status = ?, model = COALESCE(?, model), provider = ?, prompt_tokens = ?,
-                            cached_prompt_tokens = ?, completion_tokens = ?, cost_micros = ?, usage_estimated = ?,
-                            price_version_id = ?, error_code = ?, error_message = ?, updated_at = ?
+                        UPDATE messages SET content = ?, reasoning = ?, status = ?, model = COALESCE(?, model), provider = ?,
+                            prompt_tokens = ?, cached_prompt_tokens = ?, completion_tokens = ?, reasoning_tokens = ?,
+                            cost_micros = ?, usage_estimated = ?, price_version_id = ?, error_code = ?, error_message = ?,
+                            updated_at = ?
                         WHERE id = ?
                         """
                 ).execute(arguments: [
-                    outcome.content, outcome.status.rawValue, outcome.pricing?.modelID, outcome.pricing?.providerID,
-                    usage.promptTokens, usage.cachedPromptTokens, usage.completionTokens, usage.costMicros,
-                    usage.estimated, priceID, outcome.failure?.code, outcome.failure?.message, now, id,
+                    outcome.content, outcome.reasoning, outcome.status.rawValue, outcome.pricing?.modelID,
+                    outcome.pricing?.providerID, usage.promptTokens, usage.cachedPromptTokens, usage.completionTokens,
+                    usage.reasoningTokens, usage.costMicros, usage.estimated, priceID, outcome.failure?.code,
+                    outcome.failure?.message, now, id,
                 ])
                 try indexHeldQuestions(db, ofRepliesWhere: "id = ?", arguments: [id])
                 try db.cachedStatement(

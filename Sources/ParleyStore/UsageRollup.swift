@@ -34,13 +34,14 @@ enum UsageRollup {
         try db.cachedStatement(
             sql: """
                 INSERT INTO usage_daily (day, user_id, model, requests, input_tokens, cached_input_tokens, output_tokens, cost_micros,
-                                         estimated_tokens, estimated_cost_micros, title_tokens, title_cost_micros)
-                SELECT ?, owner.user_id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM (\(owner)) AS owner WHERE true
+                                         estimated_tokens, estimated_cost_micros, title_tokens, title_cost_micros, reasoning_tokens)
+                SELECT ?, owner.user_id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM (\(owner)) AS owner WHERE true
                 ON CONFLICT (day, user_id, model) DO UPDATE SET
                     requests = requests + excluded.requests,
                     input_tokens = input_tokens + excluded.input_tokens,
                     cached_input_tokens = cached_input_tokens + excluded.cached_input_tokens,
                     output_tokens = output_tokens + excluded.output_tokens,
+                    reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
                     cost_micros = cost_micros + excluded.cost_micros,
                     estimated_tokens = estimated_tokens + excluded.estimated_tokens,
                     estimated_cost_micros = estimated_cost_micros + excluded.estimated_cost_micros,
@@ -50,7 +51,7 @@ enum UsageRollup {
         ).execute(arguments: [
             day.description, model, totals.requests, totals.inputTokens, totals.cachedInputTokens,
             totals.outputTokens, totals.costMicros, totals.estimatedTokens, totals.estimatedCostMicros,
-            totals.titleTokens, totals.titleCostMicros, key,
+            totals.titleTokens, totals.titleCostMicros, totals.reasoningTokens, key,
         ])
     }
 }

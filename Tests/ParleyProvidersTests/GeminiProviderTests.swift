@@ -57,7 +57,7 @@ import Testing
         }
     }
 
-    @Test func thoughtsAreSkippedAndCountAsOutput() throws {
+    @Test func thoughtsAreReasoningAndCountAsOutput() throws {
         let (chunks, finish) = try Self.decode([
             #"{"candidates":[{"content":{"parts":[{"text":"thinking...","thought":true}],"role":"model"}}],"usageMetadata":{"promptTokenCount":8}}"#,
             #"{"candidates":[{"content":{"parts":[{"text":"Hello"},{"text":" world"}],"role":"model"}}],"usageMetadata":{"promptTokenCount":8}}"#,
@@ -67,8 +67,8 @@ import Testing
         ])
         #expect(
             chunks == [
-                .text("Hello"), .text(" world"), .text("!"),
-                .usage(promptTokens: 8, completionTokens: 23, cachedPromptTokens: 6),
+                .reasoning("thinking..."), .text("Hello"), .text(" world"), .text("!"),
+                .usage(promptTokens: 8, completionTokens: 23, cachedPromptTokens: 6, reasoningTokens: 20),
             ])
         #expect(finish == nil)
     }

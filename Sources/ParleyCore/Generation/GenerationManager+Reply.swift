@@ -109,7 +109,7 @@ extension GenerationManager {
             catalog.provider(for: model).map { (model: model, provider: $0) }
         }
         let failed = attempt
-        let next = attempt.next(after: error, hasText: reply.hasText, policy: settings.retry, fallback: fallback)
+        let next = attempt.next(after: error, hasText: reply.hasOutput, policy: settings.retry, fallback: fallback)
         if attempt.isHalved, !failed.isHalved {
             logger.notice(
                 "the provider refused the context as too long: asking again with about half",
@@ -181,21 +181,27 @@ extension GenerationManager {
         }
     }
 
-    /// Takes one chunk from the provider, on its network thread: the reply's first text goes out at once, later text
-    /// with the next `token` event the coalescing timer sends. Returns how long the provider may leave further bytes
-    /// unread (the coalescing interval once text is flowing): the reply shows new text once an interval anyway, and
-    /// reading an interval's chunks at once costs one wake-up and one read instead of one each.
+    /// Takes one chunk from the provider, on its network thread: the reply's first text (reasoning or answer) goes out
+    /// at once, later text with the next `reasoning` or `token` event the coalescing timer sends. Returns how long the
+    /// provider may leave further bytes unread (the coalescing interval once text is flowing): the reply shows new text
+    /// once an interval anyway, and reading an interval's chunks at once costs one wake-up and one read instead of one
+    /// each.
     @discardableResult
     func receive(_ chunk: CompletionChunk, for reply: ReplyRun) -> Duration {
         switch chunk {
         case .text(let text) where !text.isEmpty:
             if reply.receive(text) { emitTokens(of: reply, force: false) }
             return settings.coalesceInterval(running: hub.runningReplyCount)
-        case .text:
+        case .reasoning(let text) where !text.isEmpty:
+            if reply.receiveReasoning(text) { emitTokens(of: reply, force: false) }
+            return settings.coalesceInterval(running: hub.runningReplyCount)
+        case .text, .reasoning:
             return .zero
-        case .usage(let prompt, let completion, let cached):
+        case .usage(let prompt, let completion, let cached, let reasoning):
             reply.updateReport {
-                $0.providerUsage = Usage(promptTokens: prompt, cachedPromptTokens: cached, completionTokens: completion)
+                $0.providerUsage = Usage(
+                    promptTokens: prompt, cachedPromptTokens: cached, completionTokens: completion,
+                    reasoningTokens: reasoning)
             }
             return .zero
         case .cutAtLimit:
@@ -204,15 +210,16 @@ extension GenerationManager {
         }
     }
 
-    /// Sends the unsent text of a reply as one `token` event, unless the last one went out less than the
-    /// coalescing interval ago; `force` (the reply's end) sends at once, with the final tail if one was held back.
+    /// Sends the unsent reasoning and text of a reply as one `reasoning` and one `token` event, unless the last went
+    /// out less than the coalescing interval ago; `force` (the reply's end) sends at once, with the final tail if one
+    /// was held back.
     func emitTokens(of reply: ReplyRun, force: Bool) {
         let interval = settings.coalesceInterval(running: hub.runningReplyCount)
         reply.publishTokens(to: hub, now: clock.now, interval: interval, force: force)
     }
 
-    /// Sends the text received since their last `token` event of the running replies whose coalescing interval has
-    /// passed (the coalescing timer's tick).
+    /// Sends the reasoning and text received since their last events of the running replies whose coalescing interval
+    /// has passed (the coalescing timer's tick).
     func emitDueTokens() {
         for reply in hub.runningReplies {
             emitTokens(of: reply, force: false)
@@ -223,7 +230,7 @@ extension GenerationManager {
     func finish(_ reply: ReplyRun, end: StreamEnd) async {
         let job = reply.job
         emitTokens(of: reply, force: true)
-        let (text, report) = reply.outcome
+        let (text, reasoning, report) = reply.outcome
         let model = report.model ?? job.model
         var status: MessageStatus
         var failure: FailureReason?
@@ -233,9 +240,9 @@ extension GenerationManager {
         case .cancelled: status = reply.stopCause == .user ? .stopped : .interrupted
         }
         let outcome = ReplyOutcome(
-            content: text, status: status,
+            content: text, reasoning: reasoning.isEmpty ? nil : reasoning, status: status,
             usage: self.usage(
-                text: text, reported: report.providerUsage,
+                text: text, reasoning: reasoning, reported: report.providerUsage,
                 estimatedPrompt: report.estimatedPromptTokens),
             failure: failure, pricing: ReplyPricing(model))
         // The final save must happen even when this task is being cancelled by a shutdown. The store prices the reply.
@@ -268,13 +275,22 @@ extension GenerationManager {
         if status == .complete || status == .truncated { await improveTitle(of: job, model: model, answer: text) }
     }
 
-    /// The provider's token counts when it sent them (the store prices them); else, for a reply with text, an estimate
-    /// flagged as such, and for one without (failed or stopped before any output) nothing: what a provider did not
-    /// report and did not produce is not billed.
-    private func usage(text: String, reported: Usage?, estimatedPrompt: Int) -> Usage {
-        if let reported { return reported }
-        guard !text.isEmpty else { return Usage() }
+    /// The provider's token counts when it sent them (the store prices them); else, for a reply with text or
+    /// reasoning, an estimate flagged as such, and for one without (failed or stopped before any output) nothing: what
+    /// a provider did not report and did not produce is not billed. Reasoning is output: its tokens are part of the
+    /// completion's. A provider that counts them without saying how many (Anthropic's thinking, a server that leaves
+    /// `<think>` in the text) gets the reasoning text's estimate, within its completion tokens.
+    private func usage(text: String, reasoning: String, reported: Usage?, estimatedPrompt: Int) -> Usage {
+        let reasoningTokens = ContextWindow.estimatedTokens(reasoning)
+        if var reported {
+            if reported.reasoningTokens == 0 {
+                reported.reasoningTokens = min(reasoningTokens, reported.completionTokens)
+            }
+            return reported
+        }
+        guard !text.isEmpty || !reasoning.isEmpty else { return Usage() }
         return Usage(
-            promptTokens: estimatedPrompt, completionTokens: ContextWindow.estimatedTokens(text), estimated: true)
+            promptTokens: estimatedPrompt, completionTokens: ContextWindow.estimatedTokens(text) + reasoningTokens,
+            reasoningTokens: reasoningTokens, estimated: true)
     }
 }

@@ -62,8 +62,8 @@ extension GenerationManager {
         hub.announceTitle("event: title\ndata: \(data.result)\n\n", in: conversationID)
     }
 
-    /// The text of `provider`'s answer up to its first line: the request is closed as soon as a line is read, or when
-    /// `interruption` ends; nil when the request failed or was interrupted before a line.
+    /// The text of `provider`'s answer (its reasoning left out) up to its first line: the request is closed as soon as
+    /// a line is read, or when `interruption` ends; nil when the request failed or was interrupted before a line.
     private func firstLine(
         of request: CompletionRequest, from provider: any ChatProvider, into collected: CollectedText,
         interruptedBy interruption: AsyncStream<Never>, conversation: ConversationID
@@ -75,10 +75,12 @@ extension GenerationManager {
                     try await provider.streamCompletion(request) { chunk in
                         switch chunk {
                         case .text(let text): if collected.append(text) { lineEnded.finish() }
-                        case .usage(let prompt, let completion, let cached):
+                        case .usage(let prompt, let completion, let cached, let reasoning):
                             collected.report(
-                                Usage(promptTokens: prompt, cachedPromptTokens: cached, completionTokens: completion))
-                        case .cutAtLimit: break
+                                Usage(
+                                    promptTokens: prompt, cachedPromptTokens: cached, completionTokens: completion,
+                                    reasoningTokens: reasoning))
+                        case .reasoning, .cutAtLimit: break
                         }
                         return .zero
                     }

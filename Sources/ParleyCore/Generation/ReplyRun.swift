@@ -24,22 +24,30 @@ enum ReplyPhase: Int, Comparable, Sendable {
     static func < (lhs: ReplyPhase, rhs: ReplyPhase) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// One running reply: its phase, its text and paced markdown, what the provider reported, its first-token timing and
-/// the task that runs it. It owns its state behind its own lock and may call into the hub while holding it (so that
-/// its events keep their order); the hub never calls into it.
+/// One running reply: its phase, its text and paced markdown, its reasoning, what the provider reported, its
+/// first-token timing and the task that runs it. It owns its state behind its own lock and may call into the hub while
+/// holding it (so that its events keep their order); the hub never calls into it.
 final class ReplyRun: Sendable {
-    /// The text received and the `token` events made of it.
+    /// The text and reasoning received, and the `token` and `reasoning` events made of them.
     struct Output {
         var text = ""
         /// Text received since the last `token` event.
         var unsent = ""
         var markdown = MarkdownStream()
+        /// The model's reasoning, kept apart from the text (never rendered as the answer nor sent back as context).
+        var reasoning = ""
+        /// Reasoning received since the last `reasoning` event.
+        var unsentReasoning = ""
         /// The sequence of the reply's last event.
         var sequence: Int64 = 0
-        /// When the last `token` event went out, on the engine's clock.
+        /// When the last `token` or `reasoning` event went out, on the engine's clock.
         var lastTokenEvent: Duration?
-        /// How many bytes of `text` the last progress save wrote (-1 after a failed save).
+        /// How many bytes of `text` and `reasoning` the last progress save wrote (-1 after a failed save); both only
+        /// grow, so their sum changes whenever either does.
         var savedLength = 0
+
+        /// Bytes of text and reasoning received.
+        var length: Int { text.utf8.count + reasoning.utf8.count }
     }
 
     /// What the reply will be saved with, besides its text.
@@ -52,12 +60,12 @@ final class ReplyRun: Sendable {
         var model: ModelInfo?
     }
 
-    /// What Parley's own part of the first token is timed from.
+    /// What Parley's own part of the first token is timed from: the first text a reader sees, reasoning or answer.
     struct FirstTokenTiming {
         /// When the reply's (first) request was handed to the provider's client, and when its first text came.
         var requestLeftAt: ContinuousClock.Instant?
         var firstTextAt: ContinuousClock.Instant?
-        /// The sequence of the `token` event carrying the first text, once it is in the log.
+        /// The sequence of the `reasoning` or `token` event carrying the first text, once it is in the log.
         var firstTokenSequence: Int64?
         /// Whether it has been recorded (by the first stream that wrote that event).
         var isRecorded = false
@@ -134,8 +142,8 @@ final class ReplyRun: Sendable {
         markUnderway()
     }
 
-    /// Whether text has come.
-    var hasText: Bool { state.withLock { !$0.output.text.isEmpty } }
+    /// Whether text or reasoning has come (a retry would show it twice).
+    var hasOutput: Bool { state.withLock { $0.output.length > 0 } }
 
     /// Marks the stream over: a Stop from now on has nothing left to close.
     func markStreamOver() {
@@ -168,16 +176,33 @@ final class ReplyRun: Sendable {
 
     // MARK: Output
 
-    /// Records new text; the first of the reply is timed. Returns whether it was the first.
+    /// Records new answer text; the reply's first text, reasoning or answer, is timed. Returns whether it was the
+    /// first.
     func receive(_ text: String) -> Bool {
+        receiveOutput { output in
+            output.text += text
+            output.unsent += text
+            output.markdown.append(text)
+        }
+    }
+
+    /// Records new reasoning, kept apart from the answer; the reply's first text, reasoning or answer, is timed.
+    /// Returns whether it was the first.
+    func receiveReasoning(_ text: String) -> Bool {
+        receiveOutput { output in
+            output.reasoning += text
+            output.unsentReasoning += text
+        }
+    }
+
+    /// Adds output with `add`, timing it when it is the reply's first.
+    private func receiveOutput(_ add: (inout Output) -> Void) -> Bool {
         let now = ContinuousClock.now
         let isFirst = state.withLock { state in
-            let isFirst = state.output.text.isEmpty
+            let isFirst = state.output.length == 0
             if isFirst { state.timing.firstTextAt = now }
             state.phase = max(state.phase, .streaming)
-            state.output.text += text
-            state.output.unsent += text
-            state.output.markdown.append(text)
+            add(&state.output)
             return isFirst
         }
         if isFirst { GenerationMetrics.firstToken(model: job.model.id, after: startedAt.duration(to: .now)) }
@@ -191,20 +216,34 @@ final class ReplyRun: Sendable {
         }
     }
 
-    /// Appends the text received since the last `token` event as one, unless that one went out less than `interval`
-    /// before `now`; `force` (the reply's end) appends at once, with the final tail if one was held back.
+    /// Appends the reasoning received since the last `reasoning` event as one, then the text received since the last
+    /// `token` event as one, unless the last of either went out less than `interval` before `now`; `force` (the
+    /// reply's end) appends at once, with the final tail if one was held back.
     func publishTokens(to hub: ConversationHub, now: Duration, interval: Duration, force: Bool) {
         state.withLock { state in
-            guard !state.output.unsent.isEmpty || (force && state.output.markdown.isHoldingTail) else { return }
+            let hasText = !state.output.unsent.isEmpty || (force && state.output.markdown.isHoldingTail)
+            guard hasText || !state.output.unsentReasoning.isEmpty else { return }
             if !force, let last = state.output.lastTokenEvent, now - last < interval { return }
+            state.output.lastTokenEvent = now
+            if !state.output.unsentReasoning.isEmpty {
+                let event = StreamEvent.reasoning(
+                    messageID: job.assistantMessageID, text: state.output.unsentReasoning)
+                state.output.unsentReasoning = ""
+                appendOutput(event, to: hub, &state)
+            }
+            guard hasText else { return }
             let html = state.output.markdown.next(final: force)
             let event = StreamEvent.token(messageID: job.assistantMessageID, text: state.output.unsent, html: html)
             state.output.unsent = ""
-            state.output.lastTokenEvent = now
-            let id = nextEventID(&state)
-            if state.timing.firstTokenSequence == nil { state.timing.firstTokenSequence = id.sequence }
-            hub.append(event, id: id, conversationID: job.conversationID)
+            appendOutput(event, to: hub, &state)
         }
+    }
+
+    /// Appends a `reasoning` or `token` event with the reply's next id, noting the first one's sequence.
+    private func appendOutput(_ event: StreamEvent, to hub: ConversationHub, _ state: inout State) {
+        let id = nextEventID(&state)
+        if state.timing.firstTokenSequence == nil { state.timing.firstTokenSequence = id.sequence }
+        hub.append(event, id: id, conversationID: job.conversationID)
     }
 
     /// Ends the reply in `hub` with `done`; under the reply's lock, so that no event of the reply can follow it.
@@ -218,12 +257,13 @@ final class ReplyRun: Sendable {
         return EventID(messageID: job.assistantMessageID, sequence: state.output.sequence)
     }
 
-    /// The text not saved yet, marking it saved; nil when nothing changed.
-    func takeUnsavedText() -> String? {
+    /// The text and reasoning, when either changed since the last save, marking them saved; nil when nothing did.
+    func takeUnsavedProgress() -> ReplyProgress? {
         state.withLock { state in
-            guard state.output.text.utf8.count != state.output.savedLength else { return nil }
-            state.output.savedLength = state.output.text.utf8.count
-            return state.output.text
+            guard state.output.length != state.output.savedLength else { return nil }
+            state.output.savedLength = state.output.length
+            return ReplyProgress(
+                content: state.output.text, reasoning: state.output.reasoning.isEmpty ? nil : state.output.reasoning)
         }
     }
 
@@ -239,17 +279,17 @@ final class ReplyRun: Sendable {
         state.withLock { change(&$0.report) }
     }
 
-    /// The reply's text and report, to save it as it ended.
-    var outcome: (text: String, report: Report) {
-        state.withLock { ($0.output.text, $0.report) }
+    /// The reply's text, reasoning and report, to save it as it ended.
+    var outcome: (text: String, reasoning: String, report: Report) {
+        state.withLock { ($0.output.text, $0.output.reasoning, $0.report) }
     }
 
     // MARK: First-token timing
 
     /// After a stream wrote the events up to `sequence` to its client: the first time they include the first text's
-    /// `token` event, Parley's part of the first token, which leaves out the wait for the provider: from the request to
-    /// the upstream request handed to the provider's client, plus from the first text's arrival to its event handed to
-    /// the client's connection.
+    /// event (`reasoning` or `token`, whichever came first), Parley's part of the first token, which leaves out the
+    /// wait for the provider: from the request to the upstream request handed to the provider's client, plus from the
+    /// first text's arrival to its event handed to the client's connection.
     func addedFirstTokenTime(wroteUpTo sequence: Int64) -> Duration? {
         let now = ContinuousClock.now
         return state.withLock { state in

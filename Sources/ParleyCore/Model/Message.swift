@@ -17,27 +17,31 @@ public struct Usage: Sendable, Equatable, Codable {
     /// The part of `promptTokens` read from the provider's prompt cache (charged at the cached-input rate).
     public var cachedPromptTokens: Int
     public var completionTokens: Int
+    /// The part of `completionTokens` the model spent reasoning: priced as output, since it is part of it.
+    public var reasoningTokens: Int
     public var costMicros: Int64
     public var estimated: Bool
 
     /// Creates a usage value.
     public init(
-        promptTokens: Int = 0, cachedPromptTokens: Int = 0, completionTokens: Int = 0, costMicros: Int64 = 0,
-        estimated: Bool = false
+        promptTokens: Int = 0, cachedPromptTokens: Int = 0, completionTokens: Int = 0, reasoningTokens: Int = 0,
+        costMicros: Int64 = 0, estimated: Bool = false
     ) {
         self.promptTokens = promptTokens
         self.cachedPromptTokens = cachedPromptTokens
         self.completionTokens = completionTokens
+        self.reasoningTokens = reasoningTokens
         self.costMicros = costMicros
         self.estimated = estimated
     }
 
     /// Creates a usage value from a cost in dollars read at the edge (an import file).
-    public init(promptTokens: Int, completionTokens: Int, costUSD: Double, estimated: Bool) {
+    public init(
+        promptTokens: Int, completionTokens: Int, reasoningTokens: Int = 0, costUSD: Double, estimated: Bool
+    ) {
         self.init(
-            promptTokens: promptTokens, completionTokens: completionTokens,
-            costMicros: MicroDollars.from(dollars: costUSD),
-            estimated: estimated)
+            promptTokens: promptTokens, completionTokens: completionTokens, reasoningTokens: reasoningTokens,
+            costMicros: MicroDollars.from(dollars: costUSD), estimated: estimated)
     }
 
     /// The cost in dollars, for JSON (`cost_usd`) and metrics only; money is computed in `costMicros`.
@@ -88,6 +92,8 @@ public struct Message: Sendable, Equatable {
     public var conversationID: ConversationID
     public var role: MessageRole
     public var content: String
+    /// The model's reasoning before its answer (nil when it showed none); never sent back to a model as context.
+    public var reasoning: String?
     public var status: MessageStatus
     public var model: String
     public var requestID: String?
@@ -102,7 +108,7 @@ public struct Message: Sendable, Equatable {
 
     /// Creates a message value.
     public init(
-        id: MessageID, conversationID: ConversationID, role: MessageRole, content: String,
+        id: MessageID, conversationID: ConversationID, role: MessageRole, content: String, reasoning: String? = nil,
         status: MessageStatus, model: String, requestID: String? = nil, parentID: MessageID? = nil,
         usage: Usage = Usage(), failure: FailureReason? = nil, createdAt: Date, attachments: [Attachment] = []
     ) {
@@ -110,6 +116,7 @@ public struct Message: Sendable, Equatable {
         self.conversationID = conversationID
         self.role = role
         self.content = content
+        self.reasoning = reasoning
         self.status = status
         self.model = model
         self.requestID = requestID

@@ -54,8 +54,11 @@ public struct CompletionRequest: Sendable, Equatable {
 public enum CompletionChunk: Sendable, Equatable {
     /// New reply text.
     case text(String)
-    /// The provider's own token counts; `cachedPromptTokens` is the part of the prompt read from its prompt cache.
-    case usage(promptTokens: Int, completionTokens: Int, cachedPromptTokens: Int = 0)
+    /// New text of the model's reasoning (its thinking before the answer), kept apart from the reply text.
+    case reasoning(String)
+    /// The provider's own token counts; `cachedPromptTokens` is the part of the prompt read from its prompt cache,
+    /// `reasoningTokens` the part of `completionTokens` the model spent reasoning (0 when the provider does not say).
+    case usage(promptTokens: Int, completionTokens: Int, cachedPromptTokens: Int = 0, reasoningTokens: Int = 0)
     /// The reply stopped at its output limit, not where the model ended it.
     case cutAtLimit
 }

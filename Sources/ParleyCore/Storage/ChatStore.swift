@@ -34,9 +34,23 @@ public enum BranchSelection: Sendable, Equatable {
     case all
 }
 
+/// The partial state of a running reply that a progress save writes: its text, and its reasoning if it showed any.
+public struct ReplyProgress: Sendable, Equatable {
+    public var content: String
+    public var reasoning: String?
+
+    /// Creates a progress value.
+    public init(content: String, reasoning: String? = nil) {
+        self.content = content
+        self.reasoning = reasoning
+    }
+}
+
 /// The final state of a reply.
 public struct ReplyOutcome: Sendable, Equatable {
     public var content: String
+    /// The model's reasoning, nil when it showed none.
+    public var reasoning: String?
     public var status: MessageStatus
     public var usage: Usage
     public var failure: FailureReason?
@@ -45,10 +59,11 @@ public struct ReplyOutcome: Sendable, Equatable {
 
     /// Creates an outcome.
     public init(
-        content: String, status: MessageStatus, usage: Usage, failure: FailureReason? = nil,
-        pricing: ReplyPricing? = nil
+        content: String, reasoning: String? = nil, status: MessageStatus, usage: Usage,
+        failure: FailureReason? = nil, pricing: ReplyPricing? = nil
     ) {
         self.content = content
+        self.reasoning = reasoning
         self.status = status
         self.usage = usage
         self.failure = failure
@@ -119,9 +134,9 @@ public protocol ChatStore: AttachmentStore {
         conversationID: ConversationID, userContent: String?, images: [NewImage], requestID: String?,
         model: String, anchor: ExchangeAnchor
     ) async throws(StoreError) -> Exchange
-    /// Saves the partial text of running replies, in short transactions that let other writes go in between; after an
-    /// error, some of them may be saved.
-    func saveProgress(_ contents: [MessageID: String]) async throws(StoreError)
+    /// Saves the partial text and reasoning of running replies, in short transactions that let other writes go in
+    /// between; after an error, some of them may be saved.
+    func saveProgress(_ replies: [MessageID: ReplyProgress]) async throws(StoreError)
     /// Saves the final state of a reply. With `outcome.pricing`, the same transaction charges it at the model's current
     /// price version (started from the list price when the model has none) and adds it to the day's usage rollup.
     /// Returns the usage as stored, cost included.
@@ -147,6 +162,11 @@ extension ChatStore {
         try await beginExchange(
             conversationID: conversationID, userContent: userContent, images: images, requestID: requestID,
             model: model, anchor: .currentLeaf)
+    }
+
+    /// Saves the partial text of running replies that showed no reasoning.
+    public func saveProgress(_ contents: [MessageID: String]) async throws(StoreError) {
+        try await saveProgress(contents.mapValues { ReplyProgress(content: $0) })
     }
 
     /// The current branch's messages in order, strictly after `afterID`.

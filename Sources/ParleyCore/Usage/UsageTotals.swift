@@ -1,11 +1,13 @@
 /// Requests, tokens and money summed over some rollup rows; `estimatedTokens` and `estimatedCostMicros` are the part of
 /// the tokens and cost that Parley estimated because the provider reported no usage, `titleTokens` and
-/// `titleCostMicros` the part spent asking for conversations' titles.
+/// `titleCostMicros` the part spent asking for conversations' titles, `reasoningTokens` the part of the output tokens
+/// that models spent reasoning.
 public struct UsageTotals: Sendable, Equatable {
     public var requests: Int64
     public var inputTokens: Int64
     public var cachedInputTokens: Int64
     public var outputTokens: Int64
+    public var reasoningTokens: Int64
     public var costMicros: Int64
     public var estimatedTokens: Int64
     public var estimatedCostMicros: Int64
@@ -15,13 +17,14 @@ public struct UsageTotals: Sendable, Equatable {
     /// Creates totals.
     public init(
         requests: Int64 = 0, inputTokens: Int64 = 0, cachedInputTokens: Int64 = 0, outputTokens: Int64 = 0,
-        costMicros: Int64 = 0, estimatedTokens: Int64 = 0, estimatedCostMicros: Int64 = 0, titleTokens: Int64 = 0,
-        titleCostMicros: Int64 = 0
+        reasoningTokens: Int64 = 0, costMicros: Int64 = 0, estimatedTokens: Int64 = 0, estimatedCostMicros: Int64 = 0,
+        titleTokens: Int64 = 0, titleCostMicros: Int64 = 0
     ) {
         self.requests = requests
         self.inputTokens = inputTokens
         self.cachedInputTokens = cachedInputTokens
         self.outputTokens = outputTokens
+        self.reasoningTokens = reasoningTokens
         self.costMicros = costMicros
         self.estimatedTokens = estimatedTokens
         self.estimatedCostMicros = estimatedCostMicros
@@ -34,7 +37,8 @@ public struct UsageTotals: Sendable, Equatable {
         let tokens = Int64(usage.promptTokens + usage.completionTokens)
         self.init(
             requests: 1, inputTokens: Int64(usage.promptTokens), cachedInputTokens: Int64(usage.cachedPromptTokens),
-            outputTokens: Int64(usage.completionTokens), costMicros: usage.costMicros,
+            outputTokens: Int64(usage.completionTokens), reasoningTokens: Int64(usage.reasoningTokens),
+            costMicros: usage.costMicros,
             estimatedTokens: usage.estimated ? tokens : 0, estimatedCostMicros: usage.estimated ? usage.costMicros : 0)
     }
 
@@ -44,6 +48,7 @@ public struct UsageTotals: Sendable, Equatable {
         lhs.inputTokens += rhs.inputTokens
         lhs.cachedInputTokens += rhs.cachedInputTokens
         lhs.outputTokens += rhs.outputTokens
+        lhs.reasoningTokens += rhs.reasoningTokens
         lhs.costMicros += rhs.costMicros
         lhs.estimatedTokens += rhs.estimatedTokens
         lhs.estimatedCostMicros += rhs.estimatedCostMicros

@@ -27,11 +27,13 @@ struct ConversationJSON: Codable {
     }
 }
 
-/// A message in the JSON API (and in export files, hence decodable too).
+/// A message in the JSON API (and in export files, hence decodable too); `reasoning` only when the model showed some.
 struct MessageJSON: Codable {
     struct UsageJSON: Codable {
         var promptTokens: Int
         var completionTokens: Int
+        /// The part of `completionTokens` spent reasoning (absent from exports written before reasoning was kept).
+        var reasoningTokens: Int?
         var costUsd: Double
         var estimated: Bool
     }
@@ -52,6 +54,8 @@ struct MessageJSON: Codable {
     var siblingCount: Int?
     var role: String
     var content: String
+    /// The model's reasoning before its answer.
+    var reasoning: String?
     var status: String
     var model: String
     var createdAt: Date
@@ -66,12 +70,14 @@ struct MessageJSON: Codable {
         siblingCount = message.versions.count
         role = message.role.rawValue
         content = message.content
+        reasoning = message.reasoning
         status = message.status.rawValue
         model = message.model
         createdAt = message.createdAt
         usage = UsageJSON(
             promptTokens: message.usage.promptTokens, completionTokens: message.usage.completionTokens,
-            costUsd: message.usage.costUSD, estimated: message.usage.estimated)
+            reasoningTokens: message.usage.reasoningTokens, costUsd: message.usage.costUSD,
+            estimated: message.usage.estimated)
         attachments = message.attachments.map {
             AttachmentJSON(id: $0.id, contentType: $0.format.contentType, bytes: $0.byteCount)
         }

@@ -25,6 +25,7 @@ enum UsageViews {
             "requests": MicroDollars.grouped(totals.requests), "input": MicroDollars.grouped(totals.inputTokens),
             "cached_input": MicroDollars.grouped(totals.cachedInputTokens),
             "output": MicroDollars.grouped(totals.outputTokens),
+            "reasoning": MicroDollars.grouped(totals.reasoningTokens),
             "cost": MicroDollars.display(totals.costMicros),
             "estimated_tokens": MicroDollars.grouped(totals.estimatedTokens),
             "estimated_cost": MicroDollars.display(totals.estimatedCostMicros),
@@ -38,7 +39,7 @@ enum UsageViews {
     static func headers(_ query: UsageQuery, path: String, fragment: String, nameLabel: String) -> [[String: Any]] {
         let columns: [(String, UsageSort?)] = [
             (nameLabel, .name), ("Messages", .requests), ("Input tokens", .input),
-            ("Cached input", nil), ("Output tokens", .output), ("Spend", .cost),
+            ("Cached input", nil), ("Output tokens", .output), ("Reasoning", nil), ("Spend", .cost),
         ]
         return columns.map { label, sort in
             var header: [String: Any] = ["label": label, "numeric": sort != .name]

@@ -39,10 +39,13 @@ enum ImportReader {
                 }
                 let usage = Usage(
                     promptTokens: message.usage.promptTokens, completionTokens: message.usage.completionTokens,
-                    costUSD: message.usage.costUsd, estimated: message.usage.estimated)
+                    reasoningTokens: message.usage.reasoningTokens ?? 0, costUSD: message.usage.costUsd,
+                    estimated: message.usage.estimated)
                 return Message(
-                    id: message.id, conversationID: 0, role: role, content: message.content, status: .complete,
-                    model: message.model, parentID: message.parentId, usage: usage, createdAt: message.createdAt)
+                    id: message.id, conversationID: 0, role: role, content: message.content,
+                    reasoning: role == .assistant && message.reasoning?.isEmpty == false ? message.reasoning : nil,
+                    status: .complete, model: message.model, parentID: message.parentId,
+                    usage: usage, createdAt: message.createdAt)
             }
             let conversation = entry.conversation
             return try checked(
@@ -111,7 +114,8 @@ enum ImportReader {
         let usages = messages.map(\.usage)
         guard
             usages.allSatisfy({
-                $0.promptTokens >= 0 && $0.completionTokens >= 0 && $0.costUSD.isFinite && $0.costUSD >= 0
+                $0.promptTokens >= 0 && $0.completionTokens >= 0 && $0.reasoningTokens >= 0 && $0.costUSD.isFinite
+                    && $0.costUSD >= 0
             })
         else {
             throw invalid("Conversation \(number) has a message with negative usage.")

@@ -1,0 +1,142 @@
+import Foundation
+import GRDB
+import ParleyCore
+import Testing
+
+@testable import ParleyStore
+
+/// A reply's reasoning in storage: saved while it streams and when it ends, apart from its text, out of the search
+/// index and of the next reply's context, counted in its owner's stored bytes; its tokens in the reply and the rollup.
+@Suite struct ReasoningStoreTests {
+    static let rates = TokenRates(input: 1_000_000, output: 2_000_000)
+
+    @Test("progress saves and the final save keep the reasoning apart from the text; a reply without any stores NULL")
+    func savedApartFromTheText() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let conversation = try await store.conversation(alice.id)
+            let exchange = try await store.chats.beginExchange(
+                conversationID: conversation.id, userContent: "why?", requestID: nil, model: "m")
+            let id = exchange.assistantMessage.id
+            try await store.chats.saveProgress([id: ReplyProgress(content: "", reasoning: "thinking so far")])
+            var saved = try #require(try await store.chats.message(id: id, userID: alice.id))
+            #expect(saved.content == "" && saved.reasoning == "thinking so far")
+            try await store.chats.finishReply(
+                id: id,
+                outcome: ReplyOutcome(
+                    content: "Because.", reasoning: "thinking, then done", status: .complete,
+                    usage: Usage(completionTokens: 30, reasoningTokens: 25)))
+            saved = try #require(try await store.chats.message(id: id, userID: alice.id))
+            #expect(saved.content == "Because." && saved.reasoning == "thinking, then done")
+            #expect(saved.usage.reasoningTokens == 25 && saved.usage.completionTokens == 30)
+            let question = try #require(
+                try await store.chats.message(id: exchange.userMessage?.id ?? 0, userID: alice.id))
+            #expect(question.reasoning == nil)
+            let (_, plain) = try await store.exchange(conversation, "and?", "Plain.")
+            #expect(try await store.chats.message(id: plain, userID: alice.id)?.reasoning == nil)
+        }
+    }
+
+    @Test("reasoning is never searched, and the next reply's history holds the answers' text only")
+    func notSearchedNorSentBack() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let conversation = try await store.conversation(alice.id)
+            let first = try await store.chats.beginExchange(
+                conversationID: conversation.id, userContent: "q", requestID: nil, model: "m")
+            try await store.chats.finishReply(
+                id: first.assistantMessage.id,
+                outcome: ReplyOutcome(
+                    content: "visible answer", reasoning: "zanzibar pondering", status: .complete, usage: Usage()))
+            #expect(try await store.chats.search(userID: alice.id, text: "zanzibar", limit: 10).isEmpty)
+            #expect(try await store.chats.search(userID: alice.id, text: "visible", limit: 10).count == 1)
+            try await store.checkSearchIndexes()
+            let second = try await store.chats.beginExchange(
+                conversationID: conversation.id, userContent: "next", requestID: nil, model: "m")
+            #expect(second.history.map(\.content) == ["q", "visible answer", "next"])
+        }
+    }
+
+    @Test("the reasoning counts in its owner's stored bytes once the reply ends, and leaves with it")
+    func countedInStoredBytes() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let conversation = try await store.conversation(alice.id)
+            let exchange = try await store.chats.beginExchange(
+                conversationID: conversation.id, userContent: "q", requestID: nil, model: "m")
+            try await store.chats.saveProgress([
+                exchange.assistantMessage.id: ReplyProgress(content: "a", reasoning: "r")
+            ])
+            #expect(try await store.accounts.storage(userID: alice.id).storedBytes == 1)
+            try await store.chats.finishReply(
+                id: exchange.assistantMessage.id,
+                outcome: ReplyOutcome(content: "ab", reasoning: "ré", status: .complete, usage: Usage()))
+            // "q" + "ab" + "ré" (3 bytes).
+            #expect(try await store.accounts.storage(userID: alice.id).storedBytes == 6)
+            try await store.chats.deleteMessage(
+                conversationID: conversation.id, userID: alice.id, messageID: exchange.assistantMessage.id)
+            #expect(try await store.accounts.storage(userID: alice.id).storedBytes == 1)
+            let again = try await store.chats.beginExchange(
+                conversationID: conversation.id, userContent: nil, images: [], requestID: nil, model: "m",
+                anchor: .reply(to: try #require(exchange.userMessage).id))
+            try await store.chats.finishReply(
+                id: again.assistantMessage.id,
+                outcome: ReplyOutcome(content: "c", reasoning: "long thoughts", status: .complete, usage: Usage()))
+            try await store.chats.deleteConversation(id: conversation.id, userID: alice.id)
+            #expect(try await store.accounts.storage(userID: alice.id).storedBytes == 0)
+        }
+    }
+
+    @Test("reasoning tokens are output tokens: priced as such, and summed in the rollup apart")
+    func reasoningTokensArePricedAsOutputAndRolledUp() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let conversation = try await store.conversation(alice.id)
+            let exchange = try await store.chats.beginExchange(
+                conversationID: conversation.id, userContent: "q", requestID: nil, model: "m")
+            let charged = try await store.chats.finishReply(
+                id: exchange.assistantMessage.id,
+                outcome: ReplyOutcome(
+                    content: "a", reasoning: "r", status: .complete,
+                    usage: Usage(promptTokens: 100, completionTokens: 400, reasoningTokens: 300),
+                    pricing: ReplyPricing(modelID: "m", providerID: "p", listRates: Self.rates)))
+            // 100 × $1 + 400 × $2 per million: the 300 reasoning tokens are in the 400.
+            #expect(charged.costMicros == 100 + 800)
+            #expect(charged.reasoningTokens == 300)
+            let today = UsageDay(Date())
+            let period = try #require(UsagePeriod(from: today, to: today))
+            let usage = SQLiteUsageStore(database: store.database)
+            let dashboard = try await usage.dashboard(period: period, sort: .cost, userLimit: 10)
+            #expect(dashboard.totals.reasoningTokens == 300 && dashboard.totals.outputTokens == 400)
+            #expect(dashboard.users.first?.totals.reasoningTokens == 300)
+            #expect(dashboard.users.first?.email == "alice@example.com")
+            #expect(try await usage.records(period: period).map(\.totals.reasoningTokens) == [300])
+            let report = try await usage.userReport(userID: alice.id, period: period, conversationLimit: 5)
+            #expect(report.totals.reasoningTokens == 300)
+        }
+    }
+
+    @Test("an import keeps each reply's reasoning and reasoning tokens")
+    func importKeepsReasoning() async throws {
+        try await StoreFixture.run { store in
+            let alice = try await store.user("alice@example.com")
+            let now = Date()
+            let conversation = Conversation(
+                id: 0, userID: 0, title: "Imported", model: "m", systemPrompt: "", createdAt: now, updatedAt: now)
+            let messages = [
+                Message(
+                    id: 1, conversationID: 0, role: .user, content: "q", status: .complete, model: "m", createdAt: now),
+                Message(
+                    id: 2, conversationID: 0, role: .assistant, content: "a", reasoning: "because", status: .complete,
+                    model: "m", parentID: 1, usage: Usage(completionTokens: 9, reasoningTokens: 7), createdAt: now),
+            ]
+            let imported = try await store.chats.importTranscripts(
+                [ConversationTranscript(conversation: conversation, messages: messages)], userID: alice.id)
+            let page = try await store.chats.messages(
+                conversationID: try #require(imported.first).id, userID: alice.id, afterID: nil, limit: 10)
+            #expect(page.items.map(\.reasoning) == [nil, "because"])
+            #expect(page.items.last?.usage.reasoningTokens == 7)
+            #expect(try await store.accounts.storage(userID: alice.id).storedBytes == 1 + 1 + 7)
+        }
+    }
+}
