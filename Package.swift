@@ -117,7 +117,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]),
-        .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown"]),
+        .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown", "ParleyCore"]),
         .testTarget(
             name: "ParleyBenchTests",
             dependencies: [

@@ -317,11 +317,22 @@
     return String(messageID) === chat.dataset.elsewhere;
   }
 
+  // A running reply's `token` and `reasoning` events leave out `message_id`: they belong to the reply this stream
+  // named last (its `start`, or on a stream that joins mid-reply its first event).
+  let namedReply = null;
+
+  /** The reply an event belongs to: the one it names, else the one the stream named last. */
+  function replyOf(data) {
+    if (data.message_id !== undefined) namedReply = data.message_id;
+    return namedReply;
+  }
+
   source.addEventListener("start", (event) => {
     const data = JSON.parse(event.data);
-    if (inOtherBranch(data.message_id)) return;
+    const replyID = replyOf(data);
+    if (inOtherBranch(replyID)) return;
     const wasAtBottom = nearBottom();
-    const article = messageArticle(data.message_id, "assistant");
+    const article = messageArticle(replyID, "assistant");
     startReply(article);
     showModel(article, data.model);
     setStreaming(true);
@@ -331,15 +342,16 @@
 
   source.addEventListener("token", (event) => {
     const data = JSON.parse(event.data);
-    if (inOtherBranch(data.message_id)) return;
-    const article = messageArticle(data.message_id, "assistant");
+    const replyID = replyOf(data);
+    if (inOtherBranch(replyID)) return;
+    const article = messageArticle(replyID, "assistant");
     if (!article.querySelector(".committed")) startReply(article);
     const wasAtBottom = nearBottom();
     article.querySelector(".typing")?.remove();
     if (data.append) article.querySelector(".committed").insertAdjacentHTML("beforeend", data.append);
     const tail = article.querySelector(".tail");
     if (typeof data.tail === "string") tail.innerHTML = data.tail;
-    else showPendingText(tail, data.text);
+    else if (data.text) showPendingText(tail, data.text);
     decorateCode(article);
     followIfAtBottom(wasAtBottom);
   });

@@ -3,8 +3,9 @@ import Foundation
 
 extension StreamProbe {
     /// Sends a message, drops its event stream after `dropAfter` token events, and resumes on the conversation's
-    /// event stream with `Last-Event-ID` until `done`. Fails when an event came twice, the reply did not complete, or
-    /// the text read on both connections is not the saved reply. Returns the milliseconds from the send to `done`.
+    /// event stream with `Last-Event-ID` until `done`. Fails when an event came twice or without its reply named before
+    /// (the resumed stream must name it again), the reply did not complete, or the text read on both connections is
+    /// not the saved reply. Returns the milliseconds from the send to `done`.
     func reconnectedReply(conversation: Int, dropAfter: Int) async throws -> Double {
         let start = ContinuousClock.now
         let response = try await client.execute(
@@ -17,11 +18,11 @@ extension StreamProbe {
             dropped.feed(buffer.readableBytesView)
             if dropped.tokens >= dropAfter || dropped.doneStatus != nil { break }
         }
-        var resumed = SSEFrames(after: dropped.lastID ?? 0)
+        var resumed = SSEFrames(after: dropped.lastID)
         if dropped.doneStatus == nil {
             var request = HTTPClientRequest(url: "\(parley)/c/\(conversation)/events")
             request.headers.add(name: "Authorization", value: "Bearer \(token)")
-            if let last = dropped.lastID { request.headers.add(name: "Last-Event-ID", value: String(last)) }
+            if let last = dropped.lastID { request.headers.add(name: "Last-Event-ID", value: last.text) }
             let events = try await client.execute(request, timeout: .seconds(60))
             guard events.status.code == 200 else { throw BenchError("resume: HTTP \(events.status.code)") }
             for try await buffer in events.body {
@@ -31,6 +32,8 @@ extension StreamProbe {
         }
         let elapsed = start.duration(to: .now).milliseconds
         guard resumed.repeats == 0 else { throw BenchError("the resumed stream repeated \(resumed.repeats) events") }
+        guard dropped.unattributed + resumed.unattributed == 0, resumed.reply == nil || resumed.reply == dropped.reply
+        else { throw BenchError("an event came without naming its reply, or named another one") }
         guard (resumed.doneStatus ?? dropped.doneStatus) == "complete" else {
             throw BenchError("the reply ended as \(resumed.doneStatus ?? dropped.doneStatus ?? "nothing")")
         }

@@ -1,44 +1,46 @@
 import Foundation
+import ParleyCore
+import ParleyProviders
 
 /// A reply's Server-Sent Events read as they arrive, in chunks cut anywhere: the `token` text, the last event id,
-/// the `done` status, and how many events came with an id not after `after` (repeats, on a resumed stream).
+/// the `done` status, how many events came with an id not after `after` (repeats, on a resumed stream), and the reply
+/// they belong to: an event without `message_id` belongs to the reply the stream named last.
 struct SSEFrames {
     /// Ids up to this one were received before; a resumed stream must not send them again.
-    let after: Int64
-    private var pending: [UInt8] = []
+    let after: EventID?
+    private var parser = SSEParser()
     private(set) var text = ""
     private(set) var tokens = 0
-    private(set) var lastID: Int64?
+    private(set) var lastID: EventID?
     private(set) var doneStatus: String?
     private(set) var repeats = 0
+    /// The reply the stream named last.
+    private(set) var reply: MessageID?
+    /// Events without `message_id` that came before any event named their reply (a stream must never send one).
+    private(set) var unattributed = 0
 
-    /// A reader of a stream, resumed after the event `after` (0: a new stream).
-    init(after: Int64 = 0) {
+    /// A reader of a stream, resumed after the event `after` (nil: a new stream).
+    init(after: EventID? = nil) {
         self.after = after
     }
 
     /// Reads the complete events in `bytes` (with what an earlier chunk left unfinished).
-    mutating func feed<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
-        pending.append(contentsOf: bytes)
-        while let end = pending.indices.dropLast().first(where: { pending[$0] == 10 && pending[$0 + 1] == 10 }) {
-            read(String(decoding: pending[..<end], as: UTF8.self))
-            pending.removeFirst(end + 2)
-        }
+    mutating func feed(_ bytes: some Collection<UInt8>) {
+        for message in parser.feed(bytes) { read(message) }
     }
 
-    /// Reads one event's lines (`id:`, `event:`, `data:`; comments and `retry:` are skipped).
-    private mutating func read(_ frame: String) {
-        var id: Int64?, name = "", data = ""
-        for line in frame.split(separator: "\n") {
-            if line.hasPrefix("id: ") { id = Int64(line.dropFirst(4)) }
-            if line.hasPrefix("event: ") { name = String(line.dropFirst(7)) }
-            if line.hasPrefix("data: ") { data += line.dropFirst(6) }
-        }
-        guard let id else { return }
-        if id <= after { repeats += 1 }
+    /// Reads one event; those without an id (comments, `title`) are skipped.
+    private mutating func read(_ message: SSEMessage) {
+        guard let id = message.id.flatMap(EventID.init) else { return }
+        if let after, id <= after { repeats += 1 }
         lastID = id
-        let json = (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] ?? [:]
-        switch name {
+        let json = (try? JSONSerialization.jsonObject(with: Data(message.data.utf8))) as? [String: Any] ?? [:]
+        if let named = json["message_id"] as? Int {
+            reply = MessageID(named)
+        } else if reply == nil {
+            unattributed += 1
+        }
+        switch message.event {
         case "token":
             tokens += 1
             text += json["text"] as? String ?? ""

@@ -168,7 +168,7 @@ struct StreamProbe {
             streamingSend(conversation: conversation, content: "stop me"), timeout: .seconds(30))
         guard response.status.code == 200 else { throw BenchError("HTTP \(response.status.code)") }
         var iterator = response.body.makeAsyncIterator()
-        while let buffer = try await iterator.next(), !String(buffer: buffer).contains("event: token") {}
+        while let buffer = try await iterator.next(), !String(buffer: buffer).contains("event:token") {}
         let start = ContinuousClock.now
         _ = try await JSONCall.post(client, "\(parley)/api/conversations/\(conversation)/stop", token: token, body: [:])
         while try await abortedCount() == before {

@@ -95,18 +95,36 @@ import Testing
 
 /// Server-Sent Event ids built from a message id and a sequence number.
 @Suite struct EventIDTests {
-    @Test func roundTripsThroughItsValue() throws {
+    @Test func roundTripsThroughItsShortForm() throws {
         let id = EventID(messageID: 42, sequence: 7)
-        #expect(id.value == 420_000_007)
-        #expect(EventID(String(id.value)) == id)
-        #expect(EventID(" 420000007 ") == id)
+        #expect(id.text == "G.7")
+        #expect(EventID(id.text) == id)
+        #expect(EventID(" G.7 ") == id)
+        let large = EventID(messageID: 1_000_000, sequence: 3_843)
+        #expect(large.text == "4c92.ZZ")
+        #expect(EventID(large.text) == large)
         let done = EventID(messageID: 3, sequence: EventID.doneSequence)
-        let parsed = try #require(EventID(String(done.value)))
+        #expect(done.text == "3.FXsj")
+        let parsed = try #require(EventID(done.text))
         #expect(parsed == done && parsed.isDone)
+        #expect(EventID(messageID: MessageID.max, sequence: 0).text == "aZl8N0y58M7.0")
+        #expect(EventID("aZl8N0y58M7.0") == EventID(messageID: MessageID.max, sequence: 0))
+    }
+
+    @Test("the decimal ids of earlier versions still name the same events")
+    func readsTheDecimalForm() throws {
+        #expect(EventID("420000007") == EventID(messageID: 42, sequence: 7))
+        #expect(EventID(" 420000007 ") == EventID(messageID: 42, sequence: 7))
+        let done = try #require(EventID("39999999"))
+        #expect(done == EventID(messageID: 3, sequence: EventID.doneSequence) && done.isDone)
     }
 
     @Test func rejectsWhatIsNotOurs() {
-        for text in ["", " ", "abc", "-5", "0", "12.5", "1e9", "99999999999999999999999", "0x10", "7 8"] {
+        let rejected = [
+            "", " ", "abc", "-5", "0", "1e9", "99999999999999999999999", "0x10", "7 8", ".", "G.", ".7", "0.7", "G.7.1",
+            "G.-7", "G:7", "G.FXsk", "aZl8N0y58M8.0", "111111111111.0", "G. 7", "é.7",
+        ]
+        for text in rejected {
             #expect(EventID(text) == nil, "\(text) should not parse")
         }
     }
@@ -118,7 +136,7 @@ import Testing
         #expect(capped.sequence == EventID.doneSequence && capped.isDone)
         #expect(capped.messageID == 1)
         // A later reply's first event still sorts after an earlier reply's done.
-        #expect(EventID(messageID: 2, sequence: 0).value > capped.value)
+        #expect(EventID(messageID: 2, sequence: 0) > capped)
     }
 }
 
@@ -152,29 +170,47 @@ import Testing
         for (event, id) in Self.events { log.append(event, id: id) }
         #expect(log.count == Self.events.count)
         for index in 0..<Self.events.count {
-            let expected = Self.events[index...].map { $0.0.frame(id: $0.1) }.joined()
-            #expect(String(decoding: log.events(from: index).frames(), as: UTF8.self) == expected)
+            let named = Self.events[index...].map { $0.0.frame(id: $0.1, replyNamed: true) }
+            let unnamed = [Self.events[index].0.frame(id: Self.events[index].1)] + named.dropFirst()
+            #expect(String(decoding: log.events(from: index).frames(replyNamed: true), as: UTF8.self) == named.joined())
+            #expect(
+                String(decoding: log.events(from: index).frames(replyNamed: false), as: UTF8.self) == unnamed.joined())
         }
-        #expect(
-            Self.events[1].0.frame(id: Self.events[1].1)
-                == "id: 770000002\nevent: token\ndata: {\"message_id\":77,\"text\":\"Hello, <world>\",\"append\":\"\",\"tail\":\"<p>Hello, &lt;world&gt;</p>\"}\n\n"
-        )
     }
 
-    @Test("a log of short tokens keeps under 60% of its frames' bytes")
+    @Test("a token names its reply only where the stream has not, and leaves out empty fields but an empty tail")
+    func tokenFrames() {
+        let (hello, helloID) = Self.events[1]
+        #expect(
+            hello.frame(id: helloID)
+                == #"id:1f.2\#nevent:token\#ndata:{"message_id":77,"text":"Hello, <world>","tail":"<p>Hello, &lt;world&gt;</p>"}\#n\#n"#
+        )
+        #expect(
+            hello.frame(id: helloID, replyNamed: true)
+                == #"id:1f.2\#nevent:token\#ndata:{"text":"Hello, <world>","tail":"<p>Hello, &lt;world&gt;</p>"}\#n\#n"#
+        )
+        let cleared = StreamEvent.token(messageID: 77, text: "", html: StreamedHTML(append: "<p>Hi</p>\n", tail: ""))
+        #expect(
+            cleared.frame(id: helloID, replyNamed: true)
+                == #"id:1f.2\#nevent:token\#ndata:{"append":"<p>Hi</p>\n","tail":""}\#n\#n"#)
+        let (error, errorID) = Self.events[3]
+        #expect(error.frame(id: errorID, replyNamed: true).contains(#"data:{"message_id":77,"code""#))
+    }
+
+    @Test("a log of short tokens keeps less than its frames' bytes")
     func logIsSmallerThanItsFrames() {
         var log = EventLog()
         var frameBytes = 0
         for sequence in 1...200 {
             let id = EventID(messageID: 123_456, sequence: Int64(sequence))
             let event = StreamEvent.token(messageID: 123_456, text: " word", html: StreamedHTML(append: "", tail: nil))
-            frameBytes += event.frame(id: id).utf8.count
+            frameBytes += event.frame(id: id, replyNamed: sequence > 1).utf8.count
             log.append(event, id: id)
         }
         let copied = log.events(from: 0)
         let kept = copied.bytes.count + copied.entries.count * MemoryLayout<EventLog.Entry>.stride
-        #expect(kept * 5 < frameBytes * 3)
-        #expect(copied.frames().count == frameBytes)
+        #expect(kept * 10 < frameBytes * 7)
+        #expect(copied.frames(replyNamed: false).count == frameBytes)
     }
 }
 

@@ -1,7 +1,9 @@
+import ParleyCore
 import ParleyMarkdown
 import Testing
 
-/// Measures how much HTML a paced stream sends compared with the final HTML, and proves the bound.
+/// Measures how much HTML a paced stream, and the events that carry it, send compared with the final HTML, and proves
+/// the bounds.
 @Suite struct EfficiencyTests {
     /// A ~20 KB reply made of the corpus's LLM-style replies, optionally only those without brackets (an unresolved
     /// `[x]` holds every later block in the tail until the end, since a reference definition could still follow).
@@ -64,5 +66,67 @@ import Testing
                 == StreamedHTML(
                     append: "<p>First paragraph, long enough to be worth holding back.</p>\n",
                     tail: "<p>Second</p>\n"))
+    }
+
+    /// The bytes of a reply's `start` and `token` frames as one stream sends them, the reply arriving as 4-character
+    /// tokens `tokensPerSecond` apart and going out as the server coalesces them (an event at most every 30 ms, the
+    /// first at once, the last at the end); expects the appends and the last tail to make the final HTML.
+    private static func eventBytes(_ document: String, tokensPerSecond: Double) -> Int {
+        let reply: MessageID = 100_000
+        var stream = MarkdownStream()
+        var bytes = StreamEvent.start(messageID: reply, model: "gpt-4o-mini")
+            .frame(id: EventID(messageID: reply, sequence: 1)).utf8.count
+        var sequence: Int64 = 1
+        var unsent = "", appended = "", tail = ""
+        var lastEvent = -Double.infinity
+        let deltas = Chunkings.fixedSize(document, characters: 4)
+        for (index, delta) in deltas.enumerated() {
+            stream.append(delta)
+            unsent += delta
+            let now = Double(index) / tokensPerSecond
+            let isLast = index == deltas.count - 1
+            guard now - lastEvent >= 0.030 || isLast else { continue }
+            let html = stream.next(final: isLast)
+            sequence += 1
+            bytes +=
+                StreamEvent.token(messageID: reply, text: unsent, html: html)
+                .frame(id: EventID(messageID: reply, sequence: sequence), replyNamed: true).utf8.count
+            appended += html.append
+            tail = html.tail ?? tail
+            unsent = ""
+            lastEvent = now
+        }
+        #expect(appended + tail == MarkdownRenderer.html(document))
+        return bytes
+    }
+
+    /// Ordinary replies: two of about 20 KB (with and without brackets), and the corpus's short hand-written ones.
+    private static let ordinaryReplies: [(name: String, documents: [String])] = [
+        ("long", [twentyKilobyteReply(bracketFree: true), twentyKilobyteReply(bracketFree: false)]),
+        ("short", MarkdownCorpus.replies),
+    ]
+
+    /// The figures, and those of the heavier frames before, are in docs/BENCHMARKS.md. No frame can bring this to 2: the
+    /// appends (the final HTML, JSON-escaped) and the raw text alone come to about 1.8 times the HTML.
+    @Test(arguments: [(0, 400.0, 3.75), (1, 400, 3.75), (0, 100, 5.25), (1, 100, 5.0)])
+    func eventsOfOrdinaryRepliesCostABoundedMultipleOfTheirHTML(corpus: Int, tokensPerSecond: Double, bound: Double) {
+        let (name, documents) = Self.ordinaryReplies[corpus]
+        let sent = documents.map { Self.eventBytes($0, tokensPerSecond: tokensPerSecond) }.reduce(0, +)
+        let final = documents.map { MarkdownRenderer.html($0).utf8.count }.reduce(0, +)
+        let ratio = Double(sent) / Double(final)
+        print("\(name) replies at \(Int(tokensPerSecond)) tokens a second: start and token events \(ratio) × the HTML")
+        #expect(ratio <= bound)
+    }
+
+    @Test("a token frame's fixed part (all but its text) is at most 40 bytes while ids take six characters")
+    func aTokenFramesFixedPartIsAtMostFortyBytes() {
+        let html = StreamedHTML(append: "", tail: nil)
+        // Message ids under 62³ and sequences under 62² (a reply of up to 3,843 events) are three and two digits.
+        for (reply, sequence) in [(MessageID(1), Int64(2)), (238_327, 3_843), (238_328, 3_843)] {
+            let frame = StreamEvent.token(messageID: reply, text: "x", html: html)
+                .frame(id: EventID(messageID: reply, sequence: sequence), replyNamed: true)
+            let fixed = frame.utf8.count - 1
+            #expect(fixed <= (reply < 238_328 ? 40 : 41), "\(frame.debugDescription)")
+        }
     }
 }

@@ -121,7 +121,7 @@ struct EngineClockTests {
             "Count", clock: clock, provider: provider,
             settings: GenerationSettings())
         var stream = opened
-        #expect(await Self.nextFrames(&stream).contains("event: start"))
+        #expect(await Self.nextFrames(&stream).contains("event:start"))
         provider.feed.yield("one ")
         #expect(await Self.nextFrames(&stream).contains(#""text":"one ""#))
         provider.feed.yield("two ")
@@ -133,7 +133,7 @@ struct EngineClockTests {
         #expect(coalesced.contains(#""text":"two three""#), "\(coalesced)")
         provider.feed.finish()
         var rest = ""
-        while !rest.contains("event: done") { rest += await Self.nextFrames(&stream) }
+        while !rest.contains("event:done") { rest += await Self.nextFrames(&stream) }
         #expect(rest.contains(#""status":"complete""#))
         stream.close()
         manager.shutdown()
@@ -181,7 +181,7 @@ struct EngineClockTests {
         try await Self.until { provider.askedCount == 2 && clock.sleeperCount >= 4 }
         clock.advance(by: .milliseconds(500))  // the second at most 500 ms
         var frames = ""
-        while !frames.contains("event: done") { frames += await Self.nextFrames(&stream) }
+        while !frames.contains("event:done") { frames += await Self.nextFrames(&stream) }
         #expect(provider.askedCount == 3)
         #expect(frames.contains(#""text":"ok""#) && frames.contains(#""status":"complete""#), "\(frames)")
         stream.close()
@@ -205,7 +205,7 @@ struct EngineClockTests {
         clock.advance(by: .seconds(9))
         #expect(manager.runningCount == 1)
         clock.advance(by: .seconds(1))
-        while !frames.contains("event: done") { frames += await Self.nextFrames(&stream) }
+        while !frames.contains("event:done") { frames += await Self.nextFrames(&stream) }
         #expect(frames.contains(#""status":"interrupted""#), "\(frames)")
         await running.value
         #expect(manager.runningCount == 0)

@@ -24,7 +24,7 @@ struct ShareTests {
         let stream = try await api.request(
             .POST, "/api/conversations/\(conversation)/messages", json: ["content": content],
             headers: [("Accept", "text/event-stream")])
-        guard stream.status == 200, stream.body.contains("event: done") else {
+        guard stream.status == 200, stream.body.contains("event:done") else {
             throw TestFailure("sending answered \(stream.status): \(stream.body.prefix(300))")
         }
     }

@@ -1,7 +1,7 @@
 /// The events of one reply, for the streams that read them (each at its own place) and for `Last-Event-ID` resumes.
 /// An event is kept as its kind, its sequence and the fields of its data after `message_id`, back to back in one
-/// buffer; its SSE frame is built when a stream reads it. The `id:`, `event:` and `message_id` that every frame
-/// repeats were ~60 bytes an event, most of a running reply's log.
+/// buffer; its SSE frame is built when a stream reads it. The `id:`, `event:` and `message_id` that frames repeat
+/// were ~60 bytes an event, most of a running reply's log.
 struct EventLog {
     /// Where an event's fields end in `bytes`, and what rebuilds the rest of its frame.
     struct Entry: Sendable {
@@ -47,17 +47,22 @@ struct LoggedEvents: Sendable {
     let bytes: [UInt8]
     let entries: [EventLog.Entry]
 
-    /// The events' SSE frames, joined.
-    func frames() -> [UInt8] {
+    /// The events' SSE frames, joined. `replyNamed` says whether the stream they go to has named their reply already:
+    /// if not, the first of them names it (a `start` does anyway; a stream that resumes mid-reply gets a `token` that
+    /// names it), and the `token` and `reasoning` frames after it leave `message_id` out.
+    func frames(replyNamed: Bool) -> [UInt8] {
         var frames: [UInt8] = []
-        // About 80 bytes of `id:`, `event:` and `message_id` come with each event's fields.
-        frames.reserveCapacity(bytes.count + entries.count * 80)
+        // About 30 bytes of `id:`, `event:` and keys come with each event's fields.
+        frames.reserveCapacity(bytes.count + entries.count * 32)
         var from = 0
+        var named = replyNamed
         for entry in entries {
             let end = entry.end - start
             StreamEvent.appendFrame(
                 id: EventID(messageID: messageID, sequence: Int64(entry.sequence)), kind: entry.kind,
-                messageID: messageID, otherFields: bytes[from..<end], to: &frames)
+                messageID: named && !entry.kind.alwaysNamesReply ? nil : messageID,
+                otherFields: bytes[from..<end], to: &frames)
+            named = true
             from = end
         }
         return frames

@@ -21,6 +21,8 @@ public struct EventSubscription: Sendable {
     var prefixFinishes: MessageID?
     /// The running reply of the frames `next()` returned last, and the sequence of their last event, until `wrote()`.
     var lastTaken: (reply: ReplyRun, sequence: Int64)?
+    /// The reply this stream's frames named last: its later `token` and `reasoning` frames leave `message_id` out.
+    var namedReply: MessageID?
 
     /// Waits for the next frames (or a heartbeat); never blocks the reply or other streams.
     public mutating func next() async -> EventBatch {
@@ -66,7 +68,9 @@ public struct EventSubscription: Sendable {
             return title.isEmpty ? nil : .frames(title, finishing: nil)
         }
         lastTaken = running.flatMap { reply in events.entries.last.map { (reply, Int64($0.sequence)) } }
-        return .frames(events.frames() + title, finishing: running == nil ? current : nil)
+        let frames = events.frames(replyNamed: namedReply == current)
+        namedReply = current
+        return .frames(frames + title, finishing: running == nil ? current : nil)
     }
 }
 

@@ -5,20 +5,32 @@ import ParleyMarkdown
 public enum StreamEvent: Sendable {
     case start(messageID: MessageID, model: String)
     case token(messageID: MessageID, text: String, html: StreamedHTML)
+    /// New text of the model's reasoning, shown apart from the answer.
+    case reasoning(messageID: MessageID, text: String)
     case error(messageID: MessageID, reason: FailureReason)
     case done(messageID: MessageID, status: MessageStatus, html: String, usage: Usage)
 
     /// What an event is, which names it in the stream.
     public enum Kind: UInt8, Sendable {
-        case start, token, error, done
+        case start, token, reasoning, error, done
 
         /// The `event:` name.
         var name: StaticString {
             switch self {
             case .start: "start"
             case .token: "token"
+            case .reasoning: "reasoning"
             case .error: "error"
             case .done: "done"
+            }
+        }
+
+        /// Whether its data names the reply even on a stream that named it before: all but `token` and `reasoning`,
+        /// the many small events of a running reply, which belong to the reply the stream named last.
+        var alwaysNamesReply: Bool {
+            switch self {
+            case .start, .error, .done: true
+            case .token, .reasoning: false
             }
         }
     }
@@ -28,16 +40,17 @@ public enum StreamEvent: Sendable {
         switch self {
         case .start: .start
         case .token: .token
+        case .reasoning: .reasoning
         case .error: .error
         case .done: .done
         }
     }
 
-    /// The reply the event belongs to (its data's first field, `message_id`).
+    /// The reply the event belongs to (its data's `message_id`, where the data names it).
     public var messageID: MessageID {
         switch self {
-        case .start(let messageID, _), .token(let messageID, _, _), .error(let messageID, _),
-            .done(let messageID, _, _, _):
+        case .start(let messageID, _), .token(let messageID, _, _), .reasoning(let messageID, _),
+            .error(let messageID, _), .done(let messageID, _, _, _):
             messageID
         }
     }
@@ -49,9 +62,12 @@ public enum StreamEvent: Sendable {
         case .start(_, let model):
             json.field("model", model)
         case .token(_, let text, let html):
-            json.field("text", text)
-            json.field("append", html.append)
+            // Empty text and append are left out; an empty tail is not (it replaces the previous one).
+            if !text.isEmpty { json.field("text", text) }
+            if !html.append.isEmpty { json.field("append", html.append) }
             if let tail = html.tail { json.field("tail", tail) }
+        case .reasoning(_, let text):
+            if !text.isEmpty { json.field("text", text) }
         case .error(_, let reason):
             json.field("code", reason.code)
             json.field("message", reason.message)
@@ -63,29 +79,34 @@ public enum StreamEvent: Sendable {
         return json
     }
 
-    /// The SSE frame with this id: `id:`, `event:` and one `data:` line of JSON.
-    public func frame(id: EventID) -> String {
+    /// The SSE frame with this id: `id:`, `event:` and one `data:` line of JSON, which leaves out `message_id` when
+    /// `replyNamed` (the stream named the event's reply before) and the kind allows it.
+    public func frame(id: EventID, replyNamed: Bool = false) -> String {
         var bytes: [UInt8] = []
-        Self.appendFrame(id: id, kind: kind, messageID: messageID, otherFields: otherFields.members, to: &bytes)
+        Self.appendFrame(
+            id: id, kind: kind, messageID: replyNamed && !kind.alwaysNamesReply ? nil : messageID,
+            otherFields: otherFields.members, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends an SSE frame built from its parts: the JSON object of its data is `message_id` followed by
-    /// `otherFields` (members without braces, possibly none).
+    /// Appends an SSE frame built from its parts: `id:x`, `event:x` and `data:` with the JSON object of
+    /// `message_id` (unless nil) and `otherFields` (members without braces, possibly none). No space follows the
+    /// colons: the SSE format allows that, and it saves three bytes an event.
     static func appendFrame(
-        id: EventID, kind: Kind, messageID: MessageID, otherFields: ArraySlice<UInt8>,
+        id: EventID, kind: Kind, messageID: MessageID?, otherFields: ArraySlice<UInt8>,
         to bytes: inout [UInt8]
     ) {
-        append("id: ", to: &bytes)
-        JSONText.appendDecimal(id.value, to: &bytes)
-        append("\nevent: ", to: &bytes)
+        append("id:", to: &bytes)
+        id.append(to: &bytes)
+        append("\nevent:", to: &bytes)
         append(kind.name, to: &bytes)
-        append("\ndata: {\"message_id\":", to: &bytes)
-        JSONText.appendDecimal(messageID, to: &bytes)
-        if !otherFields.isEmpty {
-            bytes.append(UInt8(ascii: ","))
-            bytes.append(contentsOf: otherFields)
+        append("\ndata:{", to: &bytes)
+        if let messageID {
+            append("\"message_id\":", to: &bytes)
+            JSONText.appendDecimal(messageID, to: &bytes)
+            if !otherFields.isEmpty { bytes.append(UInt8(ascii: ",")) }
         }
+        bytes.append(contentsOf: otherFields)
         append("}\n\n", to: &bytes)
     }
 

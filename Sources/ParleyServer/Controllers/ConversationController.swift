@@ -118,7 +118,7 @@ struct ConversationController {
                 "back": "/c/\(id)",
                 "is_streaming": streaming != nil || runningElsewhere != nil,
                 "running_elsewhere": runningElsewhere.map(String.init) ?? "",
-                "resume_event_id": streaming.map { String(EventID(messageID: $0.id, sequence: 0).value) } ?? "",
+                "resume_event_id": streaming.map { EventID(messageID: $0.id, sequence: 0).text } ?? "",
                 "has_messages": !messages.isEmpty,
                 "can_continue": messages.last?.status == .truncated,
                 "continue_prompt": Self.continuePrompt,

@@ -9,9 +9,25 @@ struct ReceivedEvent: Sendable {
     var id: String?
     var name: String
     var data: String
+    /// The reply it belongs to: its own `message_id`, else the one its stream named last (nil when none was).
+    var reply: Int?
 
     /// The data as a JSON object.
     var json: [String: Any] { ((try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any]) ?? [:] }
+}
+
+/// Gives each event of one stream its reply, as a client must: an event without `message_id` belongs to the reply
+/// the stream named last (a `title` belongs to none).
+struct ReplyAttribution {
+    private var named: Int?
+
+    /// The event read from `message`, with its reply.
+    mutating func event(_ message: SSEMessage) -> ReceivedEvent {
+        var event = ReceivedEvent(id: message.id, name: message.event, data: message.data)
+        if let id = event.json["message_id"] as? Int { named = id }
+        if event.name != "title" { event.reply = named }
+        return event
+    }
 }
 
 /// What the background reader has received so far.
@@ -39,12 +55,11 @@ final class EventReader: Sendable {
         let task = Task { [received] in
             let state = received
             var parser = SSEParser()
+            var attribution = ReplyAttribution()
             do {
                 for try await buffer in body {
                     let comments = String(buffer: buffer).components(separatedBy: ": heartbeat\n").count - 1
-                    let events = parser.feed(buffer.readableBytesView).map {
-                        ReceivedEvent(id: $0.id, name: $0.event, data: $0.data)
-                    }
+                    let events = parser.feed(buffer.readableBytesView).map { attribution.event($0) }
                     state.state.withLock {
                         $0.comments += comments
                         $0.events += events
