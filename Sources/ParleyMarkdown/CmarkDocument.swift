@@ -97,7 +97,8 @@ final class CmarkDocument {
         let named =
             strstr(html, TaskItemLabel.checkbox) != nil
             ? TaskItemLabel.naming(checkboxesIn: html, labels: taskItemLabels(under: node)) : String(cString: html)
-        return strstr(html, CodeBlockHTML.opening) != nil ? CodeBlockHTML.rewriting(named) : named
+        let highlighted = strstr(html, CodeBlockHTML.opening) != nil ? CodeBlockHTML.rewriting(named) : named
+        return FormulaHTML.mayHoldFormula(html) ? FormulaHTML.rewriting(highlighted) : highlighted
     }
 
     /// The accessible names of the task list items under `node` (itself included), in document order.

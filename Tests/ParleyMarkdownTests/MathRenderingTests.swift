@@ -64,6 +64,14 @@ import Testing
                 == "<p><a href=\"https://e.org\">\(Self.inline("x"))</a></p>\n")
     }
 
+    @Test func formulasInTableCellsTaskItemsAndImageTexts() {
+        #expect(
+            MarkdownRenderer.html("| $a_1$ |\n| --- |\n| $b$ |\n").contains(
+                "<th>\(Self.inline("a_1"))</th>"))
+        #expect(MarkdownRenderer.html("- [ ] solve $x^2$\n").contains(#"aria-label="solve x^2""#))
+        #expect(MarkdownRenderer.html("![area $r^2$](a.png)") == "<p><img src=\"a.png\" alt=\"area r^2\" /></p>\n")
+    }
+
     @Test func formulaSourceIsEscaped() {
         #expect(
             MarkdownRenderer.html(#"$a<b \text{"&"}$"#) == "<p>\(Self.inline("a&lt;b \\text{&quot;&amp;&quot;}"))</p>\n"

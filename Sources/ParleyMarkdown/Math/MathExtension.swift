@@ -1,6 +1,6 @@
 import CCmarkGFM
 
-/// The cmark-gfm inline extension that turns each `MathSpan` into a node holding the formula's HTML. One is made for
+/// The cmark-gfm inline extension that turns each `MathSpan` into a code span marked as a formula. One is made for
 /// each parse, since it carries that parse's closer searches; it must outlive the parser it is attached to.
 final class MathExtension {
     // Not Sendable, and never escapes the document that made it: it holds a raw cmark pointer, and cmark calls it only
@@ -50,8 +50,8 @@ final class MathExtension {
         let bytes = UnsafeBufferPointer(
             start: parley_inline_subject_bytes(inlineParser), count: Int(parley_inline_subject_length(inlineParser)))
         guard let span = MathSpan.find(in: bytes, at: Int(offset), closers: &closers) else { return nil }
-        let node = cmark_node_new(CMARK_NODE_CUSTOM_INLINE)
-        cmark_node_set_on_enter(node, span.html)
+        let node = cmark_node_new(CMARK_NODE_CODE)
+        cmark_node_set_literal(node, span.markedSource)
         cmark_inline_parser_set_offset(inlineParser, Int32(span.end))
         return node
     }

@@ -42,19 +42,10 @@ struct MathSpan: Equatable {
             isDisplay: opener.closer == .doubleDollar || opener.closer == .displayBracket, end: close.upperBound)
     }
 
-    /// The HTML of the formula: its source in a `<code class="math …">`, which the page's KaTeX typesets.
-    var html: String {
-        var html = isDisplay ? #"<code class="math math-display">"# : #"<code class="math math-inline">"#
-        for character in source.unicodeScalars {
-            switch character {
-            case "&": html += "&amp;"
-            case "<": html += "&lt;"
-            case ">": html += "&gt;"
-            case "\"": html += "&quot;"
-            default: html.unicodeScalars.append(character)
-            }
-        }
-        return html + "</code>"
+    /// The formula's source behind its marker, the literal of the code span that carries it through cmark (which
+    /// escapes it); `FormulaHTML` turns that span into the formula's `<code class="math …">`.
+    var markedSource: String {
+        String(isDisplay ? FormulaHTML.displayMarker : FormulaHTML.inlineMarker) + source
     }
 
     /// Where each kind of closer was last sought in one subject, so a paragraph of openers without closers is read once
