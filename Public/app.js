@@ -71,9 +71,25 @@
       pre.dataset.copy = "";
       const language = /(?:^|\s)language-(\S+)/.exec(pre.querySelector("code")?.className ?? "");
       if (language) pre.dataset.lang = language[1];
-      pre.appendChild(copyButton("Copy code" + (language ? " (" + language[1] + ")" : ""),
+      const tools = document.createElement("div");
+      tools.className = "code-tools";
+      tools.append(wrapButton(pre), copyButton("Copy code" + (language ? " (" + language[1] + ")" : ""),
         () => pre.querySelector("code")?.innerText ?? pre.innerText));
+      pre.appendChild(tools);
     }
+  }
+
+  /** A toggle that wraps a code block's long lines instead of scrolling them. */
+  function wrapButton(pre) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "wrap";
+    button.textContent = "Wrap";
+    button.setAttribute("aria-pressed", "false");
+    button.addEventListener("click", () => {
+      button.setAttribute("aria-pressed", String(pre.classList.toggle("wrapped")));
+    });
+    return button;
   }
 
   /** Gives a finished message a Copy button for its whole text, and local times; tells voice.js it is there. */
@@ -270,6 +286,7 @@
   function startReply(article) {
     const content = article.querySelector(".content");
     content.innerHTML = '<div class="committed"></div><div class="tail"></div>';
+    article.querySelector("details.reasoning")?.remove(); // the stream sends the reasoning again
     article.querySelector(".error")?.remove();
     if (!article.querySelector(".typing")) {
       const typing = document.createElement("p");
@@ -281,6 +298,38 @@
     article.dataset.status = "streaming";
     article.setAttribute("aria-busy", "true");
   }
+
+  /** A reply's reasoning section, made at its first reasoning text: collapsed, its summary counting the seconds
+   * ("Thinking… 12 s") until the answer starts; opening it shows the reasoning as it grows. */
+  function reasoningSection(article) {
+    let section = article.querySelector("details.reasoning");
+    if (section) return section;
+    section = document.createElement("details");
+    section.className = "reasoning";
+    section.innerHTML = '<summary></summary><div class="reasoning-text"></div>';
+    article.querySelector(".content").before(section);
+    const started = Number(article.dataset.startedAt || Date.now());
+    const summary = section.querySelector("summary");
+    const count = () => { summary.textContent = "Thinking… " + Math.round((Date.now() - started) / 1000) + " s"; };
+    count();
+    section.dataset.startedAt = String(started);
+    thinkingClocks.set(section, setInterval(count, 1000));
+    return section;
+  }
+
+  /** Ends a reply's thinking once its answer starts (or it ends): the section closes and says how long it took. */
+  function endThinking(article) {
+    const section = article.querySelector("details.reasoning[data-started-at]");
+    if (!section) return;
+    clearInterval(thinkingClocks.get(section));
+    thinkingClocks.delete(section);
+    const seconds = Math.max(1, Math.round((Date.now() - Number(section.dataset.startedAt)) / 1000));
+    section.querySelector("summary").textContent = "Thought for " + seconds + " s";
+    delete section.dataset.startedAt;
+    section.open = false;
+  }
+
+  const thinkingClocks = new Map();
 
   document.querySelectorAll("article.message[data-status=streaming]").forEach((article) => article.setAttribute("aria-busy", "true"));
 
@@ -334,6 +383,7 @@
     const wasAtBottom = nearBottom();
     const article = messageArticle(replyID, "assistant");
     startReply(article);
+    article.dataset.startedAt = String(Date.now());
     showModel(article, data.model);
     setStreaming(true);
     showNotice("");
@@ -348,11 +398,23 @@
     if (!article.querySelector(".committed")) startReply(article);
     const wasAtBottom = nearBottom();
     article.querySelector(".typing")?.remove();
+    endThinking(article);
     if (data.append) article.querySelector(".committed").insertAdjacentHTML("beforeend", data.append);
     const tail = article.querySelector(".tail");
     if (typeof data.tail === "string") tail.innerHTML = data.tail;
     else if (data.text) showPendingText(tail, data.text);
     decorateCode(article);
+    followIfAtBottom(wasAtBottom);
+  });
+
+  source.addEventListener("reasoning", (event) => {
+    const data = JSON.parse(event.data);
+    const replyID = replyOf(data);
+    if (inOtherBranch(replyID)) return;
+    const article = messageArticle(replyID, "assistant");
+    if (!article.querySelector(".committed")) startReply(article);
+    const wasAtBottom = nearBottom();
+    reasoningSection(article).querySelector(".reasoning-text").append(data.text);
     followIfAtBottom(wasAtBottom);
   });
 
@@ -397,6 +459,7 @@
     const article = messageArticle(data.message_id, "assistant");
     const wasAtBottom = nearBottom();
     article.querySelector(".typing")?.remove();
+    endThinking(article);
     article.querySelector(".content").innerHTML = data.html;
     article.dataset.status = data.status;
     article.removeAttribute("aria-busy");

@@ -31,11 +31,11 @@ def parley_environment():
 
 class Server:
     """A running `parley serve` with its own data folder; with `tls`, serving HTTPS with a self-signed certificate
-    that openssl makes there."""
+    that openssl makes there; `extra_environment` adds to (or overrides) its environment."""
 
-    def __init__(self, data, tls=False):
+    def __init__(self, data, tls=False, extra_environment=None):
         self.data = data
-        env = parley_environment()
+        env = dict(parley_environment(), **(extra_environment or {}))
         if tls:
             certificate, key = os.path.join(data, "cert.pem"), os.path.join(data, "key.pem")
             subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",

@@ -116,7 +116,7 @@ struct ReasoningTests {
     }
 
     @Test(
-        "the JSON export carries the reasoning and its tokens, an import keeps them; the Markdown export leaves them out"
+        "the JSON export carries the reasoning and its tokens, an import keeps them; Markdown only when asked"
     )
     func exportsAndImport() async throws {
         try await Self.withReasoningServer { server in
@@ -136,6 +136,14 @@ struct ReasoningTests {
             let markdown = try await browser.get("/c/\(id)/export.md").body
             #expect(markdown.contains(Self.answer))
             #expect(!markdown.contains("step by step"))
+            let page = try await browser.get("/c/\(id)").body
+            #expect(page.contains("export.md?reasoning=1"))
+            #expect(page.contains("<details class=\"reasoning\"><summary>Reasoning</summary>"))
+            let withReasoning = try await browser.get("/c/\(id)/export.md?reasoning=1").body
+            #expect(
+                withReasoning.contains("<details><summary>Reasoning</summary>\n\n" + Self.reasoning + "\n\n</details>"))
+            #expect(withReasoning.contains(Self.answer))
+            #expect(try await browser.get("/c/\(id)/export.md?reasoning=x=y&reasoning=1").status == 400)
 
             let imported = try await api.post("/settings/import", body: json.body)
             #expect(imported.status == 201)

@@ -120,6 +120,7 @@ struct ConversationController {
                 "running_elsewhere": runningElsewhere.map(String.init) ?? "",
                 "resume_event_id": streaming.map { EventID(messageID: $0.id, sequence: 0).text } ?? "",
                 "has_messages": !messages.isEmpty,
+                "has_reasoning": messages.contains { $0.reasoning != nil },
                 "can_continue": messages.last?.status == .truncated,
                 "continue_prompt": Self.continuePrompt,
                 "models": modelOptions(selected: conversation.model),

@@ -8,12 +8,22 @@ struct ExportController {
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
-        router.get("/c/{id}/export.md") { _, context in try await exportConversation(context, asMarkdown: true) }
+        router.get("/c/{id}/export.md") { request, context in
+            let form = try ParleyRequestDecoder.form(MarkdownForm.self, from: request.uri.query ?? "")
+            return try await exportConversation(context, asMarkdown: true, includingReasoning: form.reasoning.isOn)
+        }
         router.get("/c/{id}/export.json") { _, context in try await exportConversation(context, asMarkdown: false) }
         router.get("/settings/export.json") { _, context in try await exportAccount(context) }
     }
 
-    private func exportConversation(_ context: AppRequestContext, asMarkdown: Bool) async throws -> Response {
+    /// The Markdown download's query: `reasoning=1` includes the replies' reasoning.
+    struct MarkdownForm: Decodable {
+        var reasoning: FormFlag?
+    }
+
+    private func exportConversation(
+        _ context: AppRequestContext, asMarkdown: Bool, includingReasoning: Bool = false
+    ) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
         guard let transcript = try await chat.transcripts(userID: user.id, conversationID: id).first else {
@@ -22,7 +32,7 @@ struct ExportController {
         let title = transcript.conversation.title
         if asMarkdown {
             return .download(
-                ByteBuffer(string: MarkdownTranscript.document(transcript)),
+                ByteBuffer(string: MarkdownTranscript.document(transcript, includingReasoning: includingReasoning)),
                 contentType: "text/markdown; charset=utf-8",
                 baseName: title, fallbackName: "conversation-\(id)", fileExtension: "md")
         }

@@ -36,6 +36,9 @@ enum MessageView {
             }
             html += "</ul>\n"
         }
+        if let reasoning = message.reasoning, !reasoning.isEmpty {
+            html += reasoningSection(reasoning, of: message)
+        }
         html += "  <div class=\"content\">\(content)</div>\n"
         if message.status == .streaming {
             html += "  <p class=\"typing\" aria-label=\"The reply is being written\">…</p>\n"
@@ -58,6 +61,15 @@ enum MessageView {
         let created = message.createdAt.formatted(.iso8601)
         html += "    <time datetime=\"\(created)\">\(created)</time>\n  </footer>\n</article>\n"
         return html
+    }
+
+    /// A reply's reasoning, collapsed under a summary of how long it took (while it streams, that it is underway).
+    private static func reasoningSection(_ reasoning: String, of message: Message) -> String {
+        let summary =
+            message.status == .streaming
+            ? "Thinking…" : "Reasoning"
+        return "  <details class=\"reasoning\"><summary>\(summary)</summary>"
+            + "<div class=\"reasoning-text\">\(HTMLText.escaped(reasoning))</div></details>\n"
     }
 
     /// The owner's controls of a message: `◀ n/m ▶` when it has other versions, Edit for a question or Regenerate for a

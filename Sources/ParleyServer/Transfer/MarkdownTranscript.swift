@@ -3,8 +3,9 @@ import ParleyCore
 
 /// A conversation as a Markdown document, for `GET /c/{id}/export.md`.
 enum MarkdownTranscript {
-    /// The document: the title, the model and dates, the system prompt, then each message under its author.
-    static func document(_ transcript: ConversationTranscript) -> String {
+    /// The document: the title, the model and dates, the system prompt, then each message under its author; with
+    /// `includingReasoning`, a reply's reasoning goes before it in a collapsed `<details>` block.
+    static func document(_ transcript: ConversationTranscript, includingReasoning: Bool = false) -> String {
         let conversation = transcript.conversation
         var lines = [
             "# \(oneLine(conversation.title))", "",
@@ -16,7 +17,11 @@ enum MarkdownTranscript {
             lines += ["## System prompt", "", conversation.systemPrompt, ""]
         }
         for message in transcript.currentBranch {
-            lines += ["## \(heading(message))", "", message.content, ""]
+            lines += ["## \(heading(message))", ""]
+            if includingReasoning, let reasoning = message.reasoning {
+                lines += ["<details><summary>Reasoning</summary>", "", reasoning, "", "</details>", ""]
+            }
+            lines += [message.content, ""]
         }
         return lines.joined(separator: "\n")
     }

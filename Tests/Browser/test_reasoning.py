@@ -1,0 +1,66 @@
+"""A reasoning model's thinking in a real browser: a collapsed "Thinking…" section that counts the seconds while the
+reasoning streams, closes saying how long it took once the answer starts, opens on click, and is there after a
+reload. The model is the mock upstream's `mock-think` (reasoning, then the answer), reached as an OpenAI-compatible
+server on loopback."""
+import re
+import subprocess
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from conftest import PARLEY_DEV, ROOT, Server
+from parley_pages import assert_accessible, sign_up, wait_for_reply
+
+REASONING_START = "Let me think step by step:"
+
+
+@pytest.fixture()
+def thinking_server(data_dir):
+    """Parley talking to a mock upstream whose tokens come 150 ms apart, so the reasoning streams for seconds."""
+    # stdbuf: the mock prints its address to a pipe, which would otherwise hold it in its buffer.
+    mock = subprocess.Popen(["stdbuf", "-oL", PARLEY_DEV, "mock-upstream", "--port", "0", "--delay-ms", "150", "--tokens", "8"],
+                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        match = re.search(r"http://127\.0\.0\.1:(\d+)", mock.stdout.readline())
+        assert match, "the mock upstream did not start"
+        server = Server(data_dir, extra_environment={
+            "OPENAI_BASE_URL": f"http://127.0.0.1:{match.group(1)}/v1", "OPENAI_API_KEY": "test-key"})
+        yield server.url
+        server.stop()
+    finally:
+        mock.terminate()
+        mock.wait(timeout=15)
+
+
+def test_thinking_streams_collapsed_then_closes_with_its_time_and_reopens(browser, thinking_server):
+    sign_up(browser, thinking_server)
+    Select(browser.find_element(By.CSS_SELECTOR, "#new-conversation select[name=model]")).select_by_value("mock-think")
+    browser.find_element(By.CSS_SELECTOR, "#new-conversation textarea").send_keys("think first")
+    browser.find_element(By.CSS_SELECTOR, "#new-conversation button[type=submit]").click()
+    section = WebDriverWait(browser, 15).until(
+        lambda b: b.find_element(By.CSS_SELECTOR, "article.message.assistant details.reasoning"))
+    summary = section.find_element(By.TAG_NAME, "summary")
+    # While the reasoning streams: collapsed, counting seconds, the text growing inside.
+    assert re.fullmatch(r"Thinking… \d+ s", summary.text), summary.text
+    assert section.get_attribute("open") is None
+    WebDriverWait(browser, 10).until(lambda b: re.fullmatch(r"Thinking… [1-9]\d* s", summary.text))
+    hidden_text = section.find_element(By.CSS_SELECTOR, ".reasoning-text").get_attribute("textContent")
+    assert hidden_text.startswith(REASONING_START)
+    summary.click()  # the reader may watch it think
+    assert section.get_attribute("open") is not None
+    reply = wait_for_reply(browser)
+    # Once the answer started, the section closed and says how long the thinking took.
+    assert re.fullmatch(r"Thought for \d+ s", summary.text), summary.text
+    assert section.get_attribute("open") is None
+    assert REASONING_START not in reply.find_element(By.CSS_SELECTOR, ".content").text
+    summary.click()
+    text = section.find_element(By.CSS_SELECTOR, ".reasoning-text")
+    assert text.is_displayed() and text.text.startswith(REASONING_START) and "2 <" in text.text
+    assert_accessible(browser, "a reply with its reasoning open")
+    # After a reload the stored reasoning is there, collapsed.
+    browser.refresh()
+    stored = wait_for_reply(browser).find_element(By.CSS_SELECTOR, "details.reasoning")
+    assert stored.get_attribute("open") is None
+    assert stored.find_element(By.CSS_SELECTOR, ".reasoning-text").get_attribute("textContent").startswith(
+        REASONING_START)
