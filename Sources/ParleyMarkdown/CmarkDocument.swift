@@ -68,8 +68,9 @@ final class CmarkDocument {
     /// HTML of the whole document.
     func html() -> String { render(root) }
 
-    /// HTML of one top-level block; concatenating all blocks' HTML gives `html()`.
-    func html(of block: Block) -> String { render(block.node) }
+    /// HTML of one top-level block; concatenating all blocks' HTML gives `html()`. Without `highlighting`, code
+    /// keeps cmark's plain text (for a tail that will be rendered again).
+    func html(of block: Block, highlighting: Bool = true) -> String { render(block.node, highlighting: highlighting) }
 
     /// Whether a link reference definition further on could still change the block: it has text with `[` or `]`
     /// outside code (a reference that may yet resolve) or, if `definitionsUnsettled`, any link or image (it may have
@@ -89,7 +90,7 @@ final class CmarkDocument {
         return depends
     }
 
-    private func render(_ node: OpaquePointer) -> String {
+    private func render(_ node: OpaquePointer, highlighting: Bool = true) -> String {
         guard let html = cmark_render_html(node, Self.options, cmark_parser_get_syntax_extensions(parser)) else {
             return ""
         }
@@ -97,7 +98,8 @@ final class CmarkDocument {
         let named =
             strstr(html, TaskItemLabel.checkbox) != nil
             ? TaskItemLabel.naming(checkboxesIn: html, labels: taskItemLabels(under: node)) : String(cString: html)
-        let highlighted = strstr(html, CodeBlockHTML.opening) != nil ? CodeBlockHTML.rewriting(named) : named
+        let rewritesCode = strstr(html, highlighting ? CodeBlockHTML.opening : CodeBlockHTML.mathOpening) != nil
+        let highlighted = rewritesCode ? CodeBlockHTML.rewriting(named, highlighting: highlighting) : named
         return FormulaHTML.mayHoldFormula(html) ? FormulaHTML.rewriting(highlighted) : highlighted
     }
 

@@ -4,11 +4,13 @@
 enum CodeBlockHTML {
     /// How cmark opens a fenced block with a language.
     static let opening = #"<pre><code class="language-"#
+    /// How cmark opens a `math` block.
+    static let mathOpening = #"<pre><code class="language-math">"#
     private static let openingBytes = Array(opening.utf8)
     private static let closing = Array("</code></pre>".utf8)
 
-    /// `html` with its fenced blocks rewritten.
-    static func rewriting(_ html: String) -> String {
+    /// `html` with its fenced blocks rewritten (without `highlighting`, only its `math` blocks).
+    static func rewriting(_ html: String, highlighting: Bool = true) -> String {
         let bytes = Array(html.utf8)
         var rewritten: [UInt8] = []
         rewritten.reserveCapacity(bytes.count * 2)
@@ -21,7 +23,9 @@ enum CodeBlockHTML {
             rewritten += rest[..<open.lowerBound]
             let language = rest[open.upperBound..<quote]
             let code = rest[(quote + 2)..<close.lowerBound]
-            rewritten += block(language: language, code: code) ?? Array(rest[open.lowerBound..<close.upperBound])
+            rewritten +=
+                block(language: language, code: code, highlighting: highlighting)
+                ?? Array(rest[open.lowerBound..<close.upperBound])
             rest = rest[close.upperBound...]
         }
         rewritten += rest
@@ -29,12 +33,13 @@ enum CodeBlockHTML {
     }
 
     /// The new HTML of one block, from its language and its code as cmark escaped them; nil to keep it.
-    private static func block(language: ArraySlice<UInt8>, code: ArraySlice<UInt8>) -> [UInt8]? {
+    private static func block(language: ArraySlice<UInt8>, code: ArraySlice<UInt8>, highlighting: Bool) -> [UInt8]? {
         var html: [UInt8]
         if language.elementsEqual("math".utf8) {
             html = Array(#"<pre><code class="math math-display">"#.utf8)
             html += code
         } else {
+            guard highlighting else { return nil }
             let name = String(decoding: unescaped(language), as: UTF8.self)
             let text = String(decoding: unescaped(code), as: UTF8.self)
             guard let highlighted = CodeHighlighter.highlighted(text, language: name) else { return nil }

@@ -36,8 +36,9 @@ public struct IncrementalMarkdownRenderer: Sendable {
     }
 
     /// Renders what is new since the last call: HTML of blocks that became final, and the HTML of everything after
-    /// them.
-    public mutating func render() -> MarkdownUpdate {
+    /// them, its code highlighted only with `highlightingTail` (a tail that will be rendered again can skip it; the
+    /// appended blocks and the last tail always have it).
+    public mutating func render(highlightingTail: Bool = true) -> MarkdownUpdate {
         let pending = SourceLines(
             text.utf8.withContiguousStorageIfAvailable { Array($0[committed...]) }
                 ?? Array(text.utf8.dropFirst(committed)))
@@ -54,8 +55,8 @@ public struct IncrementalMarkdownRenderer: Sendable {
             if blocks[index + 1].startLine > block.startLine { finalCount = index + 1 }
         }
         let update = MarkdownUpdate(
-            append: blocks[..<finalCount].map(document.html(of:)).joined(),
-            tail: blocks[finalCount...].map(document.html(of:)).joined())
+            append: blocks[..<finalCount].map { document.html(of: $0) }.joined(),
+            tail: blocks[finalCount...].map { document.html(of: $0, highlighting: highlightingTail) }.joined())
         if finalCount > 0 {
             commit(blocks[..<finalCount], before: blocks[finalCount].startLine, of: pending)
         }

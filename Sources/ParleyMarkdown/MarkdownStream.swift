@@ -42,14 +42,14 @@ public struct MarkdownStream: Sendable {
     }
 
     /// What to send now: the newly final blocks, and the tail when it changed and is due (always when `final`, when a
-    /// block was just committed, and for the first one).
+    /// block was just committed, and for the first one); an open code block is highlighted once it is final.
     public mutating func next(final: Bool) -> StreamedHTML {
         if !final, hasSentTail, !hasUnrenderedLineEnd, credit < lastTail.utf8.count * Self.creditPerTailByte {
             isHoldingTail = isHoldingTail || hasUnrenderedText
             hasUnrenderedText = false
             return StreamedHTML(append: "", tail: nil)
         }
-        let update = renderer.render()
+        let update = renderer.render(highlightingTail: final)
         hasUnrenderedText = false
         hasUnrenderedLineEnd = false
         isHoldingTail = false

@@ -57,6 +57,18 @@ import Testing
                 + " class=\"hl-number\">1</span>] &lt; <span class=\"hl-number\">2</span>\n</code></pre>\n")
     }
 
+    @Test func anOpenCodeBlockIsHighlightedOnceFinal() {
+        var stream = MarkdownStream()
+        stream.append("```swift\nlet x = 1\n")
+        let open = stream.next(final: false)
+        #expect(open.tail == "<pre><code class=\"language-swift\">let x = 1\n</code></pre>\n")
+        stream.append("```\n\nDone.\n")
+        let closed = stream.next(final: false)
+        #expect(closed.append.hasPrefix(#"<pre><code class="language-swift"><span class="hl-keyword">let</span>"#))
+        stream.append("More")
+        #expect(stream.next(final: true).tail == "<p>Done.\nMore</p>\n")
+    }
+
     @Test func codeInALanguageNoOneKnowsStaysAsCmarkWroteIt() {
         #expect(
             MarkdownRenderer.html("```klingon\nqapla' < 2\n```\n")
