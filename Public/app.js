@@ -390,12 +390,20 @@
     followIfAtBottom(wasAtBottom);
   });
 
-  source.addEventListener("token", (event) => {
-    const data = JSON.parse(event.data);
+  /** The article of the running reply a `token` or `reasoning` event belongs to, ready for streamed content; null
+   * for a reply in another branch. */
+  function streamingArticle(data) {
     const replyID = replyOf(data);
-    if (inOtherBranch(replyID)) return;
+    if (inOtherBranch(replyID)) return null;
     const article = messageArticle(replyID, "assistant");
     if (!article.querySelector(".committed")) startReply(article);
+    return article;
+  }
+
+  source.addEventListener("token", (event) => {
+    const data = JSON.parse(event.data);
+    const article = streamingArticle(data);
+    if (!article) return;
     const wasAtBottom = nearBottom();
     article.querySelector(".typing")?.remove();
     endThinking(article);
@@ -409,10 +417,8 @@
 
   source.addEventListener("reasoning", (event) => {
     const data = JSON.parse(event.data);
-    const replyID = replyOf(data);
-    if (inOtherBranch(replyID)) return;
-    const article = messageArticle(replyID, "assistant");
-    if (!article.querySelector(".committed")) startReply(article);
+    const article = streamingArticle(data);
+    if (!article) return;
     const wasAtBottom = nearBottom();
     reasoningSection(article).querySelector(".reasoning-text").append(data.text);
     followIfAtBottom(wasAtBottom);
