@@ -26,7 +26,8 @@ enum StreamingHarness {
         for (index, delta) in deltas.enumerated() {
             renderer.append(delta)
             guard (index + 1) % renderEvery == 0 || index == deltas.count - 1 else { continue }
-            let update = renderer.render()
+            // As `MarkdownStream` does: only the last tail, which must complete the HTML, has its code highlighted.
+            let update = renderer.render(highlightingTail: index == deltas.count - 1)
             let appended = Array(update.append.utf8)
             let continues =
                 expectedBytes.count - totals.appended >= appended.count
