@@ -367,6 +367,34 @@ enum Migrations {
                     END;
                     """)
         }
+        migrator.registerMigration("v13: single sign-on and groups") { db in
+            // An account may be linked to one subject at the identity provider. Groups are made in Parley or copied
+            // from the provider (`from_sso`: a provider group of the same name takes a Parley group over). A model
+            // with rows in `model_access` is open to those groups' members alone; one with none, to everybody.
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN sso_subject TEXT;
+                    CREATE UNIQUE INDEX users_by_sso_subject ON users(sso_subject) WHERE sso_subject IS NOT NULL;
+                    CREATE TABLE user_groups (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+                        from_sso BOOLEAN NOT NULL DEFAULT 0,
+                        monthly_budget_micros INTEGER,
+                        created_at DATETIME NOT NULL
+                    );
+                    CREATE TABLE group_members (
+                        group_id INTEGER NOT NULL REFERENCES user_groups(id) ON DELETE CASCADE,
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        PRIMARY KEY (group_id, user_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX group_members_by_user ON group_members(user_id, group_id);
+                    CREATE TABLE model_access (
+                        model TEXT NOT NULL,
+                        group_id INTEGER NOT NULL REFERENCES user_groups(id) ON DELETE CASCADE,
+                        PRIMARY KEY (model, group_id)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

@@ -119,7 +119,8 @@ public struct SQLiteAccountStore: AccountStore {
         }
     }
 
-    private func insertUser(_ db: Database, email: String, passwordHash: String, isAdmin: Bool) throws -> User {
+    /// Inserts an account row and returns it.
+    func insertUser(_ db: Database, email: String, passwordHash: String, isAdmin: Bool) throws -> User {
         let now = StoredDate.now
         try db.cachedStatement(
             sql: "INSERT INTO users (email, password_hash, is_admin, created_at) VALUES (?, ?, ?, ?)"

@@ -8,6 +8,8 @@ public enum AccountError: Error, Equatable, Sendable {
     case emailTaken
     /// The email or password is not right (the same whether or not the email exists).
     case invalidCredentials
+    /// The password was right, but password sign-in is off for everybody but admins.
+    case passwordSignInOff
     /// Too many failed sign-ins: try again after `wait` seconds.
     case tooManySignIns(wait: Int)
     /// Too many sign-ups from one address: try again after `wait` seconds.

@@ -10,24 +10,28 @@ public struct AccountService: Sendable {
     let signInThrottle: LoginThrottle
     /// Sign-ups one address may make (each hashes a password) within a window; nil: unlimited.
     let signUpThrottle: SlidingWindowLimiter?
+    /// Whether everybody may sign in with a password, or admins alone (the others use single sign-on).
+    let passwordSignIn: Bool
     let logger: Logger
 
     /// Creates the service.
     public init(
         accounts: any AccountStore, hasher: any PasswordHashing, signupMode: SignupMode,
         signInThrottle: LoginThrottle = LoginThrottle(), signUpThrottle: SlidingWindowLimiter?,
-        logger: Logger
+        passwordSignIn: Bool = true, logger: Logger
     ) {
         self.accounts = accounts
         self.hasher = hasher
         self.signupMode = signupMode
         self.signInThrottle = signInThrottle
         self.signUpThrottle = signUpThrottle
+        self.passwordSignIn = passwordSignIn
         self.logger = logger
     }
 
     /// The account whose email and password these are, from `address`: throttled per address and per account
-    /// (`LoginThrottle`), and refused alike whether or not the email exists, taking a password check's time either way.
+    /// (`LoginThrottle`), and refused alike whether or not the email exists, taking a password check's time either way;
+    /// with password sign-in off, a right password of anyone but an admin is refused as such.
     public func authenticate(email: String, password: String, address: String) async throws(AccountError) -> User {
         if let wait = signInThrottle.retryAfter(email: email, address: address) { throw .tooManySignIns(wait: wait) }
         // SQLite reads a bound string up to its first NUL: "a@b.c\0x" would find a@b.c under a throttle key of its own.
@@ -39,6 +43,7 @@ public struct AccountService: Sendable {
             signInThrottle.recordFailure(email: email, address: address)
             throw .invalidCredentials
         }
+        guard passwordSignIn || user.isAdmin else { throw .passwordSignInOff }
         return user
     }
 
@@ -62,12 +67,13 @@ public struct AccountService: Sendable {
         }
     }
 
-    /// Whether sign-up may create an account now: `open`, or `first-user` while there is no account.
+    /// Whether sign-up may create an account with a password now: `open`, or `first-user` while there is no account;
+    /// never while password sign-in is off.
     public func isSignupOpen() async throws(AccountError) -> Bool {
         switch signupMode {
-        case .open: true
-        case .firstUser: try await performing { try await !accounts.hasUsers() }
-        case .closed: false
+        case .open: passwordSignIn
+        case .firstUser: passwordSignIn ? try await performing { try await !accounts.hasUsers() } : false
+        case .sso, .closed: false
         }
     }
 

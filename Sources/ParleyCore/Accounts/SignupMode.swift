@@ -4,6 +4,9 @@ public enum SignupMode: String, Sendable {
     case open
     /// Only the first account (which becomes admin).
     case firstUser = "first-user"
-    /// Nobody; accounts come from `parley user create`.
+    /// Single sign-on alone: the sign-up page is closed, and a first sign-in through the identity provider creates the
+    /// account.
+    case sso
+    /// Nobody; accounts come from `parley user create` and invites.
     case closed
 }

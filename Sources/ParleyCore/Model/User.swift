@@ -8,16 +8,28 @@ public struct User: Sendable, Equatable {
     public var isAdmin: Bool
     public var isDisabled: Bool
     public var createdAt: Date
+    /// The identity provider's subject (`sub`) this account is linked to, if it signs in with single sign-on.
+    public var ssoSubject: String?
 
     /// Creates a user value.
-    public init(id: UserID, email: String, passwordHash: String, isAdmin: Bool, isDisabled: Bool, createdAt: Date) {
+    public init(
+        id: UserID, email: String, passwordHash: String, isAdmin: Bool, isDisabled: Bool, createdAt: Date,
+        ssoSubject: String? = nil
+    ) {
         self.id = id
         self.email = email
         self.passwordHash = passwordHash
         self.isAdmin = isAdmin
         self.isDisabled = isDisabled
         self.createdAt = createdAt
+        self.ssoSubject = ssoSubject
     }
+
+    /// The password hash of an account made by single sign-on: no password matches it.
+    public static let noPasswordHash = "!"
+
+    /// Whether the account has a password it can sign in with (one made by single sign-on has none).
+    public var hasPassword: Bool { passwordHash != Self.noPasswordHash }
 }
 
 /// A signed-in session, stored server-side so that it can be revoked.

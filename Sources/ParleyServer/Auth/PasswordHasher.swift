@@ -20,9 +20,11 @@ public struct PasswordHasher: PasswordHashing {
         try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
     }
 
-    /// Whether the password matches the hash; with no hash, checks a decoy and returns false.
+    /// Whether the password matches the hash; with no hash, or the no-password mark of a single sign-on account,
+    /// checks a decoy and returns false.
     public func verify(_ password: String, hash: String?) async throws -> Bool {
-        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: hash ?? decoy) }
-        return hash != nil && matches
+        let usable = hash.filter { $0 != User.noPasswordHash }
+        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: usable ?? decoy) }
+        return usable != nil && matches
     }
 }

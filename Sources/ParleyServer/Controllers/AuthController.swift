@@ -9,12 +9,17 @@ struct AuthController {
     let sessions: SessionAuthority
     let csrf: CSRFTokens
     let pages: PageRenderer
+    /// The identity provider, when single sign-on is configured.
+    let singleSignOn: OpenIDProvider?
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("/login") { request, context in
             let next = LocalRedirect.path(request.uri.queryParameters["next"].map(String.init))
-            return context.identity == nil ? loginPage(context, next: next) : Response.seeOther(next ?? "/c")
+            guard context.identity == nil else { return Response.seeOther(next ?? "/c") }
+            let failure = request.uri.queryParameters["sso"].flatMap { SingleSignOnError(code: String($0)) }
+            return await loginPage(
+                context, error: failure?.message, status: failure == nil ? .ok : .unauthorized, next: next)
         }
         router.post("/login") { request, context in try await login(request, context) }
         router.post("/logout") { _, context in try await logout(context, everywhere: false) }
@@ -48,10 +53,11 @@ struct AuthController {
                 address: context.clientAddress)
         } catch {
             switch error {
-            case .invalidCredentials, .tooManySignIns:
+            case .invalidCredentials, .tooManySignIns, .passwordSignInOff:
                 // Shown on the sign-in page again, with the status and `Retry-After` the API gets.
                 let shown = AppError(error)
-                var response = loginPage(context, email: email, error: shown.message, status: shown.status, next: next)
+                var response = await loginPage(
+                    context, email: email, error: shown.message, status: shown.status, next: next)
                 for field in shown.headers { response.headers.append(field) }
                 return response
             default:
@@ -119,6 +125,13 @@ struct AuthController {
     private func signedIn(_ user: User, goingTo path: String = "/c", _ context: AppRequestContext) async throws
         -> Response
     {
+        try await Self.signedIn(user, goingTo: path, context, sessions: sessions, csrf: csrf)
+    }
+
+    /// The redirect to `path` with a new session's cookie for `user` and a CSRF token bound to that session.
+    static func signedIn(
+        _ user: User, goingTo path: String, _ context: AppRequestContext, sessions: SessionAuthority, csrf: CSRFTokens
+    ) async throws -> Response {
         let (token, sessionID, expiresAt) = try await sessions.signIn(user)
         let secure = context.usesSecureCookies
         var response = Response.seeOther(path)
@@ -130,13 +143,26 @@ struct AuthController {
         return response
     }
 
+    /// The sign-in page: the single sign-on button when configured (saying so when the provider is not answering),
+    /// and the password form, folded away as the admins' way in when password sign-in is off.
     private func loginPage(
         _ context: AppRequestContext, email: String = "", error: String? = nil,
         status: HTTPResponse.Status = .ok, next: String? = nil
-    ) -> Response {
-        var values: [String: Any] = ["email": email, "signup_open": settings.signup != .closed]
+    ) async -> Response {
+        var values: [String: Any] = [
+            "email": email, "signup_open": settings.passwordSignUp,
+            "password_login": settings.passwordLogin,
+        ]
         values["error"] = error
         values["next"] = next
+        if let singleSignOn {
+            var sso: [String: Any] = [
+                "label": singleSignOn.settings.buttonLabel,
+                "href": "/auth/sso" + (next.map { "?next=" + FormEncoding.encode($0) } ?? ""),
+            ]
+            sso["unavailable"] = await singleSignOn.isUnavailable
+            values["sso"] = sso
+        }
         return pages.page("login", title: "Sign in", context: context, values: values, status: status)
     }
 
@@ -144,7 +170,7 @@ struct AuthController {
         _ context: AppRequestContext, email: String = "", error: String? = nil,
         status: HTTPResponse.Status = .ok
     ) -> Response {
-        var values: [String: Any] = ["email": email, "closed": settings.signup == .closed]
+        var values: [String: Any] = ["email": email, "closed": !settings.passwordSignUp]
         values["error"] = error
         return pages.page("signup", title: "Create an account", context: context, values: values, status: status)
     }

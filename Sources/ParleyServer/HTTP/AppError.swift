@@ -145,6 +145,10 @@ extension AppError {
             self.init(.conflict, code: "email_taken", message: "An account with this email exists already.")
         case .invalidCredentials:
             self.init(.unauthorized, code: "invalid_credentials", message: "The email or password is not right.")
+        case .passwordSignInOff:
+            self.init(
+                .forbidden, code: "password_login_off",
+                message: "Password sign-in is turned off here: sign in with single sign-on.")
         case .tooManySignIns(let wait):
             self = .tooManyRequests(code: "too_many_attempts", message: "Too many failed sign-ins.", wait: wait)
         case .tooManySignUps(let wait):

@@ -14,6 +14,8 @@ struct AppServices: Sendable {
     /// Sign-in, sign-up and password rules.
     let accountService: AccountService
     let pages: PageRenderer
+    /// Single sign-on's routes, when an identity provider is configured.
+    let singleSignOn: SingleSignOnController?
     /// The event streams each user holds open (`PARLEY_MAX_STREAMS_PER_USER`).
     let eventStreams: EventStreamLimit
 }

@@ -57,6 +57,15 @@ public func buildApplication(
         metadata: [
             "limit": "\(budget.limit)", "connections": "\(connections.maximum)", "replies": "\(replyLimit)",
         ])
+    let sessions = await SessionAuthority(secret: secret, accounts: accounts, lifetime: settings.sessionLifetime)
+    let csrf = CSRFTokens(secret: secret)
+    let singleSignOn = settings.singleSignOn.map { sso in
+        SingleSignOnController(
+            provider: OpenIDProvider(settings: sso, client: client, logger: logger), pending: PendingSignIns(),
+            accounts: SingleSignOnAccounts(
+                store: accounts, signupMode: settings.signup, adminGroups: Set(sso.adminGroups), logger: logger),
+            sessions: sessions, csrf: csrf, now: settings.wallClock)
+    }
     let generations = GenerationManager(
         store: chatStore, catalog: catalog, settings: generationSettings, logger: logger)
     let services = AppServices(
@@ -65,22 +74,26 @@ public func buildApplication(
         shares: ShareService(
             store: SQLiteShareStore(database: database), chats: chatStore, catalog: catalog,
             tokens: DigestShareTokens(), logger: logger),
-        sessions: await SessionAuthority(secret: secret, accounts: accounts, lifetime: settings.sessionLifetime),
-        csrf: CSRFTokens(secret: secret),
+        sessions: sessions, csrf: csrf,
         accountService: AccountService(
             accounts: accounts, hasher: PasswordHasher(cost: settings.bcryptCost), signupMode: settings.signup,
             signUpThrottle: settings.signupRateLimit.map { SlidingWindowLimiter(limit: $0, window: 300) },
-            logger: logger),
-        pages: pages, eventStreams: EventStreamLimit(maximum: settings.maxEventStreamsPerUser))
+            passwordSignIn: settings.passwordLogin, logger: logger),
+        pages: pages, singleSignOn: singleSignOn,
+        eventStreams: EventStreamLimit(maximum: settings.maxEventStreamsPerUser))
 
     let router = buildRouter(services)
     // The upstream client's users come after it: a service group stops its services in reverse order.
-    let httpServices: [any Service] = [
+    var httpServices: [any Service] = [
         HTTPClientService(client: client),
         ModelDiscoveryService(
             providers: providers, catalog: catalog, client: client, interval: settings.modelRefreshInterval,
             retryDelay: settings.modelRetryDelay, answeredAtStart: answered, logger: logger),
     ]
+    if let singleSignOn {
+        httpServices.append(
+            SingleSignOnDiscoveryService(provider: singleSignOn.provider, retryDelay: settings.singleSignOnRetryDelay))
+    }
     let http = Application(
         responder: ChildTaskResponder(inner: router.buildResponder()),
         server: connections.server(
@@ -127,8 +140,9 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     }
     AuthController(
         settings: services.settings, accountService: services.accountService, sessions: services.sessions,
-        csrf: services.csrf, pages: services.pages
+        csrf: services.csrf, pages: services.pages, singleSignOn: services.singleSignOn?.provider
     ).addRoutes(to: router)
+    services.singleSignOn?.addRoutes(to: router)
     ConversationController(settings: services.settings, chat: services.chat, pages: services.pages)
         .addRoutes(to: router)
     ReplyController(settings: services.settings, chat: services.chat, eventStreams: services.eventStreams)

@@ -27,6 +27,13 @@ struct EnvironmentReader {
         return value
     }
 
+    /// A switch given as on or off (also true/false, 1/0).
+    func flag(_ name: String) throws(SettingsError) -> Bool? {
+        try value(name, expected: "on or off") { text in
+            ["on": true, "true": true, "1": true, "off": false, "false": false, "0": false][text.lowercased()]
+        }
+    }
+
     /// A duration given in (possibly fractional) seconds.
     func seconds(_ name: String, positive: Bool) throws(SettingsError) -> Duration? {
         try value(name, expected: positive ? "a number of seconds above 0" : "a number of seconds, 0 or more") { text in

@@ -11,6 +11,15 @@ public struct ServerSettings: Sendable {
     public var publicDirectory = "Public"
     public var jwtSecret: String?
     public var signup = SignupMode.firstUser
+    /// Single sign-on through an OpenID Connect provider, when configured (`PARLEY_OIDC_*`).
+    public var singleSignOn: SingleSignOnSettings?
+    /// Whether people may sign in with a password (`PARLEY_PASSWORD_LOGIN`); when off, admins still may (a
+    /// break-glass account) and everybody else uses single sign-on.
+    public var passwordLogin = true
+    /// How long single sign-on waits before asking a provider that did not answer again.
+    public var singleSignOnRetryDelay: Duration = .seconds(30)
+    /// The wall clock sign-in deadlines and ID-token expiry are checked by (tests move it).
+    public var wallClock: @Sendable () -> Date = { Date() }
     /// `nil` means automatic: secure unless the host is loopback.
     public var cookieSecure: Bool?
     public var bcryptCost: UInt8 = 12
@@ -98,8 +107,16 @@ public struct ServerSettings: Sendable {
                 expected: "at least \(Self.minimumSecretBytes) bytes (`openssl rand -hex 32` makes one)")
         }
         signup =
-            try read.value("PARLEY_SIGNUP", expected: "open, first-user or closed", SignupMode.init(rawValue:))
+            try read.value("PARLEY_SIGNUP", expected: "open, first-user, sso or closed", SignupMode.init(rawValue:))
             ?? signup
+        singleSignOn = try SingleSignOnSettings(read)
+        passwordLogin = try read.flag("PARLEY_PASSWORD_LOGIN") ?? passwordLogin
+        if !passwordLogin, singleSignOn == nil {
+            throw SettingsError(
+                name: "PARLEY_PASSWORD_LOGIN", value: "off",
+                expected:
+                    "on unless single sign-on is configured (PARLEY_OIDC_ISSUER), or nobody but admins could sign in")
+        }
         cookieSecure =
             try read.value("PARLEY_COOKIE_SECURE", expected: "auto, true or false") { text -> Bool?? in
                 switch text.lowercased() {
@@ -124,10 +141,7 @@ public struct ServerSettings: Sendable {
         tlsKey = read.text("PARLEY_TLS_KEY")
         generation.shutdownGrace =
             try read.seconds("PARLEY_SHUTDOWN_GRACE", positive: false) ?? generation.shutdownGrace
-        generation.modelTitles =
-            try read.value("PARLEY_MODEL_TITLES", expected: "on or off") { text in
-                ["on": true, "true": true, "1": true, "off": false, "false": false, "0": false][text.lowercased()]
-            } ?? generation.modelTitles
+        generation.modelTitles = try read.flag("PARLEY_MODEL_TITLES") ?? generation.modelTitles
         demoTokenDelay =
             try read.value("PARLEY_DEMO_TOKEN_DELAY_MS", expected: "a whole number of milliseconds") {
                 Int64($0).filter { $0 >= 0 }.map { Duration.milliseconds($0) }
@@ -190,6 +204,9 @@ public struct ServerSettings: Sendable {
                     + "(start Parley from its source folder, or set \(name))")
         }
     }
+
+    /// Whether the sign-up page may ever create an account with a password.
+    var passwordSignUp: Bool { passwordLogin && ![.closed, .sso].contains(signup) }
 
     /// Whether the server itself serves HTTPS.
     public var servesTLS: Bool { tlsCertificate != nil || tlsKey != nil }

@@ -1,0 +1,19 @@
+/// Who an identity provider's verified ID token says signed in: its subject, the email it vouches for, and the groups
+/// it names.
+public struct SingleSignOnIdentity: Sendable, Equatable {
+    /// The provider's stable id for the person (`sub`).
+    public var subject: String
+    public var email: String?
+    /// Whether the provider has checked that the person owns `email` (`email_verified`).
+    public var emailVerified: Bool
+    /// The provider's groups (from the configured claim), in its spelling.
+    public var groups: [String]
+
+    /// Creates an identity value.
+    public init(subject: String, email: String?, emailVerified: Bool, groups: [String]) {
+        self.subject = subject
+        self.email = email
+        self.emailVerified = emailVerified
+        self.groups = groups
+    }
+}
