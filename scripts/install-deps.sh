@@ -33,16 +33,22 @@ if [[ ${#missing[@]} -gt 0 ]]; then
   DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# The browser suite's PyPI packages go into .venv-test, which sees Debian's selenium and pytest (system site
+# The test suites' PyPI packages go into .venv-test, which sees Debian's selenium and pytest (system site
 # packages). axe-selenium-python (which ships axe-core) is installed without its dependencies: Debian's selenium and
-# pytest already satisfy them, and pip must not replace them.
+# pytest already satisfy them, and pip must not replace them. oidc-provider-mock is a real OpenID Connect provider
+# (Authlib and Flask) that the single sign-on tests start on loopback; it brings its own dependencies.
 if [[ "${1:-}" == "--test" ]]; then
   venv=$root/.venv-test
+  pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore)
   if ! "$venv/bin/python" -c "import axe_selenium_python, selenium, pytest" 2>/dev/null; then
     echo "Creating $venv with axe-selenium-python" >&2
     /usr/bin/python3 -m venv --system-site-packages "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps \
-      "axe-selenium-python==2.1.6"
+    "${pip[@]}" --no-deps "axe-selenium-python==2.1.6"
     "$venv/bin/python" -c "import axe_selenium_python, selenium, pytest"
+  fi
+  if ! "$venv/bin/python" -c "import oidc_provider_mock" 2>/dev/null; then
+    echo "Adding oidc-provider-mock to $venv" >&2
+    "${pip[@]}" "oidc-provider-mock==0.3.4"
+    "$venv/bin/python" -c "import oidc_provider_mock, selenium, pytest"
   fi
 fi

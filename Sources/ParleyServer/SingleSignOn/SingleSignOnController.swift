@@ -46,12 +46,17 @@ struct SingleSignOnController {
 
     private func callback(_ request: Request, _ context: AppRequestContext) async -> Response {
         let query = request.uri.queryParameters
-        guard let state = query["state"].map(String.init), let cookie = request.cookies[Self.cookieName]?.value,
-            RandomToken.constantTimeEqual(state, cookie), let signIn = pending.finish(state: state, now: now())
-        else { return failed(.expired, next: "/c", context) }
-        if let refusal = query["error"] {
-            return failed(refusal == "access_denied" ? .cancelled : .unavailable, next: signIn.next, context)
+        var signIn: PendingSignIn?
+        if let state = query["state"].map(String.init), let cookie = request.cookies[Self.cookieName]?.value,
+            RandomToken.constantTimeEqual(state, cookie)
+        {
+            signIn = pending.finish(state: state, now: now())
         }
+        // A refusal signs nobody in, so it is shown even when the provider left out the state.
+        if let refusal = query["error"] {
+            return failed(refusal == "access_denied" ? .cancelled : .unavailable, next: signIn?.next ?? "/c", context)
+        }
+        guard let signIn else { return failed(.expired, next: "/c", context) }
         guard let code = query["code"].map(String.init), !code.isEmpty else {
             return failed(.rejected, next: signIn.next, context)
         }
