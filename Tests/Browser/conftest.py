@@ -31,9 +31,9 @@ def parley_environment():
 
 class Server:
     """A running `parley serve` with its own data folder; with `tls`, serving HTTPS with a self-signed certificate
-    that openssl makes there; `extra_environment` adds to (or overrides) its environment."""
+    that openssl makes there; `extra_environment` adds to (or overrides) its environment; `port` 0 lets it choose."""
 
-    def __init__(self, data, tls=False, extra_environment=None):
+    def __init__(self, data, tls=False, extra_environment=None, port=0):
         self.data = data
         env = dict(parley_environment(), **(extra_environment or {}))
         if tls:
@@ -42,7 +42,7 @@ class Server:
                             "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
                             "-keyout", key, "-out", certificate], check=True, capture_output=True, timeout=30)
             env.update(PARLEY_TLS_CERTIFICATE=certificate, PARLEY_TLS_KEY=key)
-        self.process = subprocess.Popen([PARLEY, "serve", "--port", "0", "--data-dir", data], cwd=ROOT,
+        self.process = subprocess.Popen([PARLEY, "serve", "--port", str(port), "--data-dir", data], cwd=ROOT,
                                         env=env, stdout=subprocess.PIPE, text=True)
         line = self.process.stdout.readline()
         match = re.search(r"(https?)://127\.0\.0\.1:(\d+)", line)

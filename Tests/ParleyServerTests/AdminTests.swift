@@ -40,7 +40,7 @@ struct AdminTests {
                 if method == .GET {
                     let refused = try await anonymous.get(path)
                     #expect(
-                        refused.status == 303 && refused.location == "/login",
+                        refused.status == 303 && refused.location == LocalRedirect.login(returningTo: path),
                         "anonymous GET \(path): \(refused.status)")
                     #expect(try await user.get(path).status == 403, "GET \(path)")
                     #expect(try await userAPI.request(.GET, path).status == 403, "API GET \(path)")

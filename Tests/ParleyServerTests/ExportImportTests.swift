@@ -356,9 +356,9 @@ struct ExportImportTests {
             #expect(try await intruder.get("/c/999999/export.json").status == 404)
             #expect(try await intruder.get("/settings/export.json").body.contains("private words") == false)
             var anonymous = server.browser()
-            #expect(try await anonymous.get("/settings").location == "/login")
-            #expect(try await anonymous.get("/settings/export.json").location == "/login")
-            #expect(try await anonymous.get("/c/\(id)/export.md").location == "/login")
+            #expect(try await anonymous.get("/settings").location == "/login?next=/settings")
+            #expect(try await anonymous.get("/settings/export.json").location == "/login?next=/settings/export.json")
+            #expect(try await anonymous.get("/c/\(id)/export.md").location == "/login?next=/c/\(id)/export.md")
         }
     }
 

@@ -119,7 +119,7 @@ struct ShareTests {
             #expect(!list.body.contains(token))
             let flash = try await owner.get("/shares?created=\(token)")
             #expect(flash.body.contains(#"href="/s/\#(token)""#))
-            #expect(try await Self.fetch(server, "/shares").location == "/login")
+            #expect(try await Self.fetch(server, "/shares").location == "/login?next=/shares")
         }
     }
 

@@ -5,7 +5,7 @@ import ParleyCore
 import ParleyJSON
 
 /// Turns every error into the response the caller understands: JSON `{"error":{...}}` for the API,
-/// a rendered page for browsers (or a redirect to sign in), and a logged 500 with a request id for our faults.
+/// a rendered page for browsers (or a redirect to sign in that returns to the page), and a logged 500 with a request id for our faults.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let pages: PageRenderer
@@ -18,7 +18,9 @@ struct ErrorMiddleware: RouterMiddleware {
         } catch {
             let appError = Self.appError(for: error, request: request, context: context)
             if appError.status == .unauthorized, !request.wantsJSON, request.method == .get {
-                return Response.redirect(to: "/login", type: .normal)
+                // Signing in (with a password or single sign-on) comes back to the page asked for.
+                let back = LocalRedirect.path(request.uri.description).filter { !["/", "/c"].contains($0) }
+                return Response.redirect(to: back.map(LocalRedirect.login(returningTo:)) ?? "/login", type: .normal)
             }
             var response =
                 request.wantsJSON
