@@ -7,7 +7,8 @@ enum BudgetLedger {
     /// The `settings` key of the default monthly budget, in micro-dollars (absent or empty: no limit).
     static let defaultBudgetKey = "default_monthly_budget_micros"
 
-    /// The user's spend in the month of `today` and their budget (one indexed read of the rollup).
+    /// The user's spend in the month of `today` and their budget (one indexed read of the rollup), or, when a group
+    /// of theirs with a budget is nearer its limit, the group's members' spend and the group's budget.
     static func status(_ db: Database, userID: UserID, today: UsageDay) throws -> BudgetStatus {
         let month = today.firstOfMonth
         let row = try Row.fetchOne(
@@ -18,7 +19,21 @@ enum BudgetLedger {
                            (SELECT COALESCE(SUM(cost_micros), 0) FROM usage_daily WHERE user_id = u.id AND day >= ?) AS spent
                     FROM users u WHERE u.id = ?
                     """), arguments: [defaultBudgetKey, month.description, userID])
-        return BudgetStatus(month: month, spentMicros: row?["spent"] ?? 0, budgetMicros: row?["budget"])
+        let own = BudgetStatus(month: month, spentMicros: row?["spent"] ?? 0, budgetMicros: row?["budget"])
+        let groups = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT g.name, g.monthly_budget_micros AS budget,
+                           (SELECT COALESCE(SUM(d.cost_micros), 0) FROM group_members o
+                            JOIN usage_daily d ON d.user_id = o.user_id AND d.day >= ?
+                            WHERE o.group_id = g.id) AS spent
+                    FROM group_members m JOIN user_groups g ON g.id = m.group_id
+                    WHERE m.user_id = ? AND g.monthly_budget_micros IS NOT NULL
+                    """), arguments: [month.description, userID])
+        return groups.reduce(own) { stricter, row in
+            stricter.stricter(
+                BudgetStatus(month: month, spentMicros: row["spent"], budgetMicros: row["budget"], group: row["name"]))
+        }
     }
 
     /// Refuses a new reply in the conversation when its owner has a budget and has spent it, or has another reply

@@ -49,6 +49,10 @@ struct AccessMatrixTests {
         "POST /admin/users/{id}/admin": .admin, "POST /admin/users/{id}/disabled": .admin,
         "POST /admin/users/{id}/budget": .admin, "POST /admin/users/{id}/storage": .admin,
         "POST /admin/users/{id}/password": .admin, "POST /admin/budget": .admin,
+        "GET /admin/groups": .admin, "POST /admin/groups": .admin, "GET /admin/groups/{id}": .admin,
+        "POST /admin/groups/{id}/members": .admin, "POST /admin/groups/{id}/members/remove": .admin,
+        "POST /admin/groups/{id}/models": .admin, "POST /admin/groups/{id}/budget": .admin,
+        "POST /admin/groups/{id}/delete": .admin,
     ]
 
     /// Form fields that every owner route accepts, so that a refusal is about who asks, not what they sent.

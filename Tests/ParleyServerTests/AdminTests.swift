@@ -17,6 +17,9 @@ struct AdminTests {
         (.GET, "/admin/users/1"), (.POST, "/admin/users/1/disabled"), (.POST, "/admin/users/1/admin"),
         (.POST, "/admin/users/1/password"), (.POST, "/admin/users/1/budget"), (.POST, "/admin/users/1/storage"),
         (.GET, "/admin/models"), (.POST, "/admin/models"),
+        (.GET, "/admin/groups"), (.POST, "/admin/groups"), (.GET, "/admin/groups/1"),
+        (.POST, "/admin/groups/1/members"), (.POST, "/admin/groups/1/members/remove"),
+        (.POST, "/admin/groups/1/models"), (.POST, "/admin/groups/1/budget"), (.POST, "/admin/groups/1/delete"),
     ]
 
     @Test(
@@ -26,6 +29,7 @@ struct AdminTests {
         try await withTestServer(configure: { $0.signup = .open }) { server in
             var admin = server.browser()
             _ = try await admin.signUp("admin@example.com")
+            #expect(try await admin.post("/admin/groups", form: ["name": "team"]).location == "/admin/groups/1")
             var user = server.browser()
             _ = try await user.signUp("user@example.com")
             let userAPI = try await APIClient.signIn(server, email: "user@example.com")

@@ -15,6 +15,8 @@ public enum ChatError: Error, Equatable, Sendable {
     case systemPromptTooLong
     /// The model is not offered.
     case unknownModel(String)
+    /// A group restricts the model and none of the user's groups opens it.
+    case modelNotAllowed(String)
     /// More than `ChatService.maxImagesPerMessage` images came with one message.
     case tooManyImages
     /// Images came with a message for a model that cannot see them.

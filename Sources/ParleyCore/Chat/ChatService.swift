@@ -30,7 +30,7 @@ public struct ChatService: Sendable {
     public func createConversation(userID: UserID, title: String?, model: String?, systemPrompt: String?)
         async throws(ChatError) -> Conversation
     {
-        let model = try resolveModel(model, current: nil)
+        let model = try await resolveModel(model, current: nil, userID: userID)
         let title = try validTitle(title ?? ConversationTitle.placeholder)
         let systemPrompt = Self.storable(systemPrompt ?? "")
         guard systemPrompt.count <= Self.maxSystemPromptLength else { throw .systemPromptTooLong }
@@ -65,7 +65,7 @@ public struct ChatService: Sendable {
         guard content.count <= Self.maxMessageLength else { throw .messageTooLong }
         guard images.count <= Self.maxImagesPerMessage else { throw .tooManyImages }
         let conversation = try await self.conversation(conversationID, userID: userID)
-        let model = try resolveModel(model, current: conversation.model)
+        let model = try await resolveModel(model, current: conversation.model, userID: userID)
         guard images.isEmpty || model.vision else { throw .modelCannotSeeImages(model.id) }
         if let editOf { try await requireMessage(editOf, of: conversationID, userID: userID, role: .user) }
         let provisionalTitle =
@@ -107,7 +107,7 @@ public struct ChatService: Sendable {
         receivedAt: ContinuousClock.Instant
     ) async throws(ChatError) -> SendResult {
         let conversation = try await self.conversation(conversationID, userID: userID)
-        let model = try resolveModel(model, current: conversation.model)
+        let model = try await resolveModel(model, current: conversation.model, userID: userID)
         let budget = try await budgetStatus(userID: userID)
         guard !budget.isExhausted else { throw .budgetExceeded(budget) }
         let anchor: ExchangeAnchor
@@ -175,7 +175,7 @@ public struct ChatService: Sendable {
         let systemPrompt = Self.storable(systemPrompt)
         guard systemPrompt.count <= Self.maxSystemPromptLength else { throw .systemPromptTooLong }
         let conversation = try await self.conversation(conversationID, userID: userID)
-        let model = try resolveModel(model, current: conversation.model)
+        let model = try await resolveModel(model, current: conversation.model, userID: userID)
         try await storing {
             try await store.configureConversation(
                 id: conversationID, userID: userID, model: model.id, systemPrompt: systemPrompt)
@@ -264,15 +264,34 @@ public struct ChatService: Sendable {
         try await storing { try await store.budgetStatus(userID: userID) }
     }
 
-    /// The model to use: the one named (which must exist), else the conversation's, else the default.
-    public func resolveModel(_ requested: String?, current: String?) throws(ChatError) -> ModelInfo {
+    /// The model `userID` uses: the one named (which must exist), else the conversation's, else the default (or, when
+    /// a group restricts that one, the first the user may use); `.modelNotAllowed` when a group restricts the model
+    /// named or the conversation's and no group of the user's opens it.
+    func resolveModel(_ requested: String?, current: String?, userID: UserID) async throws(ChatError) -> ModelInfo {
+        let access = try await modelAccess(userID: userID)
+        let model: ModelInfo
         if let requested, !requested.isEmpty {
-            guard let model = catalog.model(requested) else { throw .unknownModel(requested) }
-            return model
+            guard let named = catalog.model(requested) else { throw .unknownModel(requested) }
+            model = named
+        } else if let current, let conversations = catalog.model(current) {
+            model = conversations
+        } else {
+            guard let first = catalog.defaultModel else { throw .unknownModel("") }
+            return ([first] + catalog.models).first { access.allows($0.id) } ?? first
         }
-        if let current, let model = catalog.model(current) { return model }
-        guard let model = catalog.defaultModel else { throw .unknownModel("") }
+        guard access.allows(model.id) else { throw .modelNotAllowed(model.id) }
         return model
+    }
+
+    /// The models the user may use, by the groups that restrict models.
+    public func modelAccess(userID: UserID) async throws(ChatError) -> ModelAccess {
+        try await storing { try await store.modelAccess(userID: userID) }
+    }
+
+    /// The catalog's models the user may use, in the catalog's order.
+    public func models(for userID: UserID) async throws(ChatError) -> [ModelInfo] {
+        let access = try await modelAccess(userID: userID)
+        return catalog.models.filter { access.allows($0.id) }
     }
 
     /// The result of the earlier send with `requestID`, if there was one; `.requestInFlight` while its reply runs.

@@ -6,3 +6,5 @@ public typealias ConversationID = Int64
 public typealias MessageID = Int64
 /// The row id of an attachment (an uploaded or generated image).
 public typealias AttachmentID = Int64
+/// A group's row id.
+public typealias GroupID = Int64

@@ -51,6 +51,8 @@ public struct ReplyOutcome: Sendable, Equatable {
     public var content: String
     /// The model's reasoning, nil when it showed none.
     public var reasoning: String?
+    /// How long the model reasoned, in milliseconds; nil when it showed no reasoning.
+    public var reasoningMilliseconds: Int?
     public var status: MessageStatus
     public var usage: Usage
     public var failure: FailureReason?
@@ -59,11 +61,12 @@ public struct ReplyOutcome: Sendable, Equatable {
 
     /// Creates an outcome.
     public init(
-        content: String, reasoning: String? = nil, status: MessageStatus, usage: Usage,
-        failure: FailureReason? = nil, pricing: ReplyPricing? = nil
+        content: String, reasoning: String? = nil, reasoningMilliseconds: Int? = nil, status: MessageStatus,
+        usage: Usage, failure: FailureReason? = nil, pricing: ReplyPricing? = nil
     ) {
         self.content = content
         self.reasoning = reasoning
+        self.reasoningMilliseconds = reasoningMilliseconds
         self.status = status
         self.usage = usage
         self.failure = failure
@@ -149,6 +152,8 @@ public protocol ChatStore: AttachmentStore {
         -> Usage
     /// The user's spend this month (UTC) and their monthly budget (their own, else the default), from the rollup.
     func budgetStatus(userID: UserID) async throws(StoreError) -> BudgetStatus
+    /// The models the user may use, by the groups that restrict models and the user's own groups.
+    func modelAccess(userID: UserID) async throws(StoreError) -> ModelAccess
     /// Marks every reply left `streaming` (by a crash) as `interrupted`; returns how many.
     func interruptUnfinishedReplies() async throws(StoreError) -> Int
 }

@@ -1,4 +1,5 @@
-/// A user's spend in a calendar month (UTC) against their monthly budget; a budget of nil means no limit.
+/// A user's spend in a calendar month (UTC) against their monthly budget, or their group's spend against the group's
+/// when that is the stricter; a budget of nil means no limit.
 public struct BudgetStatus: Sendable, Equatable {
     /// From which share of the budget on the user is warned.
     public static let warningPercent: Int64 = 80
@@ -7,12 +8,25 @@ public struct BudgetStatus: Sendable, Equatable {
     public var month: UsageDay
     public var spentMicros: Int64
     public var budgetMicros: Int64?
+    /// The group whose budget and members' spend these are; nil for the user's own.
+    public var group: String?
 
     /// Creates a status.
-    public init(month: UsageDay, spentMicros: Int64, budgetMicros: Int64?) {
+    public init(month: UsageDay, spentMicros: Int64, budgetMicros: Int64?, group: String? = nil) {
         self.month = month
         self.spentMicros = spentMicros
         self.budgetMicros = budgetMicros
+        self.group = group
+    }
+
+    /// The stricter of two statuses: a spent budget first, then the larger share used; `self` on a tie.
+    public func stricter(_ other: BudgetStatus) -> BudgetStatus {
+        guard other.budgetMicros != nil else { return self }
+        guard budgetMicros != nil else { return other }
+        if isExhausted != other.isExhausted { return isExhausted ? self : other }
+        let mine = Int128(spentMicros) * Int128(other.budgetMicros ?? 0)
+        let theirs = Int128(other.spentMicros) * Int128(budgetMicros ?? 0)
+        return theirs > mine ? other : self
     }
 
     /// Whether the budget is spent: sends are refused until the month ends.

@@ -22,7 +22,7 @@ struct APIController {
         api.post("conversations/{id}/regenerate") { request, context in try await regenerate(request, context) }
         api.put("conversations/{id}/current") { request, context in try await selectBranch(request, context) }
         api.post("conversations/{id}/stop") { _, context in try await stop(context) }
-        api.get("models") { _, context in try models(context) }
+        api.get("models") { _, context in try await models(context) }
     }
 
     /// The body of `POST /api/conversations`.
@@ -149,12 +149,12 @@ struct APIController {
         return Response(status: .noContent)
     }
 
-    private func models(_ context: AppRequestContext) throws -> Response {
-        _ = try context.requireUser()
+    private func models(_ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
         struct ModelJSON: Encodable { var id: String; var contextWindow: Int; var vision: Bool }
         return try .json(
             ListJSON(
-                data: chat.catalog.models.map {
+                data: try await chat.models(for: user.id).map {
                     ModelJSON(id: $0.id, contextWindow: $0.contextWindow, vision: $0.vision)
                 }, hasMore: false))
     }

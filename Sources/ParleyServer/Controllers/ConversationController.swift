@@ -37,7 +37,7 @@ struct ConversationController {
                 page.items, now: Date(), timeZone: ConversationGroups.timeZone(of: request), row: Self.listValues),
             "archived_view": archived,
             "back": archived ? "/c?archived=1" : "/c",
-            "models": modelOptions(selected: chat.catalog.defaultModel?.id),
+            "models": try await modelOptions(selected: chat.catalog.defaultModel?.id, userID: user.id),
             "request_id": UUID().uuidString,
         ]
         if page.hasMore, let last = page.items.last { values["next_cursor"] = String(last.id) }
@@ -123,7 +123,7 @@ struct ConversationController {
                 "has_reasoning": messages.contains { $0.reasoning != nil },
                 "can_continue": messages.last?.status == .truncated,
                 "continue_prompt": Self.continuePrompt,
-                "models": modelOptions(selected: conversation.model),
+                "models": try await modelOptions(selected: conversation.model, userID: user.id),
                 "upload": settings.uploadLimits.templateValues,
                 "sections": ConversationGroups.sections(
                     sidebar, now: Date(), timeZone: ConversationGroups.timeZone(of: request)
@@ -187,8 +187,9 @@ struct ConversationController {
         return .seeOther("/c")
     }
 
-    private func modelOptions(selected: String?) -> [[String: Any]] {
-        chat.catalog.models.map { model in
+    /// The models the user may choose, `selected` marked.
+    private func modelOptions(selected: String?, userID: UserID) async throws -> [[String: Any]] {
+        try await chat.models(for: userID).map { model in
             ["id": model.id, "name": model.displayName, "selected": model.id == selected, "vision": model.vision]
         }
     }

@@ -94,6 +94,11 @@ public struct AppError: Error, Sendable {
                 message: "The system prompt is longer than \(ChatService.maxSystemPromptLength) characters.")
         case .unknownModel(let model):
             self.init(.unprocessableContent, code: "unknown_model", message: "There is no model named “\(model)”.")
+        case .modelNotAllowed(let model):
+            self.init(
+                .forbidden, code: "model_not_allowed",
+                message: "You may not use “\(model)”: its use is kept to some groups. Choose another model, or ask an "
+                    + "admin for access.")
         case .tooManyImages:
             self.init(
                 .unprocessableContent, code: "too_many_images",

@@ -166,6 +166,10 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     )
     .addRoutes(to: admin)
     AdminModelsController(chat: services.chat, pages: services.pages, usage: usage).addRoutes(to: admin)
+    AdminGroupsController(
+        accounts: services.accounts, chat: services.chat, groups: SQLiteGroupStore(database: services.database),
+        pages: services.pages
+    ).addRoutes(to: admin)
     return router
 }
 

@@ -20,14 +20,25 @@ enum BudgetNotice {
         guard status.isNearLimit, let budget = status.budgetMicros else { return nil }
         if status.isExhausted { return exceeded(status) }
         return
-            "You have used \(status.percentUsed ?? 0)% of your monthly budget (\(MicroDollars.display(status.spentMicros)) "
-            + "of \(MicroDollars.display(budget))). At 100% sending stops until \(DayText.long(status.resetsOn)) (UTC)."
+            "\(whose(status)) used \(status.percentUsed ?? 0)% of \(budgetName(status)) "
+            + "(\(MicroDollars.display(status.spentMicros)) of \(MicroDollars.display(budget))). At 100% sending stops "
+            + "until \(DayText.long(status.resetsOn)) (UTC)."
     }
 
     /// Why a send is refused once the budget is spent, naming the budget and when it resets.
     static func exceeded(_ status: BudgetStatus) -> String {
-        "You have used \(MicroDollars.display(status.spentMicros)) of your monthly budget of "
-            + "\(MicroDollars.display(status.budgetMicros ?? 0)), so sending is paused until the budget resets on "
+        "\(whose(status)) used \(MicroDollars.display(status.spentMicros)) of \(budgetName(status)) "
+            + "of \(MicroDollars.display(status.budgetMicros ?? 0)), so sending is paused until the budget resets on "
             + "\(DayText.long(status.resetsOn)) (UTC). An admin can raise it."
+    }
+
+    /// Who spent: "You have", or the group's members.
+    private static func whose(_ status: BudgetStatus) -> String {
+        status.group == nil ? "You have" : "The members of your group “\(status.group ?? "")” have"
+    }
+
+    /// Which budget: the user's own or their group's.
+    private static func budgetName(_ status: BudgetStatus) -> String {
+        status.group == nil ? "your monthly budget" : "its monthly budget"
     }
 }
