@@ -103,6 +103,8 @@ struct GroupAccessTests {
             let groups = try await admin.get("/admin/groups")
             #expect(groups.body.contains("interns"))
             #expect(groups.body.contains("$0.00"))
+            let dashboard = try await admin.get("/admin")
+            #expect(dashboard.body.contains(#"<a href="/admin/groups/\#(group)">interns</a>"#))
         }
     }
 

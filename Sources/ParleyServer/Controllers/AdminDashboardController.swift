@@ -2,12 +2,13 @@ import Foundation
 import Hummingbird
 import ParleyCore
 
-/// The admin cost dashboard and its CSV download, both read from the usage rollup.
+/// The admin cost dashboard (with each group's spend this month) and its CSV download, read from the usage rollup.
 struct AdminDashboardController {
     /// Users listed on the dashboard; the CSV has them all.
     static let userRows = 100
     let pages: PageRenderer
     let usage: any UsageStore
+    let groups: any GroupStore
 
     /// Adds the routes to the admin group.
     func addRoutes(to admin: RouterGroup<AppRequestContext>) {
@@ -17,6 +18,7 @@ struct AdminDashboardController {
 
     private func dashboard(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let query = try UsageQuery(request)
+        async let groupSpend = AdminGroupsController.monthSpend(groups)
         let data = try await usage.dashboard(period: query.period, sort: query.sort, userLimit: Self.userRows)
         var values: [String: Any] = [
             "nav_dashboard": true,
@@ -33,6 +35,7 @@ struct AdminDashboardController {
                 "headers": UsageViews.headers(query, path: "/admin", fragment: "models", nameLabel: "Model"),
             ],
         ]
+        values["group_spend"] = try await groupSpend
         if data.activeUsers > data.users.count {
             values["more_users"] = ["shown": data.users.count, "total": data.activeUsers]
         }

@@ -71,20 +71,25 @@ struct AdminGroupsController {
     private func list(_ context: AppRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok)
         async throws -> Response
     {
+        var values: [String: Any] = ["nav_groups": true, "group_spend": try await Self.monthSpend(groups)]
+        values["error"] = error
+        return pages.page("admin_groups", title: "Groups", context: context, values: values, status: status)
+    }
+
+    /// The template values of every group with its members' spend this month (UTC), for this page and the dashboard.
+    static func monthSpend(_ groups: any GroupStore) async throws -> [String: Any] {
         let month = UsageDay.today.firstOfMonth
         async let all = groups.groups()
         async let spend = groups.spend(since: month)
         let spent = try await spend
-        var values: [String: Any] = [
-            "nav_groups": true, "month": DayText.long(month),
+        return [
+            "month": DayText.long(month),
             "groups": try await all.map { group -> [String: Any] in
-                var row = Self.groupValues(group)
+                var row = groupValues(group)
                 row["spent"] = MicroDollars.display(spent[group.id] ?? 0)
                 return row
             },
         ]
-        values["error"] = error
-        return pages.page("admin_groups", title: "Groups", context: context, values: values, status: status)
     }
 
     private func create(_ request: Request, _ context: AppRequestContext) async throws -> Response {

@@ -159,7 +159,8 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     AttachmentController(chat: services.chat, shares: services.shares).addRoutes(to: router)
     let admin = router.group("admin").add(middleware: AdminOnlyMiddleware())
     let usage = SQLiteUsageStore(database: services.database)
-    AdminDashboardController(pages: services.pages, usage: usage).addRoutes(to: admin)
+    let groups = SQLiteGroupStore(database: services.database)
+    AdminDashboardController(pages: services.pages, usage: usage, groups: groups).addRoutes(to: admin)
     AdminUsersController(
         accountService: services.accountService, accounts: services.accounts, chat: services.chat,
         pages: services.pages, usage: usage, users: SQLiteAccountStore(database: services.database)
@@ -167,7 +168,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     .addRoutes(to: admin)
     AdminModelsController(chat: services.chat, pages: services.pages, usage: usage).addRoutes(to: admin)
     AdminGroupsController(
-        accounts: services.accounts, chat: services.chat, groups: SQLiteGroupStore(database: services.database),
+        accounts: services.accounts, chat: services.chat, groups: groups,
         pages: services.pages
     ).addRoutes(to: admin)
     return router
