@@ -93,8 +93,13 @@ struct GroupAccessTests {
             let (_, member) = try await server.signUp("member@example.com")
             let (_, outsider) = try await server.signUp("outsider@example.com")
             let group = try await Self.createGroup(&admin, "interns")
-            _ = try await admin.post("/admin/groups/\(group)/members", form: ["email": "member@example.com"])
-            #expect(try await admin.post("/admin/groups/\(group)/budget", form: ["budget": "0"]).status == 303)
+            // The admin API: the same routes with a bearer token and JSON bodies.
+            let adminAPI = try await APIClient.signIn(server, email: "admin@example.com")
+            let added = try await adminAPI.request(
+                .POST, "/admin/groups/\(group)/members", json: ["email": "member@example.com"])
+            #expect(added.status == 303)
+            #expect(
+                try await adminAPI.request(.POST, "/admin/groups/\(group)/budget", json: ["budget": "0"]).status == 303)
             let conversation = try await member.createConversation()
             let refused = try await member.send(conversation, "hello")
             #expect(refused.status == 402)

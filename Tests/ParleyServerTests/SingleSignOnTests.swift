@@ -108,6 +108,9 @@ struct SingleSignOnTests {
             #expect(try Self.groups(server, userID: ann.id) == ["research": true, "parley-admins": true])
             #expect(try await Self.user(server, "ann@example.com")?.isAdmin == true)
             #expect(try await again.get("/admin/users").status == 200)
+            // The provider's groups are on the admin's groups page, marked as such.
+            let groupsPage = try await again.get("/admin/groups").body
+            #expect(groupsPage.contains(#"research</a> <span class="tag">SSO</span>"#))
 
             // Leaving the admin group removes admin at the next sign-in.
             try await provider.setPerson("ann", email: "ann@example.com", groups: ["research"])
