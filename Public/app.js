@@ -323,10 +323,14 @@
     if (!section) return;
     clearInterval(thinkingClocks.get(section));
     thinkingClocks.delete(section);
-    const seconds = Math.max(1, Math.round((Date.now() - Number(section.dataset.startedAt)) / 1000));
-    section.querySelector("summary").textContent = "Thought for " + seconds + " s";
+    section.querySelector("summary").textContent = thoughtFor(Date.now() - Number(section.dataset.startedAt));
     delete section.dataset.startedAt;
     section.open = false;
+  }
+
+  /** "Thought for N s", N the whole seconds of `ms` rounded, at least 1 (as the server writes it). */
+  function thoughtFor(ms) {
+    return "Thought for " + Math.max(1, Math.round(ms / 1000)) + " s";
   }
 
   const thinkingClocks = new Map();
@@ -466,6 +470,9 @@
     const wasAtBottom = nearBottom();
     article.querySelector(".typing")?.remove();
     endThinking(article);
+    // The server's figure for the thinking time replaces the page's own, so that a reload says the same.
+    const reasoningSummary = article.querySelector("details.reasoning summary");
+    if (reasoningSummary && typeof data.reasoning_ms === "number") reasoningSummary.textContent = thoughtFor(data.reasoning_ms);
     article.querySelector(".content").innerHTML = data.html;
     article.dataset.status = data.status;
     article.removeAttribute("aria-busy");

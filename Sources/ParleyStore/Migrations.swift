@@ -367,6 +367,19 @@ enum Migrations {
                     END;
                     """)
         }
+        migrator.registerMigration("v11: reasoning time and shared reasoning") { db in
+            // How long a reply reasoned, in milliseconds (NULL when it showed no reasoning, and for replies stored
+            // before it was kept). A share includes the reasoning only when its owner chose to: its snapshot copies a
+            // message's reasoning and time into `share_messages` for such a share alone, and NULL otherwise, so a
+            // share without it holds none to leak (nor do the shares made before, whose rows get NULL).
+            try db.execute(
+                sql: """
+                    ALTER TABLE messages ADD COLUMN reasoning_ms INTEGER;
+                    ALTER TABLE shares ADD COLUMN include_reasoning BOOLEAN NOT NULL DEFAULT 0;
+                    ALTER TABLE share_messages ADD COLUMN reasoning TEXT;
+                    ALTER TABLE share_messages ADD COLUMN reasoning_ms INTEGER;
+                    """)
+        }
         migrator.registerMigration("v13: single sign-on and groups") { db in
             // An account may be linked to one subject at the identity provider. Groups are made in Parley or copied
             // from the provider (`from_sso`: a provider group of the same name takes a Parley group over). A model

@@ -26,6 +26,7 @@ extension Message {
         "id", "conversation_id", "role", "content", "status", "model", "request_id", "parent_id",
         "prompt_tokens", "cached_prompt_tokens", "completion_tokens", "cost_micros",
         "usage_estimated", "error_code", "error_message", "created_at", "reasoning", "reasoning_tokens",
+        "reasoning_ms",
     ]
 
     /// The select list for `init(row:)`, qualified by `table` (a table name or alias).
@@ -39,8 +40,8 @@ extension Message {
         let failure: FailureReason? = (row[13] as String?).map { FailureReason(code: $0, message: row[14] ?? "") }
         self.init(
             id: row[0], conversationID: row[1], role: MessageRole(rawValue: row[2]) ?? .user, content: row[3],
-            reasoning: row[16], status: MessageStatus(rawValue: row[4]) ?? .error, model: row[5], requestID: row[6],
-            parentID: row[7],
+            reasoning: row[16], reasoningMilliseconds: row[18], status: MessageStatus(rawValue: row[4]) ?? .error,
+            model: row[5], requestID: row[6], parentID: row[7],
             usage: Usage(
                 promptTokens: row[8], cachedPromptTokens: row[9], completionTokens: row[10], reasoningTokens: row[17],
                 costMicros: row[11], estimated: row[12]),
@@ -65,17 +66,20 @@ extension Share {
         self.init(
             id: row["id"], userID: row["user_id"], conversationID: row["conversation_id"], title: row["title"],
             model: row["model"], authorName: row["author_name"], createdAt: row.date("created_at"),
-            snapshotAt: row.date("snapshot_at"), expiresAt: row.optionalDate("expires_at"), views: row["views"])
+            snapshotAt: row.date("snapshot_at"), expiresAt: row.optionalDate("expires_at"), views: row["views"],
+            includesReasoning: row["include_reasoning"])
     }
 }
 
 extension Message {
-    /// A snapshot message of a share (a `share_messages` row joined with its share's `conversation_id`).
+    /// A snapshot message of a share (a `share_messages` row joined with its share's `conversation_id`); its
+    /// reasoning is there only when the share includes it.
     init(sharedRow row: Row) {
         self.init(
             id: row["id"], conversationID: row["conversation_id"],
-            role: MessageRole(rawValue: row["role"]) ?? .user, content: row["content"],
-            status: MessageStatus(rawValue: row["status"]) ?? .complete, model: row["model"],
+            role: MessageRole(rawValue: row["role"]) ?? .user, content: row["content"], reasoning: row["reasoning"],
+            reasoningMilliseconds: row["reasoning_ms"], status: MessageStatus(rawValue: row["status"]) ?? .complete,
+            model: row["model"],
             createdAt: row.date("created_at"))
     }
 }

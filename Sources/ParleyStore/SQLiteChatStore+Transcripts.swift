@@ -65,9 +65,10 @@ extension SQLiteChatStore {
         conversation.userID = userID
         let statement = try db.cachedStatement(
             sql: """
-                INSERT INTO messages (conversation_id, role, content, reasoning, status, model, parent_id, prompt_tokens,
-                                      completion_tokens, reasoning_tokens, cost_micros, usage_estimated, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO messages (conversation_id, role, content, reasoning, reasoning_ms, status, model, parent_id,
+                                      prompt_tokens, completion_tokens, reasoning_tokens, cost_micros, usage_estimated,
+                                      created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         let isTree = conversation.currentLeafID != nil
         var newIDs: [MessageID: MessageID] = [:]
@@ -75,10 +76,10 @@ extension SQLiteChatStore {
         for message in transcript.messages {
             let parent = isTree ? message.parentID.flatMap { newIDs[$0] } : previous
             try statement.execute(arguments: [
-                conversation.id, message.role.rawValue, message.content, message.reasoning, message.status.rawValue,
-                message.model, parent, message.usage.promptTokens, message.usage.completionTokens,
-                message.usage.reasoningTokens, message.usage.costMicros, message.usage.estimated, message.createdAt,
-                message.createdAt,
+                conversation.id, message.role.rawValue, message.content, message.reasoning,
+                message.reasoningMilliseconds, message.status.rawValue, message.model, parent,
+                message.usage.promptTokens, message.usage.completionTokens, message.usage.reasoningTokens,
+                message.usage.costMicros, message.usage.estimated, message.createdAt, message.createdAt,
             ])
             previous = db.lastInsertedRowID
             newIDs[message.id] = previous

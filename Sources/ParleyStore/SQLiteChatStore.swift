@@ -227,14 +227,15 @@ public struct SQLiteChatStore: ChatStore {
                 }
                 try db.cachedStatement(
                     sql: """
-                        UPDATE messages SET content = ?, reasoning = ?, status = ?, model = COALESCE(?, model), provider = ?,
+                        UPDATE messages SET content = ?, reasoning = ?, reasoning_ms = ?, status = ?, model = COALESCE(?, model), provider = ?,
                             prompt_tokens = ?, cached_prompt_tokens = ?, completion_tokens = ?, reasoning_tokens = ?,
                             cost_micros = ?, usage_estimated = ?, price_version_id = ?, error_code = ?, error_message = ?,
                             updated_at = ?
                         WHERE id = ?
                         """
                 ).execute(arguments: [
-                    outcome.content, outcome.reasoning, outcome.status.rawValue, outcome.pricing?.modelID,
+                    outcome.content, outcome.reasoning, outcome.reasoningMilliseconds, outcome.status.rawValue,
+                    outcome.pricing?.modelID,
                     outcome.pricing?.providerID, usage.promptTokens, usage.cachedPromptTokens, usage.completionTokens,
                     usage.reasoningTokens, usage.costMicros, usage.estimated, priceID, outcome.failure?.code,
                     outcome.failure?.message, now, id,

@@ -21,12 +21,13 @@ public struct SQLiteShareStore: ShareStore {
             try await writer.write { db in
                 try db.cachedStatement(
                     sql: """
-                        INSERT INTO shares (token_hash, user_id, conversation_id, title, model, author_name, created_at, snapshot_at, expires_at)
-                        SELECT ?, user_id, id, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? AND user_id = ?
+                        INSERT INTO shares (token_hash, user_id, conversation_id, title, model, author_name, created_at, snapshot_at, expires_at,
+                                            include_reasoning)
+                        SELECT ?, user_id, id, ?, ?, ?, ?, ?, ?, ? FROM conversations WHERE id = ? AND user_id = ?
                         """
                 ).execute(arguments: [
                     tokenHash, content.title, content.model, content.authorName, now, now, content.expiresAt,
-                    conversationID, userID,
+                    content.includesReasoning, conversationID, userID,
                 ])
                 guard db.changesCount == 1 else { throw StoreError.notFound }
                 let id = db.lastInsertedRowID
@@ -34,7 +35,7 @@ public struct SQLiteShareStore: ShareStore {
                 return Share(
                     id: id, userID: userID, conversationID: conversationID, title: content.title, model: content.model,
                     authorName: content.authorName, createdAt: now, snapshotAt: now, expiresAt: content.expiresAt,
-                    views: 0)
+                    views: 0, includesReasoning: content.includesReasoning)
             }
         }
     }
@@ -53,9 +54,13 @@ public struct SQLiteShareStore: ShareStore {
                 for id in ids {
                     try db.cachedStatement(
                         sql: """
-                            UPDATE shares SET title = ?, model = ?, author_name = ?, snapshot_at = ?, expires_at = ? WHERE id = ?
+                            UPDATE shares SET title = ?, model = ?, author_name = ?, snapshot_at = ?, expires_at = ?, include_reasoning = ?
+                            WHERE id = ?
                             """
-                    ).execute(arguments: [content.title, content.model, content.authorName, now, content.expiresAt, id])
+                    ).execute(arguments: [
+                        content.title, content.model, content.authorName, now, content.expiresAt,
+                        content.includesReasoning, id,
+                    ])
                     try db.cachedStatement(sql: "DELETE FROM share_messages WHERE share_id = ?").execute(arguments: [id]
                     )
                     try insertMessages(db, shareID: id, content.messages)
@@ -150,12 +155,14 @@ public struct SQLiteShareStore: ShareStore {
                 for message in try snapshotMessages(db, shareID: id) {
                     try db.cachedStatement(
                         sql: """
-                            INSERT INTO messages (conversation_id, role, content, status, model, parent_id, created_at, updated_at)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                            INSERT INTO messages (conversation_id, role, content, reasoning, reasoning_ms, status, model, parent_id,
+                                                  created_at, updated_at)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                             """
                     ).execute(arguments: [
-                        conversationID, message.role.rawValue, message.content, message.status.rawValue,
-                        message.model, previous, message.createdAt, now,
+                        conversationID, message.role.rawValue, message.content, message.reasoning,
+                        message.reasoningMilliseconds, message.status.rawValue, message.model, previous,
+                        message.createdAt, now,
                     ])
                     let copyID = db.lastInsertedRowID
                     previous = copyID
@@ -184,17 +191,20 @@ public struct SQLiteShareStore: ShareStore {
         }
     }
 
+    /// Copies the messages as given into a share's snapshot, their reasoning included (`ShareService` leaves it out of
+    /// them unless the share includes it).
     private func insertMessages(_ db: Database, shareID: ShareID, _ messages: [Message]) throws {
         let statement = try db.cachedStatement(
             sql: """
-                INSERT INTO share_messages (share_id, position, role, content, status, model, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO share_messages (share_id, position, role, content, reasoning, reasoning_ms, status, model, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         let attachments = try db.cachedStatement(
             sql: "INSERT INTO share_attachments (share_message_id, attachment_id, position) VALUES (?, ?, ?)")
         for (position, message) in messages.enumerated() {
             try statement.execute(arguments: [
-                shareID, position, message.role.rawValue, message.content, message.status.rawValue,
-                message.model, message.createdAt,
+                shareID, position, message.role.rawValue, message.content, message.reasoning,
+                message.reasoningMilliseconds, message.status.rawValue, message.model, message.createdAt,
             ])
             let sharedMessageID = db.lastInsertedRowID
             for (index, attachment) in message.attachments.enumerated() {

@@ -230,7 +230,7 @@ extension GenerationManager {
     func finish(_ reply: ReplyRun, end: StreamEnd) async {
         let job = reply.job
         emitTokens(of: reply, force: true)
-        let (text, reasoning, report) = reply.outcome
+        let (text, reasoning, reasoningTime, report) = reply.outcome
         let model = report.model ?? job.model
         var status: MessageStatus
         var failure: FailureReason?
@@ -240,7 +240,8 @@ extension GenerationManager {
         case .cancelled: status = reply.stopCause == .user ? .stopped : .interrupted
         }
         let outcome = ReplyOutcome(
-            content: text, reasoning: reasoning.isEmpty ? nil : reasoning, status: status,
+            content: text, reasoning: reasoning.isEmpty ? nil : reasoning,
+            reasoningMilliseconds: reasoningTime.map(Self.milliseconds), status: status,
             usage: self.usage(
                 text: text, reasoning: reasoning, reported: report.providerUsage,
                 estimatedPrompt: report.estimatedPromptTokens),
@@ -270,9 +271,15 @@ extension GenerationManager {
             usage: usage)
         if let failure { reply.publish(.error(messageID: job.assistantMessageID, reason: failure), to: hub) }
         let done = StreamEvent.done(
-            messageID: job.assistantMessageID, status: status, html: MarkdownRenderer.html(text), usage: usage)
+            messageID: job.assistantMessageID, status: status, html: MarkdownRenderer.html(text), usage: usage,
+            reasoningMilliseconds: outcome.reasoningMilliseconds)
         reply.end(with: done, in: hub)
         if status == .complete || status == .truncated { await improveTitle(of: job, model: model, answer: text) }
+    }
+
+    /// A duration in whole milliseconds, rounded down.
+    static func milliseconds(_ duration: Duration) -> Int {
+        Int((duration / .milliseconds(1)).rounded(.down))
     }
 
     /// The provider's token counts when it sent them (the store prices them); else, for a reply with text or

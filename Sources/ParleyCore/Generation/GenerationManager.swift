@@ -127,7 +127,7 @@ public final class GenerationManager: Sendable {
             hub.cancelReservation(conversationID)
             throw error
         }
-        let reply = ReplyRun(job: job, receivedAt: receivedAt)
+        let reply = ReplyRun(job: job, receivedAt: receivedAt, clock: clock)
         if launch(reply) {
             await reply.waitUntilUnderway()
         } else {

@@ -38,6 +38,10 @@ final class ReplyRun: Sendable {
         var reasoning = ""
         /// Reasoning received since the last `reasoning` event.
         var unsentReasoning = ""
+        /// When the first reasoning came, and the first answer text after it, on the engine's clock: how long the
+        /// model thought. Each is read once, so the per-token path reads no clock for it.
+        var reasoningStartedAt: Duration?
+        var reasoningEndedAt: Duration?
         /// The sequence of the reply's last event.
         var sequence: Int64 = 0
         /// When the last `token` or `reasoning` event went out, on the engine's clock.
@@ -87,18 +91,22 @@ final class ReplyRun: Sendable {
 
     /// The job, without its history (which the state holds only until the reply takes it).
     let job: GenerationJob
+    /// The engine's clock, which times the reasoning.
+    let clock: EngineClock
     private let state: Mutex<State>
     let startedAt = ContinuousClock.now
     /// When Parley received the request that started the reply.
     let receivedAt: ContinuousClock.Instant
 
-    /// Creates the state of a reply that is about to run, started by a request received at `receivedAt`.
-    init(job: GenerationJob, receivedAt: ContinuousClock.Instant) {
+    /// Creates the state of a reply that is about to run, started by a request received at `receivedAt`; its
+    /// reasoning is timed by `clock`.
+    init(job: GenerationJob, receivedAt: ContinuousClock.Instant, clock: EngineClock = .continuous) {
         var job = job
         state = Mutex(State(history: job.history))
         job.history = []
         self.job = job
         self.receivedAt = receivedAt
+        self.clock = clock
     }
 
     // MARK: Phases
@@ -176,20 +184,22 @@ final class ReplyRun: Sendable {
 
     // MARK: Output
 
-    /// Records new answer text; the reply's first text, reasoning or answer, is timed. Returns whether it was the
-    /// first.
+    /// Records new answer text; the reply's first text, reasoning or answer, is timed, and the first after reasoning
+    /// ends the reasoning's time. Returns whether it was the first.
     func receive(_ text: String) -> Bool {
         receiveOutput { output in
+            if output.reasoningStartedAt != nil, output.reasoningEndedAt == nil { output.reasoningEndedAt = clock.now }
             output.text += text
             output.unsent += text
             output.markdown.append(text)
         }
     }
 
-    /// Records new reasoning, kept apart from the answer; the reply's first text, reasoning or answer, is timed.
-    /// Returns whether it was the first.
+    /// Records new reasoning, kept apart from the answer; the reply's first text, reasoning or answer, is timed, and
+    /// the first reasoning starts the reasoning's time. Returns whether it was the first.
     func receiveReasoning(_ text: String) -> Bool {
         receiveOutput { output in
+            if output.reasoningStartedAt == nil { output.reasoningStartedAt = clock.now }
             output.reasoning += text
             output.unsentReasoning += text
         }
@@ -279,9 +289,14 @@ final class ReplyRun: Sendable {
         state.withLock { change(&$0.report) }
     }
 
-    /// The reply's text, reasoning and report, to save it as it ended.
-    var outcome: (text: String, reasoning: String, report: Report) {
-        state.withLock { ($0.output.text, $0.output.reasoning, $0.report) }
+    /// The reply's text, reasoning and report, to save it as it ended, with how long it reasoned: from the first
+    /// reasoning to the first answer text, or to now when no answer followed (nil when it showed no reasoning).
+    var outcome: (text: String, reasoning: String, reasoningTime: Duration?, report: Report) {
+        state.withLock { state in
+            let ended = state.output.reasoningEndedAt
+            let reasoningTime = state.output.reasoningStartedAt.map { (ended ?? clock.now) - $0 }
+            return (state.output.text, state.output.reasoning, reasoningTime, state.report)
+        }
     }
 
     // MARK: First-token timing

@@ -8,7 +8,9 @@ public enum StreamEvent: Sendable {
     /// New text of the model's reasoning, shown apart from the answer.
     case reasoning(messageID: MessageID, text: String)
     case error(messageID: MessageID, reason: FailureReason)
-    case done(messageID: MessageID, status: MessageStatus, html: String, usage: Usage)
+    /// The reply's end; `reasoningMilliseconds` is how long it reasoned (nil when it showed no reasoning, or unknown).
+    case done(
+        messageID: MessageID, status: MessageStatus, html: String, usage: Usage, reasoningMilliseconds: Int? = nil)
 
     /// What an event is, which names it in the stream.
     public enum Kind: UInt8, Sendable {
@@ -50,7 +52,7 @@ public enum StreamEvent: Sendable {
     public var messageID: MessageID {
         switch self {
         case .start(let messageID, _), .token(let messageID, _, _), .reasoning(let messageID, _),
-            .error(let messageID, _), .done(let messageID, _, _, _):
+            .error(let messageID, _), .done(let messageID, _, _, _, _):
             messageID
         }
     }
@@ -71,10 +73,11 @@ public enum StreamEvent: Sendable {
         case .error(_, let reason):
             json.field("code", reason.code)
             json.field("message", reason.message)
-        case .done(_, let status, let html, let usage):
+        case .done(_, let status, let html, let usage, let reasoningMilliseconds):
             json.field("status", status.rawValue)
             json.field("html", html)
             json.field("usage", object: usage.json)
+            if let reasoningMilliseconds { json.field("reasoning_ms", reasoningMilliseconds) }
         }
         return json
     }
@@ -119,7 +122,7 @@ public enum StreamEvent: Sendable {
     public static func done(for message: Message) -> StreamEvent {
         .done(
             messageID: message.id, status: message.status, html: MarkdownRenderer.html(message.content),
-            usage: message.usage)
+            usage: message.usage, reasoningMilliseconds: message.reasoningMilliseconds)
     }
 
     /// The frames that end a finished message, as a stream that joins after its end sends them: its `error` (with the

@@ -94,6 +94,9 @@ public struct Message: Sendable, Equatable {
     public var content: String
     /// The model's reasoning before its answer (nil when it showed none); never sent back to a model as context.
     public var reasoning: String?
+    /// How long the model reasoned, from its first reasoning text to its first answer text (or the reply's end), in
+    /// milliseconds; nil when it showed no reasoning or the time is unknown (replies stored before it was kept).
+    public var reasoningMilliseconds: Int?
     public var status: MessageStatus
     public var model: String
     public var requestID: String?
@@ -109,14 +112,16 @@ public struct Message: Sendable, Equatable {
     /// Creates a message value.
     public init(
         id: MessageID, conversationID: ConversationID, role: MessageRole, content: String, reasoning: String? = nil,
-        status: MessageStatus, model: String, requestID: String? = nil, parentID: MessageID? = nil,
-        usage: Usage = Usage(), failure: FailureReason? = nil, createdAt: Date, attachments: [Attachment] = []
+        reasoningMilliseconds: Int? = nil, status: MessageStatus, model: String, requestID: String? = nil,
+        parentID: MessageID? = nil, usage: Usage = Usage(), failure: FailureReason? = nil, createdAt: Date,
+        attachments: [Attachment] = []
     ) {
         self.id = id
         self.conversationID = conversationID
         self.role = role
         self.content = content
         self.reasoning = reasoning
+        self.reasoningMilliseconds = reasoningMilliseconds
         self.status = status
         self.model = model
         self.requestID = requestID

@@ -18,11 +18,14 @@ public struct Share: Sendable, Equatable {
     /// When the link stops working; nil for never.
     public var expiresAt: Date?
     public var views: Int
+    /// Whether the snapshot shows the model's reasoning (the owner's choice; off unless chosen).
+    public var includesReasoning: Bool
 
     /// Creates a share value.
     public init(
         id: ShareID, userID: UserID, conversationID: ConversationID, title: String, model: String,
-        authorName: String?, createdAt: Date, snapshotAt: Date, expiresAt: Date?, views: Int
+        authorName: String?, createdAt: Date, snapshotAt: Date, expiresAt: Date?, views: Int,
+        includesReasoning: Bool = false
     ) {
         self.id = id
         self.userID = userID
@@ -34,6 +37,7 @@ public struct Share: Sendable, Equatable {
         self.snapshotAt = snapshotAt
         self.expiresAt = expiresAt
         self.views = views
+        self.includesReasoning = includesReasoning
     }
 
     /// Whether the link still works at `now`.
@@ -45,7 +49,8 @@ public struct Share: Sendable, Equatable {
 /// What a share link shows: the share and its own copy of the messages.
 public struct SharedConversation: Sendable, Equatable {
     public var share: Share
-    /// The snapshot's messages in order; their ids are the snapshot's own, and they carry no usage or failure.
+    /// The snapshot's messages in order; their ids are the snapshot's own, and they carry no usage or failure, nor
+    /// reasoning unless the share includes it.
     public var messages: [Message]
 
     /// Creates the pair.

@@ -22,10 +22,13 @@ public enum ShareExpiry: String, Sendable {
 public struct ShareOptions: Sendable, Equatable {
     public var author: ShareAuthor
     public var expiry: ShareExpiry
+    /// Whether the snapshot shows the model's reasoning with its replies.
+    public var includesReasoning: Bool
 
-    /// Creates options; the defaults share anonymously, without expiry.
-    public init(author: ShareAuthor = .anonymous, expiry: ShareExpiry = .never) {
+    /// Creates options; the defaults share anonymously, without expiry, and without the reasoning.
+    public init(author: ShareAuthor = .anonymous, expiry: ShareExpiry = .never, includesReasoning: Bool = false) {
         self.author = author
         self.expiry = expiry
+        self.includesReasoning = includesReasoning
     }
 }

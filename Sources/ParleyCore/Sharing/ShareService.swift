@@ -2,8 +2,8 @@ import Foundation
 import Logging
 
 /// The rules of share links: only the owner publishes, updates and revokes them (anyone else gets `.notFound`);
-/// a link shows its own snapshot of the finished messages until it expires; a signed-in visitor continues it as their
-/// own.
+/// a link shows its own snapshot of the finished messages (their reasoning only when the owner chose so) until it
+/// expires; a signed-in visitor continues it as their own.
 public struct ShareService: Sendable {
     let store: any ShareStore
     let chats: any ChatStore
@@ -109,6 +109,15 @@ public struct ShareService: Sendable {
         message.status != .streaming && message.role != .system
     }
 
+    /// A message as a snapshot copies it: its reasoning and the time it took only when the share includes them.
+    static func shared(_ message: Message, includingReasoning: Bool) -> Message {
+        guard !includingReasoning else { return message }
+        var message = message
+        message.reasoning = nil
+        message.reasoningMilliseconds = nil
+        return message
+    }
+
     /// The name a share shows for its author: the part of the email before the "@" (the address itself is never
     /// published).
     static func authorName(of user: User) -> String {
@@ -131,7 +140,11 @@ public struct ShareService: Sendable {
         return ShareContent(
             title: conversation.title, model: conversation.model,
             authorName: options.author == .name ? Self.authorName(of: user) : nil,
-            expiresAt: options.expiry.date(from: now), messages: messages.filter(Self.isShareable))
+            expiresAt: options.expiry.date(from: now),
+            messages: messages.filter(Self.isShareable).map {
+                Self.shared($0, includingReasoning: options.includesReasoning)
+            },
+            includesReasoning: options.includesReasoning)
     }
 
     private func liveShare(token: String) async throws(ShareError) -> Share {

@@ -1,20 +1,27 @@
 import Foundation
 
 /// What a share publishes: the conversation's title and model, its finished messages, and the link's presentation.
+/// The store copies the messages as given, reasoning included: they carry reasoning only when `includesReasoning`.
 public struct ShareContent: Sendable, Equatable {
     public var title: String
     public var model: String
     public var authorName: String?
     public var expiresAt: Date?
     public var messages: [Message]
+    /// Whether the share shows the model's reasoning.
+    public var includesReasoning: Bool
 
     /// Creates the content.
-    public init(title: String, model: String, authorName: String?, expiresAt: Date?, messages: [Message]) {
+    public init(
+        title: String, model: String, authorName: String?, expiresAt: Date?, messages: [Message],
+        includesReasoning: Bool = false
+    ) {
         self.title = title
         self.model = model
         self.authorName = authorName
         self.expiresAt = expiresAt
         self.messages = messages
+        self.includesReasoning = includesReasoning
     }
 }
 

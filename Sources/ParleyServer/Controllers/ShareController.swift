@@ -29,11 +29,34 @@ struct ShareController {
         var updated: Int
     }
 
-    /// The share form: whose name the link shows, when it expires, and whether to refresh the existing links instead.
+    /// The share form: whose name the link shows, when it expires, whether it includes the model's reasoning, and
+    /// whether to refresh the existing links instead. `include_reasoning` is a boolean (a JSON `true` or `false`, or
+    /// the checked box's `true`), off when left out; anything else is refused, named.
     struct PublishForm: Decodable {
         var author: String?
         var expires: String?
         var update: FormFlag?
+        var includeReasoning = false
+
+        enum CodingKeys: String, CodingKey {
+            case author, expires, update
+            /// As a form names it, and as the API's decoder hands JSON's `include_reasoning` over (camel-cased).
+            case includeReasoning = "include_reasoning", includeReasoningFromJSON = "includeReasoning"
+        }
+
+        init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: CodingKeys.self)
+            author = try fields.decodeIfPresent(String.self, forKey: .author)
+            expires = try fields.decodeIfPresent(String.self, forKey: .expires)
+            update = try fields.decodeIfPresent(FormFlag.self, forKey: .update)
+            let key = fields.contains(.includeReasoning) ? CodingKeys.includeReasoning : .includeReasoningFromJSON
+            guard fields.contains(key) else { return }
+            guard let value = try? fields.decode(Bool.self, forKey: key) else {
+                throw DecodingError.typeMismatch(
+                    Bool.self, .init(codingPath: [CodingKeys.includeReasoning], debugDescription: "true or false"))
+            }
+            includeReasoning = value
+        }
     }
 
     private func publish(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -47,7 +70,7 @@ struct ShareController {
                 .unprocessableContent, code: "invalid_share_options",
                 message: "Choose whether the link shows your name, and when it expires.")
         }
-        let options = ShareOptions(author: author, expiry: expiry)
+        let options = ShareOptions(author: author, expiry: expiry, includesReasoning: form.includeReasoning)
         let publication = try await shares.publish(
             conversationID: id, user: user, options: options,
             update: form.update.isOn)
@@ -140,7 +163,7 @@ struct ShareController {
         var values: [String: Any] = [
             "id": share.id, "title": share.title, "conversation_id": share.conversationID, "views": share.views,
             "created_at": share.createdAt.formatted(.iso8601), "snapshot_at": share.snapshotAt.formatted(.iso8601),
-            "is_expired": !shares.isLive(share),
+            "is_expired": !shares.isLive(share), "includes_reasoning": share.includesReasoning,
         ]
         values["author"] = share.authorName
         values["expires_at"] = share.expiresAt?.formatted(.iso8601)

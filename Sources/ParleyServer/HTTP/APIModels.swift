@@ -27,7 +27,8 @@ struct ConversationJSON: Codable {
     }
 }
 
-/// A message in the JSON API (and in export files, hence decodable too); `reasoning` only when the model showed some.
+/// A message in the JSON API (and in export files, hence decodable too); `reasoning` only when the model showed some,
+/// and `reasoning_ms` only when how long it took is known.
 struct MessageJSON: Codable {
     struct UsageJSON: Codable {
         var promptTokens: Int
@@ -56,6 +57,8 @@ struct MessageJSON: Codable {
     var content: String
     /// The model's reasoning before its answer.
     var reasoning: String?
+    /// How long the model reasoned, in milliseconds (absent from exports written before it was kept).
+    var reasoningMs: Int?
     var status: String
     var model: String
     var createdAt: Date
@@ -71,6 +74,7 @@ struct MessageJSON: Codable {
         role = message.role.rawValue
         content = message.content
         reasoning = message.reasoning
+        reasoningMs = message.reasoningMilliseconds
         status = message.status.rawValue
         model = message.model
         createdAt = message.createdAt

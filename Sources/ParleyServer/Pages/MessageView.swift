@@ -63,13 +63,19 @@ enum MessageView {
         return html
     }
 
-    /// A reply's reasoning, collapsed under a summary of how long it took (while it streams, that it is underway).
+    /// A reply's reasoning, collapsed under a summary of how long it took (while it streams, that it is underway; when
+    /// the time is unknown, as for replies stored before it was kept, just "Reasoning").
     private static func reasoningSection(_ reasoning: String, of message: Message) -> String {
         let summary =
             message.status == .streaming
-            ? "Thinking…" : "Reasoning"
+            ? "Thinking…" : message.reasoningMilliseconds.map(thoughtFor(milliseconds:)) ?? "Reasoning"
         return "  <details class=\"reasoning\"><summary>\(summary)</summary>"
             + "<div class=\"reasoning-text\">\(HTMLText.escaped(reasoning))</div></details>\n"
+    }
+
+    /// "Thought for N s": the reasoning's time in whole seconds, rounded, and at least 1 (as the live page says it).
+    static func thoughtFor(milliseconds: Int) -> String {
+        "Thought for \(max(1, Int((Double(milliseconds) / 1000).rounded()))) s"
     }
 
     /// The owner's controls of a message: `◀ n/m ▶` when it has other versions, Edit for a question or Regenerate for a

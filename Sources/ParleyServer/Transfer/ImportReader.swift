@@ -37,14 +37,19 @@ enum ImportReader {
                     throw invalid(
                         "Conversation \(index + 1) has a message whose role is not system, user or assistant.")
                 }
+                guard (message.reasoningMs ?? 0) >= 0 else {
+                    throw invalid("Conversation \(index + 1) has a message whose reasoning time is negative.")
+                }
                 let usage = Usage(
                     promptTokens: message.usage.promptTokens, completionTokens: message.usage.completionTokens,
                     reasoningTokens: message.usage.reasoningTokens ?? 0, costUSD: message.usage.costUsd,
                     estimated: message.usage.estimated)
+                // A reasoning time is kept with the reasoning it belongs to, and only then.
+                let reasoning = role == .assistant && message.reasoning?.isEmpty == false ? message.reasoning : nil
                 return Message(
-                    id: message.id, conversationID: 0, role: role, content: message.content,
-                    reasoning: role == .assistant && message.reasoning?.isEmpty == false ? message.reasoning : nil,
-                    status: .complete, model: message.model, parentID: message.parentId,
+                    id: message.id, conversationID: 0, role: role, content: message.content, reasoning: reasoning,
+                    reasoningMilliseconds: reasoning == nil ? nil : message.reasoningMs, status: .complete,
+                    model: message.model, parentID: message.parentId,
                     usage: usage, createdAt: message.createdAt)
             }
             let conversation = entry.conversation
