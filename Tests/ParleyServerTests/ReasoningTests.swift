@@ -22,9 +22,10 @@ struct ReasoningTests {
     /// tokens and $2 per million output tokens.
     static let models = ["think-openai", "think-anthropic", "think-gemini", "think-tag"]
 
-    /// Runs `body` against a server whose `models` are served by the mock over each wire format.
+    /// Runs `body` against a server whose `models` are served by the mock over each wire format; with `clock`, the
+    /// engine's time is the test's.
     static func withReasoningServer(
-        mockDelayMilliseconds: Int = 0, _ body: (TestServer) async throws -> Void
+        mockDelayMilliseconds: Int = 0, clock: TestClock? = nil, _ body: (TestServer) async throws -> Void
     ) async throws {
         let config = try makeTempDirectory() + "/parley.json"
         try await withTestServer(
@@ -47,6 +48,8 @@ struct ReasoningTests {
                     """.utf8
                 ).write(to: URL(fileURLWithPath: config))
                 settings.providerConfigPath = config
+                if let clock { settings.generation.clock = EngineClock(clock) }
+                settings.signup = .open  // a link's owner, visitors and intruders
             }, body)
     }
 
@@ -130,15 +133,16 @@ struct ReasoningTests {
             let reply = try #require((document.first?["messages"] as? [[String: Any]])?.last)
             #expect(reply["reasoning"] as? String == Self.reasoning)
             #expect((reply["usage"] as? [String: Any])?["reasoning_tokens"] as? Int == Self.reasoningTokens)
+            let reasoningTime = try #require(reply["reasoning_ms"] as? Int)
             let question = try #require((document.first?["messages"] as? [[String: Any]])?.first)
-            #expect(question["reasoning"] == nil)
+            #expect(question["reasoning"] == nil && question["reasoning_ms"] == nil)
 
             let markdown = try await browser.get("/c/\(id)/export.md").body
             #expect(markdown.contains(Self.answer))
             #expect(!markdown.contains("step by step"))
             let page = try await browser.get("/c/\(id)").body
             #expect(page.contains("export.md?reasoning=1"))
-            #expect(page.contains("<details class=\"reasoning\"><summary>Reasoning</summary>"))
+            #expect(page.contains("<details class=\"reasoning\"><summary>Thought for "))
             let withReasoning = try await browser.get("/c/\(id)/export.md?reasoning=1").body
             #expect(
                 withReasoning.contains("<details><summary>Reasoning</summary>\n\n" + Self.reasoning + "\n\n</details>"))
@@ -151,6 +155,21 @@ struct ReasoningTests {
             let copied = try #require(try await api.messages(Int64(copy)).last)
             #expect(copied["reasoning"] as? String == Self.reasoning)
             #expect((copied["usage"] as? [String: Any])?["reasoning_tokens"] as? Int == Self.reasoningTokens)
+            #expect(copied["reasoning_ms"] as? Int == reasoningTime)
+
+            // A file without the time (written before it was kept) imports without it; a negative one is refused whole.
+            let untimed = json.body.replacing(/"reasoning_ms":\d+,/, with: "")
+            #expect(untimed != json.body)
+            let older = try await api.post("/settings/import", body: untimed)
+            let olderCopy = try #require((try older.json()["conversation_ids"] as? [Int])?.first)
+            let olderReply = try #require(try await api.messages(Int64(olderCopy)).last)
+            #expect(olderReply["reasoning"] as? String == Self.reasoning && olderReply["reasoning_ms"] == nil)
+            let conversations = try await api.request(.GET, "/api/conversations").body
+            let negative = json.body.replacing(/"reasoning_ms":\d+/, with: #""reasoning_ms":-5"#)
+            let refused = try await api.post("/settings/import", body: negative)
+            #expect(refused.status == 422)
+            #expect(refused.body.contains("reasoning time is negative"))
+            #expect(try await api.request(.GET, "/api/conversations").body == conversations)
         }
     }
 
@@ -201,6 +220,155 @@ struct ReasoningTests {
             #expect(!reader.drain().contains { $0.name == "token" })
             let rest = try await reader.untilDone()
             #expect(rest.text == Self.answer)
+        }
+    }
+
+    @Test(
+        "the reasoning's time runs on the engine's clock from its first text to the answer's: stored, sent with done, and shown as Thought for N s"
+    )
+    func reasoningTimeIsStoredAndShown() async throws {
+        let clock = TestClock()
+        // 100 ms a token: the answer's first token comes 2 s after the reasoning's, while the engine's clock stands
+        // still but for the test's one move.
+        try await Self.withReasoningServer(mockDelayMilliseconds: 100, clock: clock) { server in
+            let account = try await server.signUp("user@example.com")
+            var browser = account.browser
+            let api = account.api
+            let id = try await api.createConversation(model: "think-openai")
+            let reader = try await api.events(id)
+            #expect(try await api.send(id, "time me").status == 202)
+            let first = try await reader.collect { $0.name == "reasoning" || $0.name == "token" }
+            #expect(first.last?.name == "reasoning")
+            clock.advance(by: .milliseconds(4_600))
+            let rest = try await reader.untilDone()
+            #expect(rest.text == Self.answer)
+            #expect(rest.done?.json["reasoning_ms"] as? Int == 4_600)
+            let messages = try await api.messages(id)
+            #expect(messages.last?["reasoning_ms"] as? Int == 4_600)
+            #expect(messages.first?.keys.contains("reasoning_ms") == false)
+            let page = try await browser.get("/c/\(id)").body
+            #expect(page.contains(#"<details class="reasoning"><summary>Thought for 5 s</summary>"#))
+        }
+    }
+
+    @Test("a reply stored without its reasoning's time (before it was kept) says Reasoning; a short one at least 1 s")
+    func unknownAndShortReasoningTimes() async throws {
+        try await Self.withReasoningServer { server in
+            let account = try await server.signUp("user@example.com")
+            var browser = account.browser
+            let short = try await account.api.createConversation(model: "think-openai")
+            try await account.api.sendAndWait(short, "Hello")
+            let old = try await account.api.createConversation(model: "think-openai")
+            try await account.api.sendAndWait(old, "Hello")
+            // Set before either page is shown (the server keeps a finished message's HTML).
+            try await ShareTests.execute(
+                server, "UPDATE messages SET reasoning_ms = 120 WHERE reasoning IS NOT NULL AND conversation_id = ?",
+                [short])
+            try await ShareTests.execute(
+                server, "UPDATE messages SET reasoning_ms = NULL WHERE conversation_id = ?", [old])
+            #expect(try await browser.get("/c/\(short)").body.contains("<summary>Thought for 1 s</summary>"))
+            let page = try await browser.get("/c/\(old)").body
+            #expect(page.contains(#"<details class="reasoning"><summary>Reasoning</summary>"#))
+            #expect(!page.contains("Thought for"))
+        }
+    }
+
+    /// The reasoning's words as a page shows them (the mock's reasoning holds a `<`, escaped there).
+    static let reasoningWords = "the user greets the mock"
+
+    @Test(
+        "a share leaves the reasoning out unless its owner includes it: the page, the snapshot, updates and forks"
+    )
+    func sharesIncludeTheReasoningOnlyWhenChosen() async throws {
+        try await Self.withReasoningServer { server in
+            let account = try await server.signUp("owner@example.com")
+            var owner = account.browser
+            let id = try await account.api.createConversation(model: "think-openai")
+            try await account.api.sendAndWait(id, "Hello")
+            try await ShareTests.execute(server, "UPDATE messages SET reasoning_ms = 3000 WHERE reasoning IS NOT NULL")
+
+            let without = try await ShareTests.share(&owner, id)
+            let plain = try await ShareTests.fetch(server, "/s/\(without)")
+            #expect(plain.status == 200 && plain.body.contains(Self.answer.prefix(6)))
+            #expect(!plain.body.contains(Self.reasoningWords) && !plain.body.contains("class=\"reasoning\""))
+            let sharedReasoning = "SELECT COUNT(*) FROM share_messages WHERE reasoning IS NOT NULL"
+            #expect(try await ShareTests.count(server, sharedReasoning) == 0)
+
+            let response = try await owner.post(
+                "/c/\(id)/share", form: ["author": "anonymous", "expires": "never", "include_reasoning": "true"])
+            #expect(response.status == 303)
+            let with = String(try #require(response.location).dropFirst("/shares?created=".count))
+            let shown = try await ShareTests.fetch(server, "/s/\(with)")
+            #expect(shown.status == 200)
+            #expect(shown.body.contains(#"<details class="reasoning"><summary>Thought for 3 s</summary>"#))
+            #expect(shown.body.contains(Self.reasoningWords))
+            #expect(!shown.body.contains("<details class=\"reasoning\" open"))
+            #expect(try await owner.get("/shares").body.contains("with reasoning"))
+            // The first link still shows none.
+            #expect(!(try await ShareTests.fetch(server, "/s/\(without)").body.contains(Self.reasoningWords)))
+
+            // A visitor's copy of a link without the reasoning has none either; one of a link with it keeps it.
+            let visitor = try await server.signUp("visitor@example.com")
+            var visiting = visitor.browser
+            let forked = try await visiting.post("/s/\(without)/fork")
+            let copy = try #require(forked.location)
+            #expect(!(try await visiting.get(copy).body.contains(Self.reasoningWords)))
+            let forkedWith = try #require(try await visiting.post("/s/\(with)/fork").location)
+            #expect(try await visiting.get(forkedWith).body.contains(Self.reasoningWords))
+
+            // Updating the links without the box takes the reasoning out of both.
+            let updated = try await owner.post("/c/\(id)/share", form: ["update": "1"])
+            #expect(updated.status == 303 && updated.location == "/shares?updated=2")
+            for token in [without, with] {
+                #expect(!(try await ShareTests.fetch(server, "/s/\(token)").body.contains(Self.reasoningWords)))
+            }
+            #expect(try await ShareTests.count(server, "SELECT COUNT(*) FROM shares WHERE include_reasoning") == 0)
+        }
+    }
+
+    @Test(
+        "the JSON API shares with include_reasoning true; anything but a boolean is a 400 that stores nothing; another's conversation 404"
+    )
+    func shareAPIIncludeReasoning() async throws {
+        try await Self.withReasoningServer { server in
+            let account = try await server.signUp("owner@example.com")
+            let api = account.api
+            let id = try await api.createConversation(model: "think-openai")
+            try await api.sendAndWait(id, "Hello")
+
+            let created = try await api.request(.POST, "/c/\(id)/share", json: ["include_reasoning": true])
+            #expect(created.status == 201)
+            let url = try #require(try created.json()["url"] as? String)
+            #expect(try await ShareTests.fetch(server, url).body.contains(Self.reasoningWords))
+            let off = try await api.request(.POST, "/c/\(id)/share", json: ["include_reasoning": false])
+            let offURL = try #require(try off.json()["url"] as? String)
+            #expect(!(try await ShareTests.fetch(server, offURL).body.contains(Self.reasoningWords)))
+            let unsaid = try await api.request(.POST, "/c/\(id)/share", json: ["author": "name"])
+            let unsaidURL = try #require(try unsaid.json()["url"] as? String)
+            #expect(!(try await ShareTests.fetch(server, unsaidURL).body.contains(Self.reasoningWords)))
+            #expect(try await ShareTests.count(server, "SELECT COUNT(*) FROM shares") == 3)
+
+            let badValues: [Any] = ["true", "yes", 1, 0, NSNull(), ["x"], ["on": true]]
+            for value in badValues {
+                let refused = try await api.request(.POST, "/c/\(id)/share", json: ["include_reasoning": value])
+                #expect(refused.status == 400, "\(value): \(refused.status)")
+                let error = try refused.json()["error"] as? [String: Any]
+                #expect(
+                    (error?["message"] as? String)?.contains("include_reasoning") == true, "\(value): \(refused.body)")
+            }
+            var owner = account.browser
+            for value in ["1", "on", "yes", ""] {
+                let refused = try await owner.post("/c/\(id)/share", form: ["include_reasoning": value])
+                #expect(refused.status == 400, "form \(value): \(refused.status)")
+            }
+            #expect(try await ShareTests.count(server, "SELECT COUNT(*) FROM shares") == 3)
+
+            let intruder = try await server.signUp("intruder@example.com")
+            let refused = try await intruder.api.request(.POST, "/c/\(id)/share", json: ["include_reasoning": true])
+            #expect(refused.status == 404)
+            var intruding = intruder.browser
+            #expect(try await intruding.post("/c/\(id)/share", form: ["include_reasoning": "true"]).status == 404)
+            #expect(try await ShareTests.count(server, "SELECT COUNT(*) FROM shares") == 3)
         }
     }
 }

@@ -116,7 +116,7 @@ import Testing
         }
     }
 
-    @Test("an import keeps each reply's reasoning and reasoning tokens")
+    @Test("an import keeps each reply's reasoning, its time and its tokens")
     func importKeepsReasoning() async throws {
         try await StoreFixture.run { store in
             let alice = try await store.user("alice@example.com")
@@ -127,16 +127,67 @@ import Testing
                 Message(
                     id: 1, conversationID: 0, role: .user, content: "q", status: .complete, model: "m", createdAt: now),
                 Message(
-                    id: 2, conversationID: 0, role: .assistant, content: "a", reasoning: "because", status: .complete,
-                    model: "m", parentID: 1, usage: Usage(completionTokens: 9, reasoningTokens: 7), createdAt: now),
+                    id: 2, conversationID: 0, role: .assistant, content: "a", reasoning: "because",
+                    reasoningMilliseconds: 1_500, status: .complete, model: "m", parentID: 1,
+                    usage: Usage(completionTokens: 9, reasoningTokens: 7), createdAt: now),
             ]
             let imported = try await store.chats.importTranscripts(
                 [ConversationTranscript(conversation: conversation, messages: messages)], userID: alice.id)
             let page = try await store.chats.messages(
                 conversationID: try #require(imported.first).id, userID: alice.id, afterID: nil, limit: 10)
             #expect(page.items.map(\.reasoning) == [nil, "because"])
+            #expect(page.items.map(\.reasoningMilliseconds) == [nil, 1_500])
             #expect(page.items.last?.usage.reasoningTokens == 7)
             #expect(try await store.accounts.storage(userID: alice.id).storedBytes == 1 + 1 + 7)
         }
+    }
+
+    @Test(
+        "migration v11: replies and shares stored before keep no reasoning time and no shared reasoning; new replies store their time"
+    )
+    func reasoningTimeMigration() async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("parley-reasoning-time-" + UUID().uuidString).path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // A database as the release with reasoning but without its time wrote it: a reply that reasoned, and its share.
+        let old = try DatabasePool(path: directory + "/parley.sqlite")
+        try Migrations.migrator.migrate(old, upTo: "v10: reasoning")
+        let at = "'2026-01-01 00:00:00.000'"
+        try await old.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO users (id, email, password_hash, is_admin, created_at) VALUES (1, 'a@example.com', 'h', 0, \(at));
+                    INSERT INTO conversations (id, user_id, title, model, created_at, updated_at) VALUES (1, 1, 'One', 'm', \(at), \(at));
+                    INSERT INTO messages (id, conversation_id, role, content, reasoning, status, model, parent_id, created_at, updated_at)
+                        VALUES (1, 1, 'user', 'q', NULL, 'complete', 'm', NULL, \(at), \(at)),
+                               (2, 1, 'assistant', 'a', 'pondered', 'complete', 'm', 1, \(at), \(at));
+                    INSERT INTO shares (id, token_hash, user_id, conversation_id, title, model, created_at, snapshot_at)
+                        VALUES (1, 'digest', 1, 1, 'One', 'm', \(at), \(at));
+                    INSERT INTO share_messages (share_id, position, role, content, status, model, created_at)
+                        VALUES (1, 0, 'user', 'q', 'complete', 'm', \(at)), (1, 1, 'assistant', 'a', 'complete', 'm', \(at));
+                    """)
+        }
+        try old.close()
+
+        let database = try ParleyDatabase(directory: directory)
+        let chats = SQLiteChatStore(database: database)
+        let before = try #require(try await chats.message(id: 2, userID: 1))
+        #expect(before.reasoning == "pondered" && before.reasoningMilliseconds == nil)
+        let shares = SQLiteShareStore(database: database)
+        let share = try #require(try await shares.share(tokenHash: "digest"))
+        #expect(!share.includesReasoning)
+        #expect(try await shares.messages(shareID: 1).map(\.reasoning) == [nil, nil])
+
+        let exchange = try await chats.beginExchange(
+            conversationID: 1, userContent: "again?", requestID: nil, model: "m")
+        try await chats.finishReply(
+            id: exchange.assistantMessage.id,
+            outcome: ReplyOutcome(
+                content: "Yes.", reasoning: "thought again", reasoningMilliseconds: 2_345, status: .complete,
+                usage: Usage()))
+        let after = try #require(try await chats.message(id: exchange.assistantMessage.id, userID: 1))
+        #expect(after.reasoning == "thought again" && after.reasoningMilliseconds == 2_345)
+        #expect(try await chats.message(id: 2, userID: 1)?.reasoningMilliseconds == nil)
     }
 }
