@@ -1,0 +1,57 @@
+"""Groups in a real browser, without JavaScript (plain forms): an admin makes a group, adds a member and opens the
+demo model to it alone; someone outside the group no longer sees the model and is told why when sending with it."""
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+import pytest
+
+from conftest import Server, start_chromium
+from parley_pages import assert_accessible, sign_in, sign_up
+
+
+@pytest.fixture()
+def open_server(data_dir):
+    """Parley where anyone may sign up."""
+    running = Server(data_dir, extra_environment={"PARLEY_SIGNUP": "open"})
+    yield running.url
+    running.stop()
+
+
+def test_an_admin_keeps_a_model_to_one_group(browsers, open_server):
+    server = open_server
+    admin = browsers.new()
+    sign_up(admin, server, email="admin@example.com")
+    outsider = browsers.new()
+    sign_up(outsider, server, email="outsider@example.com")
+    # A conversation the outsider began before the model was kept to the group.
+    outsider.find_element(By.CSS_SELECTOR, "#new-conversation textarea").send_keys("before")
+    outsider.find_element(By.CSS_SELECTOR, "#new-conversation button[type=submit]").click()
+    conversation = outsider.current_url
+
+    plain = start_chromium(javascript=False)
+    try:
+        sign_in(plain, server, email="admin@example.com")
+        plain.get(server + "/admin/groups")
+        plain.find_element(By.NAME, "name").send_keys("research")
+        plain.find_element(By.XPATH, "//button[text()='Create']").click()
+        assert plain.find_element(By.TAG_NAME, "h1").text == "research"
+        plain.find_element(By.CSS_SELECTOR, "input[name=email]").send_keys("admin@example.com")
+        plain.find_element(By.XPATH, "//button[text()='Add']").click()
+        plain.find_element(By.CSS_SELECTOR, "input[name='models[]'][value=parley-demo]").click()
+        plain.find_element(By.XPATH, "//button[text()='Save models']").click()
+        assert plain.find_element(By.CSS_SELECTOR, "input[name='models[]'][value=parley-demo]").is_selected()
+        assert "admin@example.com" in plain.find_element(By.CSS_SELECTOR, "ul.members").text
+        assert_accessible(plain, "a group's admin page", javascript=False)
+        plain.get(server + "/admin/groups")
+        assert "parley-demo" in plain.find_element(By.CSS_SELECTOR, "table.usage").text
+    finally:
+        plain.quit()
+
+    outsider.get(conversation)
+    assert not outsider.find_elements(By.CSS_SELECTOR, "option[value=parley-demo]")
+    outsider.find_element(By.CSS_SELECTOR, "form.composer textarea, #composer textarea").send_keys("after")
+    outsider.find_element(By.CSS_SELECTOR, "form.composer button[type=submit], #composer button[type=submit]").click()
+    assert "ask an admin for access" in outsider.find_element(By.TAG_NAME, "body").text
+    admin.get(server + "/c")
+    assert Select(admin.find_element(By.CSS_SELECTOR, "#new-conversation select[name=model]")).first_selected_option \
+        .get_attribute("value") == "parley-demo"
