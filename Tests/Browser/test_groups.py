@@ -1,9 +1,8 @@
 """Groups in a real browser, without JavaScript (plain forms): an admin makes a group, adds a member and opens the
 demo model to it alone; someone outside the group no longer sees the model and is told why when sending with it."""
+import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
-
-import pytest
 
 from conftest import Server, start_chromium
 from parley_pages import assert_accessible, sign_in, sign_up
