@@ -408,6 +408,22 @@ enum Migrations {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v14: personal API keys") { db in
+            // A key is stored as the SHA-256 of its text alone; it goes with its user.
+            try db.execute(
+                sql: """
+                    CREATE TABLE api_keys (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        digest TEXT NOT NULL UNIQUE,
+                        created_at DATETIME NOT NULL,
+                        last_used_at DATETIME,
+                        expires_at DATETIME
+                    );
+                    CREATE INDEX api_keys_by_user ON api_keys(user_id);
+                    """)
+        }
         return migrator
     }
 }

@@ -53,6 +53,9 @@ struct AccessMatrixTests {
         "POST /admin/groups/{id}/members": .admin, "POST /admin/groups/{id}/members/remove": .admin,
         "POST /admin/groups/{id}/models": .admin, "POST /admin/groups/{id}/budget": .admin,
         "POST /admin/groups/{id}/delete": .admin,
+        "GET /settings/keys": .signedIn, "POST /settings/keys": .signedIn, "POST /settings/keys/{id}/revoke": .owner,
+        "GET /api/keys": .signedIn, "POST /api/keys": .signedIn, "DELETE /api/keys/{id}": .owner,
+        "GET /admin/keys": .admin, "POST /admin/keys/{id}/revoke": .admin,
     ]
 
     /// Form fields that every owner route accepts, so that a refusal is about who asks, not what they sent.

@@ -20,6 +20,7 @@ struct AdminTests {
         (.GET, "/admin/groups"), (.POST, "/admin/groups"), (.GET, "/admin/groups/1"),
         (.POST, "/admin/groups/1/members"), (.POST, "/admin/groups/1/members/remove"),
         (.POST, "/admin/groups/1/models"), (.POST, "/admin/groups/1/budget"), (.POST, "/admin/groups/1/delete"),
+        (.GET, "/admin/keys"), (.POST, "/admin/keys/1/revoke"),
     ]
 
     @Test(

@@ -132,8 +132,11 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         token: services.settings.metricsToken
     ).addRoutes(to: router)
     StaticAssetController(assets: services.pages.assets).addRoutes(to: router)
+    let apiKeys = SQLiteAPIKeyStore(database: services.database)
     router.addMiddleware {
-        AuthenticationMiddleware(sessions: services.sessions)
+        AuthenticationMiddleware(
+            sessions: services.sessions,
+            apiKeys: APIKeyAuthority(store: apiKeys, now: services.settings.wallClock))
         CSRFMiddleware(tokens: services.csrf)
         SendThrottleMiddleware(perMinute: services.settings.sendRateLimit)
         ShareGuessThrottleMiddleware()
@@ -143,6 +146,8 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         csrf: services.csrf, pages: services.pages, singleSignOn: services.singleSignOn?.provider
     ).addRoutes(to: router)
     services.singleSignOn?.addRoutes(to: router)
+    let keys = APIKeysController(store: apiKeys, pages: services.pages, now: services.settings.wallClock)
+    keys.addRoutes(to: router)
     ConversationController(settings: services.settings, chat: services.chat, pages: services.pages)
         .addRoutes(to: router)
     ReplyController(settings: services.settings, chat: services.chat, eventStreams: services.eventStreams)
@@ -159,6 +164,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     AttachmentController(chat: services.chat, shares: services.shares).addRoutes(to: router)
     let admin = router.group("admin").add(middleware: AdminOnlyMiddleware())
     let usage = SQLiteUsageStore(database: services.database)
+    keys.addAdminRoutes(to: admin)
     let groups = SQLiteGroupStore(database: services.database)
     AdminDashboardController(pages: services.pages, usage: usage, groups: groups).addRoutes(to: admin)
     AdminUsersController(

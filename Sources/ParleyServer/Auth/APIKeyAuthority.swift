@@ -1,0 +1,63 @@
+import Crypto
+import Foundation
+import ParleyCore
+import Synchronization
+
+/// Personal API keys: made as `pk-` and 43 base64url characters (32 random bytes), stored and found by their SHA-256,
+/// good on the JSON API and the OpenAI-compatible endpoint alone, and never for an expired key or a disabled user.
+/// A key's last use is written at most once a minute.
+final class APIKeyAuthority: Sendable {
+    /// What every key begins with.
+    static let prefix = "pk-"
+    /// How often a key's last use is written.
+    static let touchInterval: TimeInterval = 60
+
+    let store: any APIKeyStore
+    private let now: @Sendable () -> Date
+    private let touched = Mutex<[Int64: Date]>([:])
+
+    /// Creates the authority over the store, reading time from `now`.
+    init(store: any APIKeyStore, now: @escaping @Sendable () -> Date) {
+        self.store = store
+        self.now = now
+    }
+
+    /// A new key's text and the digest it is stored under.
+    static func make() -> (key: String, digest: String) {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let text =
+            prefix
+            + Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return (text, digest(text))
+    }
+
+    /// The digest a key is stored under: its SHA-256, as hex.
+    static func digest(_ key: String) -> String {
+        RandomToken.hex(SHA256.hash(data: Array(key.utf8)))
+    }
+
+    /// Whether a request to `path` may be made with a key: the JSON API (but not the keys' own routes) and `/v1`.
+    static func accepts(path: String) -> Bool {
+        (path.hasPrefix("/api/") && !path.hasPrefix("/api/keys")) || path.hasPrefix("/v1/")
+    }
+
+    /// The identity a key proves, or nil for an unknown or expired key or a disabled user.
+    func identity(key: String) async -> Identity? {
+        let now = now()
+        guard key.hasPrefix(Self.prefix), key.utf8.count <= 200,
+            let found = try? await store.key(digest: Self.digest(key), now: now), !found.user.isDisabled
+        else { return nil }
+        let due = touched.withLock { touched in
+            guard (touched[found.key.id].map { now.timeIntervalSince($0) >= Self.touchInterval } ?? true) else {
+                return false
+            }
+            touched[found.key.id] = now
+            return true
+        }
+        if due { try? await store.touchKey(id: found.key.id, at: now) }
+        // A key names no session: signing out, which needs one, is a page's, where keys do not work.
+        return Identity(user: found.user, sessionID: "", viaBearer: true)
+    }
+}
