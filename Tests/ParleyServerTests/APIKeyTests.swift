@@ -121,6 +121,11 @@ struct APIKeyTests {
             #expect(made.status == 200)
             let shown = try #require(made.body.firstMatch(of: /value="(pk-[A-Za-z0-9_-]{43})"/).map { String($0.1) })
             #expect(try await ownerBrowser.get("/settings/keys").body.contains(shown) == false)
+            let laptop = try #require(
+                try await owner.request(.GET, "/api/keys").json()["data"] as? [[String: Any]]
+            ).first { $0["name"] as? String == "laptop" }
+            let expiry = try #require((laptop?["expires_at"] as? String).flatMap { try? Date($0, strategy: .iso8601) })
+            #expect(abs(expiry.timeIntervalSinceNow - 30 * 86_400) < 600)
             let all = try await admin.get("/admin/keys")
             #expect(all.body.contains("owner@example.com") && all.body.contains("laptop"))
             #expect(try await admin.post("/admin/keys/\(key.id)/revoke").location == "/admin/keys")

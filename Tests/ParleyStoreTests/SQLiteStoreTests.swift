@@ -90,13 +90,12 @@ func expectStoreError(
             }
             #expect(
                 tables == [
-                    "attachment_data", "attachments", "conversations", "conversations_fts", "conversations_fts_config",
-                    "conversations_fts_data",
-                    "conversations_fts_docsize", "conversations_fts_idx", "messages", "messages_fts",
-                    "messages_fts_config",
-                    "messages_fts_data", "messages_fts_docsize", "messages_fts_idx", "model_prices", "sessions",
-                    "settings",
-                    "share_attachments", "share_messages", "shares", "usage_daily", "users",
+                    "api_keys", "attachment_data", "attachments", "conversations", "conversations_fts",
+                    "conversations_fts_config", "conversations_fts_data", "conversations_fts_docsize",
+                    "conversations_fts_idx", "group_members", "messages", "messages_fts", "messages_fts_config",
+                    "messages_fts_data", "messages_fts_docsize", "messages_fts_idx", "model_access", "model_prices",
+                    "sessions", "settings", "share_attachments", "share_messages", "shares", "usage_daily",
+                    "user_groups", "users",
                 ])
             #expect(try await store.database.integrityCheck() == "ok")
             #expect(await store.database.ping())
@@ -159,9 +158,9 @@ func expectStoreError(
             let bob = try await store.user("bob@example.com")
             let now = Date()
             let expiry = now.addingTimeInterval(3600)
-            try await store.accounts.createSession(Session(id: "a1", userID: alice.id, expiresAt: expiry))
-            try await store.accounts.createSession(Session(id: "a2", userID: alice.id, expiresAt: expiry))
-            try await store.accounts.createSession(Session(id: "b1", userID: bob.id, expiresAt: expiry))
+            try await store.accounts.createSession(Session(id: "a1", userID: alice.id, expiresAt: expiry), origin: .unknown)
+            try await store.accounts.createSession(Session(id: "a2", userID: alice.id, expiresAt: expiry), origin: .unknown)
+            try await store.accounts.createSession(Session(id: "b1", userID: bob.id, expiresAt: expiry), origin: .unknown)
 
             let live = try #require(try await store.accounts.session(id: "a1", now: now))
             #expect(live.userID == alice.id)

@@ -78,6 +78,11 @@ struct APIKeysController {
     struct KeyForm: Decodable {
         var name: String?
         var expiresInDays: String?
+
+        enum CodingKeys: String, CodingKey {
+            case name
+            case expiresInDays = "expires_in_days"
+        }
     }
 
     /// `POST /api/keys`.
