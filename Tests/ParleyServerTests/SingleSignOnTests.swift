@@ -207,6 +207,12 @@ struct SingleSignOnTests {
             #expect(try Self.count(server, "sessions") == 1)
             // Without any state at all.
             #expect(try await attacker.get("/auth/sso/callback?code=x").location == "/login?sso=expired")
+            // Beginning sign-ins without end is cut off per address (each holds a place until it expires).
+            var flood = server.browser()
+            var answers: [String] = []
+            for _ in 0..<31 { answers.append(try await flood.get("/auth/sso").location ?? "") }
+            #expect(answers.filter { $0.hasPrefix(provider.issuer) }.count == 29)  // 30 a minute, one begun above
+            #expect(answers.last == "/login?sso=too-many")
         }
     }
 

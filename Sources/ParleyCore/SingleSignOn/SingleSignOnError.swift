@@ -19,6 +19,8 @@ public enum SingleSignOnError: Error, Equatable, Sendable, CaseIterable {
     case signupClosed
     /// The account is disabled.
     case disabled
+    /// Too many sign-ins began from one address in a minute.
+    case tooManyAttempts
     /// Storage failed; details are in the logs.
     case failed
 
@@ -34,6 +36,7 @@ public enum SingleSignOnError: Error, Equatable, Sendable, CaseIterable {
         case .linkedElsewhere: "linked-elsewhere"
         case .signupClosed: "no-account"
         case .disabled: "disabled"
+        case .tooManyAttempts: "too-many"
         case .failed: "failed"
         }
     }
@@ -59,6 +62,7 @@ public enum SingleSignOnError: Error, Equatable, Sendable, CaseIterable {
         case .linkedElsewhere: "The account with your email is linked to another single sign-on identity."
         case .signupClosed: "There is no Parley account for you yet, and sign-up is closed. Ask your administrator."
         case .disabled: "This account is disabled."
+        case .tooManyAttempts: "Too many sign-ins were started from your address. Wait a minute, then try again."
         case .failed: "Something went wrong while signing you in. Please try again."
         }
     }
