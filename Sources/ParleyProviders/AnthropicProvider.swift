@@ -44,7 +44,16 @@ public struct AnthropicProvider: ChatProvider {
         let system = request.turns.filter { $0.role == .system }.map(\.content).joined(separator: "\n\n")
         let body = JSONText { body in
             body.field("model", request.model)
-            body.field("max_tokens", request.maxTokens ?? Self.maxTokens)
+            // Thinking tokens count within `max_tokens`: the answer keeps its own allowance on top of them.
+            body.field("max_tokens", (request.maxTokens ?? Self.maxTokens) + (request.thinkingBudget ?? 0))
+            if let budget = request.thinkingBudget {
+                body.field(
+                    "thinking",
+                    object: JSONText { thinking in
+                        thinking.field("type", "enabled")
+                        thinking.field("budget_tokens", budget)
+                    })
+            }
             if !request.stop.isEmpty { body.field("stop_sequences", strings: request.stop) }
             if !system.isEmpty { body.field("system", system) }
             body.field("messages", objectsFrom: request.turns.lazy.filter { $0.role != .system }, Self.writeMessage)

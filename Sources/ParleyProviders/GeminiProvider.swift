@@ -44,12 +44,20 @@ public struct GeminiProvider: ChatProvider {
             if !system.isEmpty {
                 body.field("systemInstruction", object: JSONText { $0.field("parts", objects: system) })
             }
-            if request.maxTokens != nil || !request.stop.isEmpty {
+            if request.maxTokens != nil || !request.stop.isEmpty || request.thinkingBudget != nil {
                 body.field(
                     "generationConfig",
                     object: JSONText { config in
                         if let maxTokens = request.maxTokens { config.field("maxOutputTokens", maxTokens) }
                         if !request.stop.isEmpty { config.field("stopSequences", strings: request.stop) }
+                        if let budget = request.thinkingBudget {
+                            config.field(
+                                "thinkingConfig",
+                                object: JSONText { thinking in
+                                    thinking.field("includeThoughts", true)
+                                    thinking.field("thinkingBudget", budget)
+                                })
+                        }
                     })
             }
         }

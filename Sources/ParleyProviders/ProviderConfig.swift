@@ -24,9 +24,12 @@ public struct ProviderConfig: Sendable, Equatable, Decodable {
         public var fallback: String?
         /// `chat` (the default) or `image` (an `images/generations` model).
         public var kind: String?
+        /// Tokens an Anthropic or Gemini model may think for before answering, its thinking shown (a number, as
+        /// `contextWindow`).
+        public var thinkingBudget: Double?
         enum CodingKeys: String, CodingKey {
             case id, provider, upstreamID = "upstream_id", contextWindow = "context_window", vision, price, fallback,
-                kind
+                kind, thinkingBudget = "thinking_budget"
         }
     }
 
@@ -102,6 +105,11 @@ public struct ProviderConfig: Sendable, Equatable, Decodable {
                 !(window >= 1 && window <= Double(Int32.max) && window.rounded() == window)
             {
                 return "\(place).context_window must be a positive whole number"
+            }
+            if let budget = model.thinkingBudget,
+                !(budget >= 1 && budget <= Double(Int32.max) && budget.rounded() == budget)
+            {
+                return "\(place).thinking_budget must be a positive whole number of tokens"
             }
             if let kind = model.kind, !["chat", "image"].contains(kind) {
                 return "\(place).kind must be chat or image, not “\(kind)”"

@@ -114,6 +114,7 @@ public struct ProviderSetup: Sendable {
                 output: price.output ?? model.price.output)
         }
         if let fallback = entry.fallback { model.fallback = fallback }
+        if let budget = entry.thinkingBudget { model.thinkingBudget = Int(budget) }
         if entry.kind == "image" {
             model.generatesImages = true
             // An image is the unit an image model's output is counted in; prices are per million units.

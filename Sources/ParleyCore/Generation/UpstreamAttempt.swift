@@ -45,7 +45,7 @@ struct UpstreamAttempt {
         guard !isFallback, let fallback else { return .fail(error) }
         self = UpstreamAttempt(
             modelID: fallback.model.id, provider: fallback.provider,
-            request: CompletionRequest(model: fallback.model.upstreamID, turns: request.turns),
+            request: CompletionRequest(model: fallback.model, turns: request.turns),
             isFallback: true)
         return .fallBack
     }

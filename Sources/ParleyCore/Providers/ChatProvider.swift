@@ -37,16 +37,26 @@ public struct CompletionRequest: Sendable, Equatable {
     public var maxTokens: Int?
     /// Texts at which the provider stops the answer (none: it stops where the model ends).
     public var stop: [String]
+    /// Tokens the model may think for, with its thinking shown (`ModelInfo.thinkingBudget`); on top of `maxTokens`.
+    public var thinkingBudget: Int?
 
     /// Whether any turn carries an image.
     public var hasImages: Bool { turns.contains { !$0.images.isEmpty } }
 
     /// Creates a request.
-    public init(model: String, turns: [ChatTurn], maxTokens: Int? = nil, stop: [String] = []) {
+    public init(
+        model: String, turns: [ChatTurn], maxTokens: Int? = nil, stop: [String] = [], thinkingBudget: Int? = nil
+    ) {
         self.model = model
         self.turns = turns
         self.maxTokens = maxTokens
         self.stop = stop
+        self.thinkingBudget = thinkingBudget
+    }
+
+    /// The request for `model`, thinking as much as that model is set to.
+    public init(model: ModelInfo, turns: [ChatTurn]) {
+        self.init(model: model.upstreamID, turns: turns, thinkingBudget: model.thinkingBudget)
     }
 }
 

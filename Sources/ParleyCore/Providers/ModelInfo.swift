@@ -50,6 +50,9 @@ public struct ModelInfo: Sendable, Equatable {
     /// Whether the model draws a picture for each message (an `images/generations` model) instead of writing a reply;
     /// its price's `output` is then per million images.
     public var generatesImages: Bool
+    /// Tokens the model may think for, asked of vendors that think only when asked and then show it (Anthropic's
+    /// extended thinking, Gemini's thoughts); nil: the vendor's default (none shown).
+    public var thinkingBudget: Int?
 
     /// Creates a model description.
     public init(
