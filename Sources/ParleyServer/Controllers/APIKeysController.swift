@@ -133,14 +133,10 @@ struct APIKeysController {
         return .success((key, made.key))
     }
 
-    /// Revokes the key of the path: the user's own, or anyone's when `userID` is nil; 404 when there is none.
+    /// Revokes the key of the path: the user's own, or anyone's when `userID` is nil; 404 (the store's `.notFound`)
+    /// when there is none.
     private func revoke(_ context: AppRequestContext, userID: UserID?) async throws {
-        let id = try context.rowID()
-        do {
-            try await store.deleteKey(id: id, userID: userID)
-        } catch StoreError.notFound {
-            throw AppError.notFound
-        }
+        try await store.deleteKey(id: try context.rowID(), userID: userID)
     }
 
     private func page(

@@ -48,12 +48,7 @@ struct AdminGroupsController {
             }
         }
         admin.post("groups/{id}/delete") { _, context in
-            let id = try context.rowID()
-            do {
-                try await groups.deleteGroup(id: id)
-            } catch StoreError.notFound {
-                throw AppError.notFound
-            }
+            try await groups.deleteGroup(id: try context.rowID())
             return Response.seeOther("/admin/groups")
         }
     }
@@ -142,17 +137,13 @@ struct AdminGroupsController {
         }
     }
 
-    /// Applies a change to the group of the path, then goes back to its page; 404 for no such group.
+    /// Applies a change to the group of the path, then goes back to its page (no such group: the store's
+    /// `.notFound`, a 404).
     private func changing(_ context: AppRequestContext, _ apply: (GroupID) async throws(StoreError) -> Void)
         async throws -> Response
     {
         let id = try context.rowID()
-        do {
-            try await apply(id)
-        } catch {
-            if error == .notFound { throw AppError.notFound }
-            throw error
-        }
+        try await apply(id)
         return .seeOther("/admin/groups/\(id)")
     }
 

@@ -60,6 +60,7 @@ public struct AppError: Error, Sendable {
         case let error as ShareError: self.init(error)
         case StoreError.storageFull(let status): self = .storageFull(status)
         case StoreError.diskFull: self = .diskFull
+        case StoreError.notFound: self = .notFound
         case let error as HTTPError where error.status == .notFound: self = .notFound
         case let error as HTTPError where error.status == .contentTooLarge:
             self.init(.contentTooLarge, code: "too_large", message: "The request is too large.")
