@@ -32,7 +32,7 @@ struct SendPathBench: AsyncParsableCommand {
         let store = SQLiteChatStore(database: database)
         let user = try await accounts.createUser(email: "send@example.com", passwordHash: "-", isAdmin: false)
         let session = Session(id: "send-path-session", userID: user.id, expiresAt: Date().addingTimeInterval(3600))
-        try await accounts.createSession(session)
+        try await accounts.createSession(session, origin: .unknown)
         let pricing = ReplyPricing(
             modelID: "mock-fast", providerID: "openai", listRates: TokenRates(input: 1, output: 2))
         /// Writes a question and its streaming placeholder, as a send does; returns the exchange.

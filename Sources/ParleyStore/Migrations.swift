@@ -380,6 +380,28 @@ enum Migrations {
                     ALTER TABLE share_messages ADD COLUMN reasoning_ms INTEGER;
                     """)
         }
+        migrator.registerMigration("v12: display names, session details and invites") { db in
+            // A display name (NULL: the email is shown). A session keeps the device and address it began from and
+            // when it was last used (written at most every few minutes). An invite is stored as the SHA-256 of its
+            // token alone; it is used once, and an admin's deletion leaves the invites they made.
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN display_name TEXT;
+                    ALTER TABLE sessions ADD COLUMN user_agent TEXT;
+                    ALTER TABLE sessions ADD COLUMN address TEXT;
+                    ALTER TABLE sessions ADD COLUMN last_used_at DATETIME;
+                    CREATE TABLE invites (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        token_hash TEXT NOT NULL UNIQUE,
+                        email TEXT COLLATE NOCASE,
+                        created_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+                        created_at DATETIME NOT NULL,
+                        expires_at DATETIME NOT NULL,
+                        used_at DATETIME,
+                        used_by INTEGER REFERENCES users(id) ON DELETE SET NULL
+                    );
+                    """)
+        }
         migrator.registerMigration("v13: single sign-on and groups") { db in
             // An account may be linked to one subject at the identity provider. Groups are made in Parley or copied
             // from the provider (`from_sso`: a provider group of the same name takes a Parley group over). A model

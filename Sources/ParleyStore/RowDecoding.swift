@@ -7,7 +7,8 @@ extension User {
     init(row: Row) {
         self.init(
             id: row["id"], email: row["email"], passwordHash: row["password_hash"], isAdmin: row["is_admin"],
-            isDisabled: row["is_disabled"], createdAt: row.date("created_at"), ssoSubject: row["sso_subject"])
+            isDisabled: row["is_disabled"], createdAt: row.date("created_at"), ssoSubject: row["sso_subject"],
+            displayName: row["display_name"])
     }
 }
 

@@ -47,12 +47,20 @@ public struct SQLiteAccountStore: AccountStore {
         }
     }
 
-    public func createSession(_ session: Session) async throws(StoreError) {
+    public func createSession(_ session: Session, origin: SessionOrigin) async throws(StoreError) {
         try await perform {
             try await writer.write { db in
+                let now = StoredDate.now
                 try db.cachedStatement(
-                    sql: "INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)"
-                ).execute(arguments: [session.id, session.userID, StoredDate.now, StoredDate(session.expiresAt)])
+                    sql: """
+                        INSERT INTO sessions (id, user_id, created_at, expires_at, last_used_at, user_agent, address)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """
+                ).execute(arguments: [
+                    session.id, session.userID, now, StoredDate(session.expiresAt),
+                    StoredDate(session.lastUsedAt ?? now.date),
+                    origin.userAgent, origin.address,
+                ])
             }
         }
     }
@@ -63,15 +71,17 @@ public struct SQLiteAccountStore: AccountStore {
                 try Row.fetchOne(
                     db.cachedStatement(
                         sql: """
-                            SELECT users.*, sessions.expires_at AS session_expires_at FROM sessions
+                            SELECT users.*, sessions.expires_at AS session_expires_at,
+                            sessions.last_used_at AS session_last_used_at FROM sessions
                             JOIN users ON users.id = sessions.user_id
                             WHERE sessions.id = ? AND sessions.expires_at > ?
                             """), arguments: [id, StoredDate(now)]
                 ).map { row in
                     let user = User(row: row)
-                    return ActiveSession(
-                        session: Session(id: id, userID: user.id, expiresAt: row.date("session_expires_at")), user: user
-                    )
+                    let session = Session(
+                        id: id, userID: user.id, expiresAt: row.date("session_expires_at"),
+                        lastUsedAt: row.optionalDate("session_last_used_at"))
+                    return ActiveSession(session: session, user: user)
                 }
             }
         }

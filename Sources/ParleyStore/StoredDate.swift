@@ -25,6 +25,11 @@ struct StoredDate: DatabaseValueConvertible {
         self.date = date
     }
 
+    /// `date` to the millisecond, as stored: what a write returns equals what reading it gives.
+    static func rounded(_ date: Date) -> StoredDate {
+        StoredDate(Date(timeIntervalSince1970: milliseconds(of: date) / 1000))
+    }
+
     var databaseValue: DatabaseValue {
         Self.text(of: date)?.databaseValue ?? date.databaseValue
     }

@@ -158,9 +158,12 @@ func expectStoreError(
             let bob = try await store.user("bob@example.com")
             let now = Date()
             let expiry = now.addingTimeInterval(3600)
-            try await store.accounts.createSession(Session(id: "a1", userID: alice.id, expiresAt: expiry), origin: .unknown)
-            try await store.accounts.createSession(Session(id: "a2", userID: alice.id, expiresAt: expiry), origin: .unknown)
-            try await store.accounts.createSession(Session(id: "b1", userID: bob.id, expiresAt: expiry), origin: .unknown)
+            try await store.accounts.createSession(
+                Session(id: "a1", userID: alice.id, expiresAt: expiry), origin: .unknown)
+            try await store.accounts.createSession(
+                Session(id: "a2", userID: alice.id, expiresAt: expiry), origin: .unknown)
+            try await store.accounts.createSession(
+                Session(id: "b1", userID: bob.id, expiresAt: expiry), origin: .unknown)
 
             let live = try #require(try await store.accounts.session(id: "a1", now: now))
             #expect(live.userID == alice.id)

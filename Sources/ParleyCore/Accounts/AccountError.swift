@@ -14,6 +14,18 @@ public enum AccountError: Error, Equatable, Sendable {
     case tooManySignIns(wait: Int)
     /// Too many sign-ups from one address: try again after `wait` seconds.
     case tooManySignUps(wait: Int)
+    /// The current password given to confirm a change is not the account's.
+    case wrongPassword
+    /// The account has no password to check or change: it signs in with single sign-on.
+    case noPassword
+    /// The display name breaks `AccountRules`; the message says how.
+    case invalidDisplayName(String)
+    /// The invite link has been used already.
+    case inviteUsed
+    /// The invite link is past its expiry.
+    case inviteExpired
+    /// No invite has this link (it never existed, or an admin revoked it).
+    case inviteNotFound
     /// Storage or password hashing failed; details are in the logs.
     case failed
 }

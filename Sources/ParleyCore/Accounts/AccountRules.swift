@@ -27,4 +27,23 @@ public enum AccountRules {
         }
         return nil
     }
+
+    /// The longest display name accepted, in characters.
+    public static let maximumDisplayNameLength = 80
+
+    /// Why a display name (already trimmed) is not acceptable, or nil: 1 to 80 characters, with no control character
+    /// and no invisible format character (a right-to-left override could disguise a name) but the joiners of emoji.
+    public static func displayNameProblem(_ name: String) -> String? {
+        let hidden = name.unicodeScalars.contains { scalar in
+            switch scalar.properties.generalCategory {
+            case .control: true
+            case .format: scalar != "\u{200C}" && scalar != "\u{200D}"
+            default: false
+            }
+        }
+        guard (1...maximumDisplayNameLength).contains(name.count), !hidden else {
+            return "A display name needs 1 to \(maximumDisplayNameLength) characters, and no control characters."
+        }
+        return nil
+    }
 }

@@ -85,7 +85,7 @@ public struct AccountService: Sendable {
     }
 
     /// Runs a storage or hashing step, logging its failure as `.failed`.
-    private func performing<T>(_ step: () async throws -> T) async throws(AccountError) -> T {
+    func performing<T>(_ step: () async throws -> T) async throws(AccountError) -> T {
         do {
             return try await step()
         } catch {
@@ -94,7 +94,7 @@ public struct AccountService: Sendable {
     }
 
     /// Logs a storage or hashing failure and returns the refusal it becomes.
-    private func failure(_ error: any Error) -> AccountError {
+    func failure(_ error: any Error) -> AccountError {
         logger.error("an account step failed", metadata: ["error": "\(error)"])
         return .failed
     }

@@ -10,11 +10,13 @@ public struct User: Sendable, Equatable {
     public var createdAt: Date
     /// The identity provider's subject (`sub`) this account is linked to, if it signs in with single sign-on.
     public var ssoSubject: String?
+    /// The name the person chose to be shown by (`AccountRules.displayNameProblem`); nil shows the email.
+    public var displayName: String?
 
     /// Creates a user value.
     public init(
         id: UserID, email: String, passwordHash: String, isAdmin: Bool, isDisabled: Bool, createdAt: Date,
-        ssoSubject: String? = nil
+        ssoSubject: String? = nil, displayName: String? = nil
     ) {
         self.id = id
         self.email = email
@@ -23,7 +25,11 @@ public struct User: Sendable, Equatable {
         self.isDisabled = isDisabled
         self.createdAt = createdAt
         self.ssoSubject = ssoSubject
+        self.displayName = displayName
     }
+
+    /// What the person is called on pages: their display name, else their email.
+    public var label: String { displayName ?? email }
 
     /// The password hash of an account made by single sign-on: no password matches it.
     public static let noPasswordHash = "!"
@@ -37,12 +43,15 @@ public struct Session: Sendable, Equatable {
     public var id: String
     public var userID: UserID
     public var expiresAt: Date
+    /// When the session was last used, as last written (at most every few minutes); nil before its first write.
+    public var lastUsedAt: Date?
 
     /// Creates a session value.
-    public init(id: String, userID: UserID, expiresAt: Date) {
+    public init(id: String, userID: UserID, expiresAt: Date, lastUsedAt: Date? = nil) {
         self.id = id
         self.userID = userID
         self.expiresAt = expiresAt
+        self.lastUsedAt = lastUsedAt
     }
 }
 

@@ -2,22 +2,26 @@ import Foundation
 import Hummingbird
 import ParleyCore
 
-/// Account management for admins: the user list with this month's spend, creating users, the default budget, and
-/// each user's page (usage, costliest conversations, and the forms to disable, promote, reset the password and set a
-/// budget).
+/// Account management for admins: the user list with this month's spend, creating users, invite links, the default
+/// budget, and each user's page (usage, costliest conversations, and the forms to disable, promote, reset the
+/// password, set a budget and delete the account).
 struct AdminUsersController {
     /// Conversations listed on a user's page.
     static let conversationRows = 10
     let accountService: AccountService
     let accounts: any AccountStore
     let chat: ChatService
+    let invites: InviteService
     let pages: PageRenderer
     let usage: any UsageStore
     let users: any UserAdminStore
 
     /// Adds the routes to the admin group.
     func addRoutes(to admin: RouterGroup<AppRequestContext>) {
-        admin.get("users") { _, context in try await list(context) }
+        admin.get("users") { request, context in
+            let deleted = request.uri.queryParameters["deleted"] != nil
+            return try await list(context, values: deleted ? ["notice": "The account and its data were deleted."] : [:])
+        }
         admin.post("users") { request, context in try await create(request, context) }
         admin.post("budget") { request, context in try await setDefaultBudget(request, context) }
         admin.get("users/{id}") { request, context in try await show(request, context) }
@@ -38,18 +42,24 @@ struct AdminUsersController {
         admin.post("users/{id}/password") { request, context in try await resetPassword(request, context) }
         admin.post("users/{id}/budget") { request, context in try await setBudget(request, context) }
         admin.post("users/{id}/storage") { request, context in try await setStorageQuota(request, context) }
+        admin.post("users/{id}/delete") { request, context in try await delete(request, context) }
+        addInviteRoutes(to: admin)
     }
 
-    private func list(_ context: AppRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok)
-        async throws -> Response
-    {
+    /// The users page; `values` adds to it (a new invite's link, a notice).
+    func list(
+        _ context: AppRequestContext, error: String? = nil, status: HTTPResponse.Status = .ok,
+        values extra: [String: Any] = [:]
+    ) async throws -> Response {
         let month = UsageDay.today.firstOfMonth
         async let accounts = users.accounts()
         async let spend = usage.spend(since: month)
         async let defaultBudget = users.defaultMonthlyBudget()
+        async let invites = inviteValues()
         let spent = try await spend
+        let inviteRows = try await invites
         var values: [String: Any] = [
-            "nav_users": true,
+            "nav_users": true, "invites": inviteRows, "has_invites": !inviteRows.isEmpty,
             "month": DayText.long(month),
             "default_budget": try await defaultBudget.map(MicroDollars.decimal) ?? "",
             "users": try await accounts.map { account -> [String: Any] in
@@ -59,11 +69,12 @@ struct AdminUsersController {
             },
         ]
         values["error"] = error
+        values.merge(extra) { _, new in new }
         return pages.page("admin_users", title: "Users", context: context, values: values, status: status)
     }
 
-    /// The forms of the users' pages: a new account, a password, the admin and disabled switches, and the amounts
-    /// (dollars for a budget, megabytes for a quota; empty for the default).
+    /// The forms of the users' pages: a new account, a password, the admin and disabled switches, the amounts
+    /// (dollars for a budget, megabytes for a quota; empty for the default), and the email typed to confirm a deletion.
     struct AccountForm: Decodable {
         var email: String?
         var password: String?
@@ -71,6 +82,12 @@ struct AdminUsersController {
         var disabled: FormFlag?
         var budget: String?
         var quota: String?
+        var confirmEmail: String?
+
+        enum CodingKeys: String, CodingKey {
+            case email, password, admin, disabled, budget, quota
+            case confirmEmail = "confirm_email"
+        }
     }
 
     private func create(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -132,6 +149,28 @@ struct AdminUsersController {
         ]
         values["error"] = error
         return pages.page("admin_user", title: account.user.email, context: context, values: values, status: status)
+    }
+
+    /// Deletes the user of the path and everything of theirs (as their own deletion does, through
+    /// `ChatService.deleteAccount`) once the admin has typed their email: 400 and nothing deleted for another text,
+    /// 422 for the admin's own account (Settings deletes that), 404 for no such user.
+    private func delete(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let id = try context.rowID()
+        let form = try await request.decode(as: AccountForm.self, context: context)
+        guard let account = try await users.account(id: id) else { throw AppError.notFound }
+        if id == context.identity?.user.id {
+            return try await show(
+                request, context, error: "You cannot delete your own account here: use Settings → Delete account.",
+                status: .unprocessableContent)
+        }
+        let typed = (form.confirmEmail ?? "").trimmingCharacters(in: .whitespaces)
+        guard typed.lowercased() == account.user.email.lowercased() else {
+            return try await show(
+                request, context, error: "Type the user's email exactly to delete the account; nothing was deleted.",
+                status: .badRequest)
+        }
+        try await chat.deleteAccount(userID: id, accounts: accounts)
+        return .seeOther("/admin/users?deleted=1")
     }
 
     private func resetPassword(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -231,9 +270,10 @@ struct AdminUsersController {
     /// The template values of an account.
     private static func accountValues(_ account: UserAccount) -> [String: Any] {
         var values: [String: Any] = [
-            "id": account.user.id, "email": account.user.email, "is_admin": account.user.isAdmin,
-            "is_disabled": account.user.isDisabled,
+            "id": account.user.id, "email": account.user.email, "label": account.user.label,
+            "is_admin": account.user.isAdmin, "is_disabled": account.user.isDisabled,
         ]
+        values["display_name"] = account.user.displayName
         values["budget"] = account.monthlyBudgetMicros.map(MicroDollars.display)
         values["budget_value"] = account.monthlyBudgetMicros.map(MicroDollars.decimal) ?? ""
         return values

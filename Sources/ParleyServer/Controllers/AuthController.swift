@@ -71,7 +71,7 @@ struct AuthController {
         let credentials = try await request.decodeJSON(Credentials.self, context: context)
         let user = try await accountService.authenticate(
             email: credentials.email, password: credentials.password, address: context.clientAddress)
-        let (token, _, expiresAt) = try await sessions.signIn(user)
+        let (token, _, expiresAt) = try await sessions.signIn(user, origin: context.sessionOrigin)
         struct TokenBody: Encodable { var token: String; var expiresAt: Date }
         return try .json(TokenBody(token: token, expiresAt: expiresAt))
     }
@@ -128,11 +128,12 @@ struct AuthController {
         try await Self.signedIn(user, goingTo: path, context, sessions: sessions, csrf: csrf)
     }
 
-    /// The redirect to `path` with a new session's cookie for `user` and a CSRF token bound to that session.
+    /// The redirect to `path` with a new session's cookie for `user` (recording the request's device and address) and a
+    /// CSRF token bound to that session.
     static func signedIn(
         _ user: User, goingTo path: String, _ context: AppRequestContext, sessions: SessionAuthority, csrf: CSRFTokens
     ) async throws -> Response {
-        let (token, sessionID, expiresAt) = try await sessions.signIn(user)
+        let (token, sessionID, expiresAt) = try await sessions.signIn(user, origin: context.sessionOrigin)
         let secure = context.usesSecureCookies
         var response = Response.seeOther(path)
         response.setCookie(

@@ -161,6 +161,29 @@ extension AppError {
             self = .tooManyRequests(
                 code: "too_many_attempts", message: "Too many sign-ups from your address.",
                 wait: wait)
+        case .wrongPassword:
+            self.init(
+                .badRequest, code: "wrong_password",
+                message: "That is not your current password; nothing was changed.")
+        case .noPassword:
+            self.init(
+                .badRequest, code: "no_password",
+                message: "This account signs in with single sign-on, so it has no password to change.")
+        case .invalidDisplayName(let problem):
+            self.init(.unprocessableContent, code: "invalid_display_name", message: problem)
+        case .inviteUsed:
+            self.init(
+                .gone, code: "invite_used",
+                message: "This invite link has been used already. Ask whoever sent it for a new one.")
+        case .inviteExpired:
+            self.init(
+                .gone, code: "invite_expired",
+                message: "This invite link has expired: invites last 7 days. Ask whoever sent it for a new one.")
+        case .inviteNotFound:
+            self.init(
+                .notFound, code: "invite_not_found",
+                message:
+                    "There is no invite at this link: it may have been withdrawn. Ask whoever sent it for a new one.")
         case .failed: self = .internalError
         }
     }

@@ -29,6 +29,8 @@ public struct AppRequestContext: RequestContext {
     public var clientAddress: String
     /// Whether cookies set in the response are `Secure` (`ClientAddressMiddleware` decides).
     public var usesSecureCookies = false
+    /// The request's `User-Agent`, as sent (`ClientAddressMiddleware` reads it).
+    public var userAgent: String?
     /// When Parley began handling the request (its head read): a send's first token is timed from here.
     public let receivedAt = ContinuousClock.now
 
@@ -43,6 +45,9 @@ public struct AppRequestContext: RequestContext {
 
     /// Forms and JSON bodies, each by its content type.
     public var requestDecoder: some RequestDecoder { ParleyRequestDecoder() }
+
+    /// The device and address a session started by this request begins from.
+    public var sessionOrigin: SessionOrigin { SessionOrigin(userAgent: userAgent, address: clientAddress) }
 
     /// The signed-in user, or a 401 (the error layer turns it into a redirect to the login page for browsers).
     public func requireUser() throws -> User {

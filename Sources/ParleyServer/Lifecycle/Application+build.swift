@@ -57,7 +57,8 @@ public func buildApplication(
         metadata: [
             "limit": "\(budget.limit)", "connections": "\(connections.maximum)", "replies": "\(replyLimit)",
         ])
-    let sessions = await SessionAuthority(secret: secret, accounts: accounts, lifetime: settings.sessionLifetime)
+    let sessions = await SessionAuthority(
+        secret: secret, accounts: accounts, lifetime: settings.sessionLifetime, now: settings.wallClock)
     let csrf = CSRFTokens(secret: secret)
     let singleSignOn = settings.singleSignOn.map { sso in
         SingleSignOnController(
@@ -160,6 +161,15 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         accountService: services.accountService, csrf: services.csrf, accounts: services.accounts,
         chat: services.chat, pages: services.pages
     ).addRoutes(to: router)
+    AccountController(
+        accountService: services.accountService, sessions: services.sessions, csrf: services.csrf,
+        pages: services.pages
+    ).addRoutes(to: router)
+    let invites = InviteService(
+        store: SQLiteAccountStore(database: services.database), accounts: services.accountService,
+        now: services.settings.wallClock)
+    InviteController(invites: invites, sessions: services.sessions, csrf: services.csrf, pages: services.pages)
+        .addRoutes(to: router)
     ShareController(shares: services.shares, pages: services.pages).addRoutes(to: router)
     AttachmentController(chat: services.chat, shares: services.shares).addRoutes(to: router)
     let admin = router.group("admin").add(middleware: AdminOnlyMiddleware())
@@ -168,7 +178,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     let groups = SQLiteGroupStore(database: services.database)
     AdminDashboardController(pages: services.pages, usage: usage, groups: groups).addRoutes(to: admin)
     AdminUsersController(
-        accountService: services.accountService, accounts: services.accounts, chat: services.chat,
+        accountService: services.accountService, accounts: services.accounts, chat: services.chat, invites: invites,
         pages: services.pages, usage: usage, users: SQLiteAccountStore(database: services.database)
     )
     .addRoutes(to: admin)

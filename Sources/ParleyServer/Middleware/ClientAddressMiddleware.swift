@@ -2,7 +2,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Sets the request's client address and whether its cookies are `Secure`, from a trusted proxy's forwarding headers
-/// (`TrustedProxies`) or else from the socket: the request log and every throttle key on that address.
+/// (`TrustedProxies`) or else from the socket: the request log and every throttle key on that address. Also keeps the
+/// `User-Agent`, which a sign-in records with the address.
 struct ClientAddressMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
@@ -17,6 +18,7 @@ struct ClientAddressMiddleware: RouterMiddleware {
         -> Response
     {
         var context = context
+        context.userAgent = request.headers[.userAgent]
         if !proxies.ranges.isEmpty {
             context.clientAddress = proxies.clientAddress(
                 peer: context.peerAddress, forwardedFor: request.headers[values: Self.forwardedFor])

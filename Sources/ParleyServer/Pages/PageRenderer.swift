@@ -36,7 +36,7 @@ public struct PageRenderer: Sendable {
         values["demo_banner"] = (values["demo_banner"] as? Bool ?? true) && catalog.isDemoOnly
         values["assets"] = assets.urls
         if let user = context.identity?.user {
-            values["user"] = ["email": user.email, "is_admin": user.isAdmin] as [String: Any]
+            values["user"] = ["email": user.email, "label": user.label, "is_admin": user.isAdmin] as [String: Any]
         }
         var html = library.render(values, withTemplate: template) ?? "Missing template \(template)"
         for (key, fragment) in fragments {
