@@ -56,6 +56,12 @@ struct AccessMatrixTests {
         "GET /settings/keys": .signedIn, "POST /settings/keys": .signedIn, "POST /settings/keys/{id}/revoke": .owner,
         "GET /api/keys": .signedIn, "POST /api/keys": .signedIn, "DELETE /api/keys/{id}": .owner,
         "GET /admin/keys": .admin, "POST /admin/keys/{id}/revoke": .admin,
+        "GET /invite/{token}": .open, "POST /invite/{token}": .open,
+        "GET /settings/account": .signedIn, "POST /settings/display-name": .signedIn,
+        "POST /settings/password": .signedIn, "GET /api/me": .signedIn, "POST /api/account/password": .signedIn,
+        "POST /settings/sessions/{id}/sign-out": .owner,
+        "POST /admin/users/{id}/delete": .admin, "POST /admin/invites": .admin,
+        "POST /admin/invites/{id}/revoke": .admin,
     ]
 
     /// Form fields that every owner route accepts, so that a refusal is about who asks, not what they sent.
@@ -70,14 +76,20 @@ struct AccessMatrixTests {
         var shareID: String
         var attachmentID: Int64
         var message: Int64
+        /// The handle of the owner's browser session (`SessionHandle`), as their account page names it.
+        var sessionHandle: String
+        /// A live invite link's token, made by the owner (the first account, an admin).
+        var inviteToken: String
 
         /// The route's path with its captures filled with the owner's ids.
         func path(for template: String) -> String {
             let capture =
                 template.hasPrefix("/shares/")
-                ? shareID : template.hasPrefix("/attachments/") ? "\(attachmentID)" : "\(conversation)"
+                ? shareID
+                : template.hasPrefix("/attachments/")
+                    ? "\(attachmentID)" : template.hasPrefix("/settings/sessions/") ? sessionHandle : "\(conversation)"
             return template.replacingOccurrences(of: "{id}", with: capture)
-                .replacingOccurrences(of: "{token}", with: shareToken)
+                .replacingOccurrences(of: "{token}", with: template.hasPrefix("/invite/") ? inviteToken : shareToken)
                 .replacingOccurrences(of: "{message_id}", with: "\(message)")
                 .replacingOccurrences(of: "**", with: "katex/katex.min.css")
         }
@@ -110,9 +122,15 @@ struct AccessMatrixTests {
             let attachment = try #require(
                 try await SQLiteChatStore(database: database)
                     .addAttachments([image], messageID: Int64(question), userID: 1).first)
+            let account = try await owner.get("/settings/account").body
+            let sessionHandle = try #require(
+                account.firstMatch(of: /\/settings\/sessions\/([0-9a-f]+)\/sign-out/).map { String($0.1) })
+            let invited = try await owner.post("/admin/invites", form: ["email": ""]).body
+            let inviteToken = try #require(invited.firstMatch(of: /\/invite\/([0-9a-f]{32})/).map { String($0.1) })
             let owned = OwnedThings(
                 conversation: conversation, shareToken: String(url.split(separator: "/").last ?? ""),
-                shareID: shareID, attachmentID: attachment.id, message: Int64(question))
+                shareID: shareID, attachmentID: attachment.id, message: Int64(question), sessionHandle: sessionHandle,
+                inviteToken: inviteToken)
             var other = server.browser()
             _ = try await other.signUp("other@example.com")
             let otherAPI = try await APIClient.signIn(server, email: "other@example.com")
@@ -160,6 +178,8 @@ struct AccessMatrixTests {
             #expect(try await anonymous.get(url).status == 200)
             #expect(try await owner.get("/c/\(conversation)").status == 200)
             #expect(try await owner.get("/attachments/\(attachment.id)").bytes == image.bytes)
+            #expect(try await owner.get("/settings/account").body.contains(sessionHandle))
+            #expect(try await anonymous.get("/invite/\(inviteToken)").status == 200)
         }
     }
 }

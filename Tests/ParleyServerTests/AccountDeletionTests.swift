@@ -129,4 +129,78 @@ struct AccountDeletionTests {
             }
         }
     }
+
+    @Test(
+        "an admin deletes a user from their page once the email is typed: a wrong text, no token or oneself change nothing"
+    )
+    func adminDeletesFromTheirPage() async throws {
+        try await withTestServer(mockTokens: 2, configure: { $0.signup = .open }) { server in
+            var (admin, _) = try await server.signUp("admin@example.com")
+            var (user, userAPI) = try await server.signUp("user@example.com")
+            let doomed = try await userAPI.createConversation()
+            try await userAPI.sendAndWait(doomed, "goodbye")
+            let shared = try await user.post(
+                "/c/\(doomed)/share", form: ["author": "anonymous", "expires": "never"],
+                headers: [("Accept", "application/json")])
+            let shareURL = try #require(try shared.json()["url"] as? String)
+            let database = try server.database()
+            let question = try await database.integer(
+                "SELECT MIN(id) FROM messages WHERE conversation_id = ?", [doomed])
+            let image = try NewImage(fileName: "doomed.png", bytes: try Fixtures.image("gradient.png"))
+            let userID = try await database.userID("user@example.com")
+            _ = try await SQLiteChatStore(database: database).addAttachments(
+                [image], messageID: question, userID: userID)
+            let everything = ["users": 1, "sessions": 2, "conversations": 1, "messages": 2]
+            func extras() async throws -> [Int64] {
+                [
+                    try await database.integer("SELECT COUNT(*) FROM shares WHERE user_id = ?", [userID]),
+                    try await database.integer("SELECT COUNT(*) FROM attachments"),
+                ]
+            }
+            #expect(try await extras() == [1, 1])
+
+            let path = "/admin/users/\(userID)/delete"
+            for typed in ["admin@example.com", "", "user@example.co", "user@example.com\u{0}", "<script>x</script>"] {
+                let refused = try await admin.post(path, form: ["confirm_email": typed])
+                #expect(refused.status == 400, "\(typed.debugDescription) answered \(refused.status)")
+                #expect(
+                    refused.body.contains(
+                        "Type the user&#39;s email exactly to delete the account; nothing was deleted."))
+                InertHTML.expectInert(refused, "refused deletion", status: 400)
+            }
+            #expect(try await admin.post(path, form: [:]).status == 400)
+            #expect(try await admin.post(path, form: ["confirm_email": "user@example.com"], csrf: false).status == 403)
+            #expect(try await user.post(path, form: ["confirm_email": "user@example.com"]).status == 403)
+            #expect(try await Self.rows(of: "user@example.com", in: server.dataDirectory) == everything)
+            #expect(try await extras() == [1, 1])
+            #expect(try await user.get("/c").status == 200)
+
+            let adminID = try await database.userID("admin@example.com")
+            let own = try await admin.post(
+                "/admin/users/\(adminID)/delete", form: ["confirm_email": "admin@example.com"])
+            #expect(own.status == 422 && own.body.contains("You cannot delete your own account here"))
+            #expect(try await admin.get("/admin").status == 200)
+            #expect(
+                try await admin.post("/admin/users/999/delete", form: ["confirm_email": "x@example.com"]).status == 404)
+            #expect(
+                try await admin.post("/admin/users/abc/delete", form: ["confirm_email": "x@example.com"]).status == 404)
+            #expect(
+                try await admin.get("/admin/users/\(userID)").body.contains("Type <strong>user@example.com</strong>"))
+            #expect(!(try await admin.get("/admin/users/\(adminID)").body.contains("/delete")))
+
+            let deleted = try await admin.post(path, form: ["confirm_email": " USER@example.com "])
+            #expect(deleted.status == 303 && deleted.location == "/admin/users?deleted=1")
+            let list = try await admin.get("/admin/users?deleted=1").body
+            #expect(list.contains("The account and its data were deleted.") && !list.contains("user@example.com"))
+            #expect(
+                try await Self.rows(of: "user@example.com", in: server.dataDirectory)
+                    == ["users": 0, "sessions": 0, "conversations": 0, "messages": 0])
+            #expect(try await extras() == [0, 0])
+            #expect(try await user.get("/c").location?.hasPrefix("/login") == true)
+            #expect(try await userAPI.request(.GET, "/api/conversations").status == 401)
+            var visitor = server.browser()
+            #expect(try await visitor.get(shareURL).status == 404)
+            #expect(try await admin.post(path, form: ["confirm_email": "user@example.com"]).status == 404)
+        }
+    }
 }

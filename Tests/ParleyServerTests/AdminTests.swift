@@ -21,6 +21,7 @@ struct AdminTests {
         (.POST, "/admin/groups/1/members"), (.POST, "/admin/groups/1/members/remove"),
         (.POST, "/admin/groups/1/models"), (.POST, "/admin/groups/1/budget"), (.POST, "/admin/groups/1/delete"),
         (.GET, "/admin/keys"), (.POST, "/admin/keys/1/revoke"),
+        (.POST, "/admin/users/1/delete"), (.POST, "/admin/invites"), (.POST, "/admin/invites/1/revoke"),
     ]
 
     @Test(
