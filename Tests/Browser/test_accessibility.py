@@ -94,7 +94,8 @@ def test_a_users_pages_with_a_long_markdown_reply_and_its_share(browsers, server
     wait_for_reply(browser)
     check(browser, "a conversation with the demo model's reply")
     for label, path in (("the conversation list", "/c"), ("the archived list", "/c?archived=1"),
-                        ("settings", "/settings"), ("search results", "/search?q=plan"),
+                        ("settings", "/settings"), ("account settings", "/settings/account"),
+                        ("search results", "/search?q=plan"),
                         ("search without results", "/search?q=nothingmatches"), ("search", "/search")):
         check(browser, label, path, server)
 

@@ -50,8 +50,8 @@ def test_no_script_errors_no_csp_reports_and_labelled_controls_on_every_page(bro
     browser.find_element(By.CSS_SELECTOR, "details.share button.primary[type=submit]").click()
     link = WebDriverWait(browser, 10).until(lambda b: b.find_element(By.CSS_SELECTOR, "a.share-url")).get_attribute("href")
     check_page(browser)  # /shares
-    for path in ("/search?q=hello", "/settings", "/c?archived=1", "/admin", "/admin/users", "/admin/users/1",
-                 "/admin/models"):
+    for path in ("/search?q=hello", "/settings", "/settings/account", "/c?archived=1", "/admin", "/admin/users",
+                 "/admin/users/1", "/admin/models"):
         check_page(browser, path, server)
     browser.get(link)
     check_page(browser)
