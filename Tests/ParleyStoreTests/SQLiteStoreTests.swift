@@ -92,7 +92,8 @@ func expectStoreError(
                 tables == [
                     "api_keys", "attachment_data", "attachments", "conversations", "conversations_fts",
                     "conversations_fts_config", "conversations_fts_data", "conversations_fts_docsize",
-                    "conversations_fts_idx", "group_members", "messages", "messages_fts", "messages_fts_config",
+                    "conversations_fts_idx", "group_members", "invites", "messages", "messages_fts",
+                    "messages_fts_config",
                     "messages_fts_data", "messages_fts_docsize", "messages_fts_idx", "model_access", "model_prices",
                     "sessions", "settings", "share_attachments", "share_messages", "shares", "usage_daily",
                     "user_groups", "users",

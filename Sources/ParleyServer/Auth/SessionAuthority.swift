@@ -92,6 +92,11 @@ public struct SessionAuthority: Sendable {
         try await accounts.deleteSession(id: sessionID)
     }
 
+    /// Ends one session of this user's; `.notFound` when the user has no session with this id.
+    public func signOut(sessionID: String, userID: UserID) async throws(StoreError) {
+        try await accounts.deleteSession(id: sessionID, userID: userID)
+    }
+
     /// Ends every session of a user.
     public func signOutEverywhere(userID: UserID) async throws {
         try await accounts.deleteSessions(userID: userID)

@@ -135,7 +135,7 @@ struct AccountController {
             })
         else { throw AppError.notFound }
         do {
-            try await sessions.accounts.deleteSession(id: session.id, userID: user.id)
+            try await sessions.signOut(sessionID: session.id, userID: user.id)
         } catch {
             // Gone meanwhile (it expired, or was signed out from elsewhere): what was asked is done.
             guard error == .notFound else { throw error }
