@@ -16,7 +16,7 @@ struct AbuseTests {
         "POST /logout", "POST /logout/everywhere", "POST /s/{token}/fork", "POST /s/{token}/revoke",
         "POST /shares/{id}/revoke", "DELETE /api/conversations/{id}/messages/{message_id}",
         "POST /settings/keys/{id}/revoke", "DELETE /api/keys/{id}", "POST /admin/keys/{id}/revoke",
-        "POST /admin/groups/{id}/delete",
+        "POST /admin/groups/{id}/delete", "POST /settings/sessions/{id}/sign-out", "POST /admin/invites/{id}/revoke",
     ]
 
     /// Routes that refuse a form body before its size matters: the import reads only a file (multipart, below) or JSON.

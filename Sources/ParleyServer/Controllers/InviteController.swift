@@ -35,8 +35,8 @@ struct InviteController {
     }
 
     private func redeem(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        let digest = try Self.digest(context)
         let form = try await request.decode(as: InviteForm.self, context: context)
+        let digest = try Self.digest(context)
         let user: User
         do {
             user = try await invites.redeem(
