@@ -84,14 +84,16 @@ struct SingleSignOnTests {
             // Someone else is the first account, and so the admin.
             _ = try await SQLiteAccountStore(database: try ParleyDatabase(directory: server.dataDirectory))
                 .createUser(email: "founder@example.com", passwordHash: User.noPasswordHash, isAdmin: true)
-            try await provider.setPerson("ann", email: "ann@example.com", groups: ["staff", "research"])
+            try await provider.setPerson(
+                "ann", email: "ann@example.com", groups: ["staff", "research"], name: "Ann Lee")
             var browser = server.browser()
             let back = try await Self.signIn(&browser, provider, as: "ann", next: "/settings")
             #expect(back.status == 303)
             #expect(back.location == "/settings")
-            #expect(try await browser.get("/settings").body.contains("ann@example.com"))
+            #expect(try await browser.get("/settings").body.contains("Ann Lee"))
             let ann = try #require(try await Self.user(server, "ann@example.com"))
             #expect(ann.ssoSubject == "ann")
+            #expect(ann.displayName == "Ann Lee")
             #expect(!ann.isAdmin)
             #expect(!ann.hasPassword)
             #expect(try Self.groups(server, userID: ann.id) == ["staff": true, "research": true])
@@ -296,6 +298,10 @@ struct SingleSignOnTests {
             #expect(try await memberBrowser.get("/c").status == 303)
             let signUp = try await memberBrowser.post("/signup", form: ["email": "new@example.com", "password": "x"])
             #expect(signUp.status == 403)
+            // Invites make password accounts, so they are refused too.
+            let invite = try await browser.post("/admin/invites", form: ["email": "new@example.com"])
+            #expect(invite.status == 422)
+            #expect(invite.body.contains("password sign-in is off"))
             #expect(try Self.count(server, "users") == 3)
         }
     }

@@ -18,8 +18,13 @@ public struct InviteService: Sendable {
     }
 
     /// Stores a new invite under `digest`, for `email` when one is given (it must be a valid address), expiring in
-    /// `lifetime`.
+    /// `lifetime`; refused while password sign-in is off (an invite makes an account that signs in with a password).
     public func create(digest: String, email: String?, createdBy: UserID) async throws(AccountError) -> Invite {
+        guard accounts.passwordSignIn else {
+            throw .invalid(
+                "Invites make accounts that sign in with a password, and password sign-in is off here: people sign "
+                    + "in with single sign-on instead (PARLEY_SIGNUP=sso lets their first sign-in make the account).")
+        }
         let email = email?.trimmingCharacters(in: .whitespaces).nilIfEmpty
         if let email, let problem = AccountRules.emailProblem(email) { throw .invalid(problem) }
         return try await accounts.performing {

@@ -2,7 +2,8 @@ import Foundation
 import Logging
 
 /// Turns a verified single sign-on identity into a Parley account: the linked one, else the account with the same
-/// email when the provider has verified it (linked now), else a new one when sign-up allows; then copies the
+/// email when the provider has verified it (linked now), else a new one (named as the provider names the person)
+/// when sign-up allows; then copies the
 /// provider's groups and, when admin groups are configured, grants or removes admin by them.
 public struct SingleSignOnAccounts: Sendable {
     let store: any SingleSignOnStore
@@ -61,8 +62,15 @@ public struct SingleSignOnAccounts: Sendable {
         case .closed: throw .signupClosed
         }
         do {
-            return try await store.createSSOUser(
+            var user = try await store.createSSOUser(
                 email: email, subject: identity.subject, allowWhenUsersExist: allowWhenUsersExist)
+            if let name = identity.name?.trimmingCharacters(in: .whitespacesAndNewlines),
+                AccountRules.displayNameProblem(name) == nil
+            {
+                try await store.setDisplayName(name, userID: user.id)
+                user.displayName = name
+            }
+            return user
         } catch {
             switch error {
             case .signupClosed: throw .signupClosed

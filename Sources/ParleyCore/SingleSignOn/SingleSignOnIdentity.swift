@@ -8,12 +8,15 @@ public struct SingleSignOnIdentity: Sendable, Equatable {
     public var emailVerified: Bool
     /// The provider's groups (from the configured claim), in its spelling.
     public var groups: [String]
+    /// The person's name (`name`), which a new account takes as its display name.
+    public var name: String?
 
     /// Creates an identity value.
-    public init(subject: String, email: String?, emailVerified: Bool, groups: [String]) {
+    public init(subject: String, email: String?, emailVerified: Bool, groups: [String], name: String? = nil) {
         self.subject = subject
         self.email = email
         self.emailVerified = emailVerified
         self.groups = groups
+        self.name = name
     }
 }

@@ -96,7 +96,7 @@ actor OpenIDProvider {
             ?? ((rawClaims["email_verified"] as? String)?.lowercased() == "true")
         return SingleSignOnIdentity(
             subject: claims.sub, email: email, emailVerified: verified,
-            groups: groupsPath.strings(in: rawClaims) ?? [])
+            groups: groupsPath.strings(in: rawClaims) ?? [], name: rawClaims["name"] as? String)
     }
 
     /// The tokens the code is worth: the ID token, and the access token for the user-info endpoint.

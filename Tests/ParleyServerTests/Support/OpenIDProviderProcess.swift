@@ -40,8 +40,11 @@ struct OpenIDProviderProcess: Sendable {
     }
 
     /// Sets the claims the provider gives the person `subject` (through its `PUT /users/{sub}`).
-    func setPerson(_ subject: String, email: String, verified: Bool = true, groups: [String] = []) async throws {
-        let claims: [String: Any] = ["email": email, "email_verified": verified, "groups": groups]
+    func setPerson(
+        _ subject: String, email: String, verified: Bool = true, groups: [String] = [], name: String? = nil
+    ) async throws {
+        var claims: [String: Any] = ["email": email, "email_verified": verified, "groups": groups]
+        claims["name"] = name
         var request = HTTPClientRequest(url: issuer + "/users/" + subject)
         request.method = .PUT
         request.headers.add(name: "Content-Type", value: "application/json")
