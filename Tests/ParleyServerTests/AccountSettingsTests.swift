@@ -326,7 +326,8 @@ struct AccountSettingsTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let database = try ParleyDatabase(directory: directory)
         let accounts = SQLiteAccountStore(database: database)
-        let clock = MovableWallClock()
+        // Frozen: real time passing between the steps (seconds on a loaded machine) must not count.
+        let clock = MovableWallClock(frozenAt: Date())
         let authority = await SessionAuthority(
             secret: String(repeating: "s", count: 32), accounts: accounts, lifetime: 86_400, now: { clock.now })
         let user = try await accounts.createUser(email: "a@example.com", passwordHash: "h", isAdmin: false)

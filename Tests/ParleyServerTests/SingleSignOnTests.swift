@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import ParleyStore
-import Synchronization
 import Testing
 
 @testable import ParleyCore
@@ -369,18 +368,5 @@ struct SingleSignOnTests {
         #expect(
             SingleSignOnAccounts.groupNames([" a ", "A", "", "b\u{7}", String(repeating: "x", count: 201), "c"])
                 == ["a", "c"])
-    }
-}
-
-/// A wall clock a test moves: the real time plus an offset.
-final class MovableWallClock: Sendable {
-    private let offset = Mutex<TimeInterval>(0)
-
-    /// The moved time.
-    var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
-
-    /// Moves the clock by `seconds` (back when negative).
-    func move(by seconds: TimeInterval) {
-        offset.withLock { $0 += seconds }
     }
 }
