@@ -130,7 +130,8 @@ struct AdminGroupsController {
         let form = try await request.decode(as: GroupForm.self, context: context)
         let email = (form.email ?? "").trimmingCharacters(in: .whitespaces)
         guard !email.unicodeScalars.contains("\0"), let user = try await accounts.user(email: email) else {
-            return try await show(context, error: "There is no account with the email “\(email)”.", status: .notFound)
+            let problem = "There is no account with the email “\(email)”."
+            return try await show(context, error: problem, status: .notFound)
         }
         return try await changing(context) { id throws(StoreError) in
             try await groups.addMember(userID: user.id, groupID: id)

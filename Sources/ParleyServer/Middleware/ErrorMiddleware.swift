@@ -4,8 +4,8 @@ import Logging
 import ParleyCore
 import ParleyJSON
 
-/// Turns every error into the response the caller understands: JSON `{"error":{...}}` for the API,
-/// a rendered page for browsers (or a redirect to sign in that returns to the page), and a logged 500 with a request id for our faults.
+/// Turns every error into the response the caller understands: JSON `{"error":{...}}` for the API, a rendered page
+/// for browsers (or a redirect to sign in that returns to the page), and a logged 500 with a request id for our faults.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let pages: PageRenderer
