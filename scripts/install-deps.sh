@@ -36,7 +36,8 @@ fi
 # The test suites' PyPI packages go into .venv-test, which sees Debian's selenium and pytest (system site
 # packages). axe-selenium-python (which ships axe-core) is installed without its dependencies: Debian's selenium and
 # pytest already satisfy them, and pip must not replace them. oidc-provider-mock is a real OpenID Connect provider
-# (Authlib and Flask) that the single sign-on tests start on loopback; it brings its own dependencies.
+# (Authlib and Flask) that the single sign-on tests start on loopback; it brings its own dependencies, Authlib kept
+# below 2 (its 0.3.4 imports `authlib.jose`, which Authlib 2 drops).
 if [[ "${1:-}" == "--test" ]]; then
   venv=$root/.venv-test
   pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore)
@@ -48,7 +49,7 @@ if [[ "${1:-}" == "--test" ]]; then
   fi
   if ! "$venv/bin/python" -c "import oidc_provider_mock" 2>/dev/null; then
     echo "Adding oidc-provider-mock to $venv" >&2
-    "${pip[@]}" "oidc-provider-mock==0.3.4"
+    "${pip[@]}" "oidc-provider-mock==0.3.4" "authlib>=1.6,<2"
     "$venv/bin/python" -c "import oidc_provider_mock, selenium, pytest"
   fi
 fi
