@@ -83,6 +83,18 @@ struct APIKeyTests {
             clock.move(by: 3_601)
             #expect(try await Self.client(server, key: expiring.text).request(.GET, "/api/models").status == 401)
             #expect(try await Self.client(server, key: lasting.text).request(.GET, "/api/models").status == 200)
+            // The last use is written at most once a minute.
+            func lastUse() async throws -> String? {
+                let keys = try await api.request(.GET, "/api/keys").json()["data"] as? [[String: Any]] ?? []
+                return keys.first { $0["name"] as? String == "for good" }?["last_used_at"] as? String
+            }
+            let first = try #require(try await lastUse())
+            clock.move(by: 30)
+            _ = try await Self.client(server, key: lasting.text).request(.GET, "/api/models")
+            #expect(try await lastUse() == first)
+            clock.move(by: 31)
+            _ = try await Self.client(server, key: lasting.text).request(.GET, "/api/models")
+            #expect(try await lastUse() != first)
 
             let member = try #require(
                 try await SQLiteAccountStore(database: ParleyDatabase(directory: server.dataDirectory))

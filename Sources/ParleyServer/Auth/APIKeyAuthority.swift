@@ -1,12 +1,11 @@
 import Crypto
 import Foundation
 import ParleyCore
-import Synchronization
 
 /// Personal API keys: made as `pk-` and 43 base64url characters (32 random bytes), stored and found by their SHA-256,
 /// good on the JSON API and the OpenAI-compatible endpoint alone, and never for an expired key or a disabled user.
 /// A key's last use is written at most once a minute.
-final class APIKeyAuthority: Sendable {
+struct APIKeyAuthority: Sendable {
     /// What every key begins with.
     static let prefix = "pk-"
     /// How often a key's last use is written.
@@ -14,7 +13,6 @@ final class APIKeyAuthority: Sendable {
 
     let store: any APIKeyStore
     private let now: @Sendable () -> Date
-    private let touched = Mutex<[Int64: Date]>([:])
 
     /// Creates the authority over the store, reading time from `now`.
     init(store: any APIKeyStore, now: @escaping @Sendable () -> Date) {
@@ -43,20 +41,16 @@ final class APIKeyAuthority: Sendable {
         (path.hasPrefix("/api/") && !path.hasPrefix("/api/keys")) || path.hasPrefix("/v1/")
     }
 
-    /// The identity a key proves, or nil for an unknown or expired key or a disabled user.
+    /// The identity a key proves, or nil for an unknown or expired key or a disabled user; writes the key's last use
+    /// when the stored one is older than `touchInterval` (a failed write is only a stale date).
     func identity(key: String) async -> Identity? {
         let now = now()
         guard key.hasPrefix(Self.prefix), key.utf8.count <= 200,
             let found = try? await store.key(digest: Self.digest(key), now: now), !found.user.isDisabled
         else { return nil }
-        let due = touched.withLock { touched in
-            guard (touched[found.key.id].map { now.timeIntervalSince($0) >= Self.touchInterval } ?? true) else {
-                return false
-            }
-            touched[found.key.id] = now
-            return true
+        if found.key.lastUsedAt.map({ now.timeIntervalSince($0) >= Self.touchInterval }) ?? true {
+            try? await store.touchKey(id: found.key.id, at: now)
         }
-        if due { try? await store.touchKey(id: found.key.id, at: now) }
         // A key names no session: signing out, which needs one, is a page's, where keys do not work.
         return Identity(user: found.user, sessionID: "", viaBearer: true)
     }
