@@ -6,12 +6,18 @@ try:
 except ImportError as error:  # run by a Python without the suite's PyPI packages
     raise ImportError("axe-selenium-python is missing: run ./scripts/install-deps.sh --test, then the suite with "
                       ".venv-test/bin/python") from error
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 
 EMAIL = "me@example.com"
 PASSWORD = "correct horse battery"
+
+
+def until(browser, condition, seconds=10):
+    """Waits for `condition`, looking again while a page is replaced under it (a form's redirect)."""
+    return WebDriverWait(browser, seconds, ignored_exceptions=(WebDriverException,)).until(condition)
 
 
 def fill_account_form(browser, email, password):

@@ -7,7 +7,7 @@ from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import Server, parley
-from parley_pages import PASSWORD, assert_accessible, console_problems, sign_in, sign_up
+from parley_pages import PASSWORD, assert_accessible, console_problems, sign_in, sign_up, until
 
 
 def session_rows(browser):
@@ -41,8 +41,7 @@ def test_display_name_and_sessions(browsers, server, javascript):
 
     other = next(row for row in rows if row is not current[0])
     other.find_element(By.XPATH, ".//button[text()='Sign out']").click()
-    notice = WebDriverWait(me, 10).until(
-        lambda b: b.find_element(By.CSS_SELECTOR, ".notice[role=status]").text == "That session was signed out." and b)
+    until(me, lambda b: b.find_element(By.CSS_SELECTOR, ".notice[role=status]").text == "That session was signed out.")
     assert len(session_rows(me)) == 1
     assert "This device" in session_rows(me)[0].text
 

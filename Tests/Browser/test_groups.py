@@ -1,13 +1,12 @@
 """Groups in a real browser, without JavaScript (plain forms): an admin makes a group, adds a member and opens the
 demo model to it alone; someone outside the group no longer sees the model and is told why when sending with it."""
 import pytest
-from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from conftest import Server, start_chromium
-from parley_pages import assert_accessible, sign_in, sign_up, wait_for_reply
+from parley_pages import assert_accessible, sign_in, sign_up, until, wait_for_reply
 
 
 def submit(browser, label):
@@ -16,11 +15,6 @@ def submit(browser, label):
     browser.find_element(By.XPATH, f"//button[text()='{label}']").click()
     WebDriverWait(browser, 10).until(ready.staleness_of(page))
     WebDriverWait(browser, 10).until(lambda b: b.execute_script("return document.readyState") == "complete")
-
-
-def until(browser, condition):
-    """Waits up to 10 s for `condition`, looking again while a page is replaced under it (a form's redirect)."""
-    WebDriverWait(browser, 10, ignored_exceptions=(WebDriverException,)).until(condition)
 
 
 @pytest.fixture()
