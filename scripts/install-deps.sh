@@ -37,7 +37,8 @@ fi
 # packages). axe-selenium-python (which ships axe-core) is installed without its dependencies: Debian's selenium and
 # pytest already satisfy them, and pip must not replace them. oidc-provider-mock is a real OpenID Connect provider
 # (Authlib and Flask) that the single sign-on tests start on loopback; it brings its own dependencies, Authlib kept
-# below 2 (its 0.3.4 imports `authlib.jose`, which Authlib 2 drops).
+# below 2 (its 0.3.4 imports `authlib.jose`, which Authlib 2 drops). The official `openai` package is the client the
+# OpenAI-compatible endpoint's tests drive, and openapi-core checks the API's recorded responses against its document.
 if [[ "${1:-}" == "--test" ]]; then
   venv=$root/.venv-test
   pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore)
@@ -51,5 +52,10 @@ if [[ "${1:-}" == "--test" ]]; then
     echo "Adding oidc-provider-mock to $venv" >&2
     "${pip[@]}" "oidc-provider-mock==0.3.4" "authlib>=1.6,<2"
     "$venv/bin/python" -c "import oidc_provider_mock, selenium, pytest"
+  fi
+  if ! "$venv/bin/python" -c "import openai, openapi_core" 2>/dev/null; then
+    echo "Adding openai and openapi-core to $venv" >&2
+    "${pip[@]}" "openai==3.51.0" "openapi-core==0.23.1"
+    "$venv/bin/python" -c "import openai, openapi_core, oidc_provider_mock, selenium, pytest"
   fi
 fi

@@ -43,6 +43,12 @@ public struct JSONText: Sendable {
         JSONText.append(value ? "true" : "false", to: &bytes)
     }
 
+    /// Adds a field whose value is `null`.
+    @inlinable public mutating func field(null name: String) {
+        key(name)
+        JSONText.append("null", to: &bytes)
+    }
+
     /// Adds a nested object field.
     @inlinable public mutating func field(_ name: String, object: JSONText) {
         key(name)

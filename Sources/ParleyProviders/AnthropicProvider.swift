@@ -55,6 +55,8 @@ public struct AnthropicProvider: ChatProvider {
                     })
             }
             if !request.stop.isEmpty { body.field("stop_sequences", strings: request.stop) }
+            if let temperature = request.temperature { body.field("temperature", temperature) }
+            if let topP = request.topP { body.field("top_p", topP) }
             if !system.isEmpty { body.field("system", system) }
             body.field("messages", objectsFrom: request.turns.lazy.filter { $0.role != .system }, Self.writeMessage)
             body.field("stream", true)

@@ -44,12 +44,16 @@ public struct GeminiProvider: ChatProvider {
             if !system.isEmpty {
                 body.field("systemInstruction", object: JSONText { $0.field("parts", objects: system) })
             }
-            if request.maxTokens != nil || !request.stop.isEmpty || request.thinkingBudget != nil {
+            if request.maxTokens != nil || !request.stop.isEmpty || request.thinkingBudget != nil
+                || request.temperature != nil || request.topP != nil
+            {
                 body.field(
                     "generationConfig",
                     object: JSONText { config in
                         if let maxTokens = request.maxTokens { config.field("maxOutputTokens", maxTokens) }
                         if !request.stop.isEmpty { config.field("stopSequences", strings: request.stop) }
+                        if let temperature = request.temperature { config.field("temperature", temperature) }
+                        if let topP = request.topP { config.field("topP", topP) }
                         if let budget = request.thinkingBudget {
                             config.field(
                                 "thinkingConfig",

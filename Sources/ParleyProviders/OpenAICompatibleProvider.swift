@@ -45,6 +45,8 @@ public struct OpenAICompatibleProvider: ChatProvider {
             body.field("messages", objectsFrom: request.turns, Self.writeMessage)
             if let maxTokens = request.maxTokens { body.field("max_tokens", maxTokens) }
             if !request.stop.isEmpty { body.field("stop", strings: request.stop) }
+            if let temperature = request.temperature { body.field("temperature", temperature) }
+            if let topP = request.topP { body.field("top_p", topP) }
             body.field("stream", true)
             body.field("stream_options", object: JSONText { $0.field("include_usage", true) })
         }

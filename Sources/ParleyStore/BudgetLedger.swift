@@ -37,14 +37,20 @@ enum BudgetLedger {
     }
 
     /// Refuses a new reply in the conversation when its owner has a budget and has spent it, or has another reply
-    /// streaming: replies that have not ended are not in the rollup yet, so running one at a time is what keeps
-    /// concurrent sends from overspending by more than one reply.
+    /// streaming (`enforce(_:userID:today:)`).
     static func enforce(_ db: Database, conversationID: ConversationID, today: UsageDay) throws {
         guard
             let userID = try UserID.fetchOne(
                 db.cachedStatement(sql: "SELECT user_id FROM conversations WHERE id = ?"),
                 arguments: [conversationID])
         else { return }
+        try enforce(db, userID: userID, today: today)
+    }
+
+    /// Refuses a new reply or API completion when the user has a budget and has spent it, or has another reply or
+    /// completion streaming: those that have not ended are not in the rollup yet, so running one at a time is what
+    /// keeps concurrent requests from overspending by more than one.
+    static func enforce(_ db: Database, userID: UserID, today: UsageDay) throws {
         let status = try status(db, userID: userID, today: today)
         guard status.budgetMicros != nil else { return }
         if status.isExhausted { throw StoreError.budgetExceeded(status) }
@@ -54,7 +60,8 @@ enum BudgetLedger {
                     sql: """
                         SELECT EXISTS (SELECT 1 FROM messages m JOIN conversations c ON c.id = m.conversation_id
                                        WHERE m.status = 'streaming' AND c.user_id = ?)
-                        """), arguments: [userID]) ?? false
+                            OR EXISTS (SELECT 1 FROM api_completions WHERE status = 'streaming' AND user_id = ?)
+                        """), arguments: [userID, userID]) ?? false
         if running { throw StoreError.budgetReplyRunning }
     }
 }

@@ -446,6 +446,37 @@ enum Migrations {
                     CREATE INDEX api_keys_by_user ON api_keys(user_id);
                     """)
         }
+        migrator.registerMigration("v15: API completions") { db in
+            // A completion asked through the OpenAI-compatible endpoint: no conversation holds it, so this row is its
+            // cost record (and, while `streaming`, what keeps a user with a budget to one running reply or completion).
+            // The rollup counts it within its totals and again in the `api_` columns, as it does titles.
+            try db.execute(
+                sql: """
+                    CREATE TABLE api_completions (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        key_id INTEGER REFERENCES api_keys(id) ON DELETE SET NULL,
+                        model TEXT NOT NULL,
+                        provider TEXT,
+                        status TEXT NOT NULL,
+                        prompt_tokens INTEGER NOT NULL DEFAULT 0,
+                        cached_prompt_tokens INTEGER NOT NULL DEFAULT 0,
+                        completion_tokens INTEGER NOT NULL DEFAULT 0,
+                        reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+                        cost_micros INTEGER NOT NULL DEFAULT 0,
+                        usage_estimated BOOLEAN NOT NULL DEFAULT 0,
+                        price_version_id INTEGER REFERENCES model_prices(id),
+                        error_code TEXT,
+                        created_at DATETIME NOT NULL,
+                        updated_at DATETIME NOT NULL
+                    );
+                    CREATE INDEX api_completions_by_user ON api_completions(user_id, created_at);
+                    CREATE INDEX api_completions_streaming ON api_completions(user_id) WHERE status = 'streaming';
+                    ALTER TABLE usage_daily ADD COLUMN api_requests INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE usage_daily ADD COLUMN api_tokens INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE usage_daily ADD COLUMN api_cost_micros INTEGER NOT NULL DEFAULT 0;
+                    """)
+        }
         return migrator
     }
 }

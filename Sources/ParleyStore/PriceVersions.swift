@@ -14,6 +14,18 @@ enum PriceVersions {
         ).map(PriceVersion.init(row:))
     }
 
+    /// Prices `usage` at the version of `pricing`'s model in force at `moment` (starting its history with the list
+    /// price when it has none) and returns that version.
+    static func charge(_ usage: inout Usage, _ db: Database, pricing: ReplyPricing, at moment: Date) throws
+        -> PriceVersion
+    {
+        let price =
+            try current(db, modelID: pricing.modelID, at: moment)
+            ?? insert(db, modelID: pricing.modelID, rates: pricing.listRates, at: moment)
+        usage.costMicros = price.rates.cost(of: usage)
+        return price
+    }
+
     /// Adds a version of `modelID` taking effect at `moment`.
     static func insert(_ db: Database, modelID: String, rates: TokenRates, at moment: Date) throws -> PriceVersion {
         try db.cachedStatement(

@@ -219,11 +219,7 @@ public struct SQLiteChatStore: ChatStore {
                 var usage = outcome.usage
                 var priceID: Int64?
                 if let pricing = outcome.pricing {
-                    let price =
-                        try PriceVersions.current(db, modelID: pricing.modelID, at: now.date)
-                        ?? PriceVersions.insert(db, modelID: pricing.modelID, rates: pricing.listRates, at: now.date)
-                    usage.costMicros = price.rates.cost(of: usage)
-                    priceID = price.id
+                    priceID = try PriceVersions.charge(&usage, db, pricing: pricing, at: now.date).id
                 }
                 try db.cachedStatement(
                     sql: """
@@ -261,11 +257,8 @@ public struct SQLiteChatStore: ChatStore {
         try await perform {
             try await writer.write { db in
                 let now = StoredDate.now
-                let price =
-                    try PriceVersions.current(db, modelID: pricing.modelID, at: now.date)
-                    ?? PriceVersions.insert(db, modelID: pricing.modelID, rates: pricing.listRates, at: now.date)
                 var usage = usage
-                usage.costMicros = price.rates.cost(of: usage)
+                _ = try PriceVersions.charge(&usage, db, pricing: pricing, at: now.date)
                 try db.cachedStatement(
                     sql: "UPDATE conversations SET title_cost_micros = title_cost_micros + ? WHERE id = ?"
                 )
@@ -283,7 +276,11 @@ public struct SQLiteChatStore: ChatStore {
                 try indexHeldQuestions(db, ofRepliesWhere: "status = 'streaming'", arguments: [])
                 try db.cachedStatement(sql: "UPDATE messages SET status = 'interrupted' WHERE status = 'streaming'")
                     .execute()
-                return db.changesCount
+                let replies = db.changesCount
+                try db.cachedStatement(
+                    sql: "UPDATE api_completions SET status = 'interrupted' WHERE status = 'streaming'"
+                ).execute()
+                return replies
             }
         }
     }

@@ -11,7 +11,7 @@ public struct SQLiteUsageStore: UsageStore {
     static let sums =
         "SUM(requests), SUM(input_tokens), SUM(cached_input_tokens), SUM(output_tokens), SUM(cost_micros), "
         + "SUM(estimated_tokens), SUM(estimated_cost_micros), SUM(title_tokens), SUM(title_cost_micros), "
-        + "SUM(reasoning_tokens)"
+        + "SUM(reasoning_tokens), SUM(api_requests), SUM(api_tokens), SUM(api_cost_micros)"
 
     /// Creates the store over an open database.
     public init(database: ParleyDatabase) {
@@ -34,7 +34,7 @@ public struct SQLiteUsageStore: UsageStore {
                             SELECT g.*, u.email FROM (SELECT user_id, \(Self.sums) FROM usage_daily WHERE day BETWEEN ? AND ? GROUP BY user_id) g
                             LEFT JOIN users u ON u.id = g.user_id
                             """), arguments: range
-                ).map { UserUsage(userID: $0[0], email: $0[11], totals: UsageTotals(row: $0, at: 1)) }
+                ).map { UserUsage(userID: $0[0], email: $0[14], totals: UsageTotals(row: $0, at: 1)) }
                 var byModel: [String: UsageTotals] = [:]
                 var totals = UsageTotals()
                 for row in daily {
@@ -61,7 +61,7 @@ public struct SQLiteUsageStore: UsageStore {
                         sql: """
                             SELECT d.day, d.user_id, u.email, d.model, d.requests, d.input_tokens, d.cached_input_tokens, d.output_tokens,
                                    d.cost_micros, d.estimated_tokens, d.estimated_cost_micros, d.title_tokens, d.title_cost_micros,
-                                   d.reasoning_tokens
+                                   d.reasoning_tokens, d.api_requests, d.api_tokens, d.api_cost_micros
                             FROM usage_daily d LEFT JOIN users u ON u.id = d.user_id
                             WHERE d.day BETWEEN ? AND ? ORDER BY d.day, d.user_id, d.model
                             """), arguments: [period.from.description, period.to.description]
@@ -137,13 +137,14 @@ public struct SQLiteUsageStore: UsageStore {
 }
 
 extension UsageTotals {
-    /// The totals in ten columns of a row from `index` on: requests, input, cached input and output tokens, cost,
-    /// estimated tokens and cost, titles' tokens and cost, reasoning tokens.
+    /// The totals in thirteen columns of a row from `index` on: requests, input, cached input and output tokens, cost,
+    /// estimated tokens and cost, titles' tokens and cost, reasoning tokens, API requests, tokens and cost.
     init(row: Row, at index: Int) {
         self.init(
             requests: row[index] ?? 0, inputTokens: row[index + 1] ?? 0, cachedInputTokens: row[index + 2] ?? 0,
             outputTokens: row[index + 3] ?? 0, reasoningTokens: row[index + 9] ?? 0, costMicros: row[index + 4] ?? 0,
             estimatedTokens: row[index + 5] ?? 0, estimatedCostMicros: row[index + 6] ?? 0,
-            titleTokens: row[index + 7] ?? 0, titleCostMicros: row[index + 8] ?? 0)
+            titleTokens: row[index + 7] ?? 0, titleCostMicros: row[index + 8] ?? 0, apiRequests: row[index + 10] ?? 0,
+            apiTokens: row[index + 11] ?? 0, apiCostMicros: row[index + 12] ?? 0)
     }
 }

@@ -21,6 +21,8 @@ public enum ChatError: Error, Equatable, Sendable {
     case tooManyImages
     /// Images came with a message for a model that cannot see them.
     case modelCannotSeeImages(String)
+    /// A completion was asked of a model that draws images rather than writing text.
+    case modelDrawsImages(String)
     /// A reply is already being generated in this conversation.
     case busy
     /// A send with this request id is still running.

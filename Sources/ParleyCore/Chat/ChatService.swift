@@ -374,7 +374,8 @@ public struct ChatService: Sendable {
         }
     }
 
-    private func map(_ error: any Error) -> ChatError {
+    /// The chat error a storage or generation error is refused as (a storage fault is logged).
+    func map(_ error: any Error) -> ChatError {
         switch error {
         case let error as ChatError: return error
         case GenerationError.busy: return .busy

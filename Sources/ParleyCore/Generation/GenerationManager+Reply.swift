@@ -7,14 +7,6 @@ enum StreamEnd: Sendable {
     case cancelled
 }
 
-/// What a reply does after its provider failed, as the reply's loop needs it (small, since that loop's frame is held
-/// for as long as the reply streams).
-private enum AttemptStep {
-    case retry(after: Duration)
-    case fallBack
-    case fail(FailureReason)
-}
-
 /// How a reply goes on once its request is built.
 private enum ReplyPlan {
     case stream(UpstreamAttempt)
@@ -33,7 +25,13 @@ extension GenerationManager {
         case .stream(let attempt):
             // The provider says when the request has left (`markRequestSent`), which releases whoever started the
             // reply.
-            end = await streamWithRetries(attempt, for: reply)
+            switch await streamWithRetries(
+                attempt, model: reply.job.model, for: ConversationReply(manager: self, reply: reply))
+            {
+            case .completed: end = .completed
+            case .failed(let error): end = .failed(error.reason)
+            case .cancelled: end = .cancelled
+            }
         case .draw(let prompt):
             // An image's starter does not wait for the drawing, which takes seconds.
             reply.markUnderway()
@@ -65,75 +63,6 @@ extension GenerationManager {
             return .end(.failed(ProviderError.missingKey(provider: model.providerID).reason))
         }
         return .stream(UpstreamAttempt(modelID: model.id, provider: provider, request: request))
-    }
-
-    /// Streams the reply, retrying rate limits and outages before the first token, then once more through the model's
-    /// fallback when it has one.
-    private func streamWithRetries(_ first: UpstreamAttempt, for reply: ReplyRun) async -> StreamEnd {
-        var attempt = first
-        while true {
-            do {
-                try await attempt.provider.streamCompletion(
-                    attempt.request,
-                    onSent: { reply.markRequestSent() }
-                ) { chunk in
-                    self.receive(chunk, for: reply)
-                }
-                return .completed
-            } catch {
-                // A provider that failed before sending releases the starter now, not after its retries.
-                reply.markUnderway()
-                if error == .cancelled || Task.isCancelled { return .cancelled }
-                switch nextAttempt(after: error, of: &attempt, for: reply) {
-                case .retry(let delay):
-                    do { try await clock.sleep(for: delay) } catch { return .cancelled }
-                    GenerationMetrics.retry(model: attempt.modelID)
-                case .fallBack:
-                    continue
-                case .fail(let reason):
-                    return .failed(reason)
-                }
-            }
-        }
-    }
-
-    /// Decides what follows a provider's error (`UpstreamAttempt.next`), with its log lines and metrics. Kept out of
-    /// the async loop above so that its values do not enlarge the reply task's frame, which lives as long as the reply.
-    @inline(never)
-    private func nextAttempt(
-        after error: ProviderError, of attempt: inout UpstreamAttempt,
-        for reply: ReplyRun
-    ) -> AttemptStep {
-        GenerationMetrics.upstreamError(model: attempt.modelID, code: error.reason.code)
-        let fallback = reply.job.model.fallback.flatMap(catalog.model).flatMap { model in
-            catalog.provider(for: model).map { (model: model, provider: $0) }
-        }
-        let failed = attempt
-        let next = attempt.next(after: error, hasText: reply.hasOutput, policy: settings.retry, fallback: fallback)
-        if attempt.isHalved, !failed.isHalved {
-            logger.notice(
-                "the provider refused the context as too long: asking again with about half",
-                metadata: [
-                    "model": "\(attempt.modelID)",
-                    "turns": "\(failed.request.turns.count) -> \(attempt.request.turns.count)",
-                ])
-        }
-        switch next {
-        case .retry(let delay):
-            return .retry(after: delay)
-        case .fallBack:
-            if let fallback {
-                logger.notice(
-                    "falling back",
-                    metadata: ["model": "\(failed.modelID)", "fallback": "\(fallback.model.id)"])
-                reply.updateReport { $0.model = fallback.model }
-            }
-            return .fallBack
-        case .fail(let error):
-            logger.notice(
-                "reply failed", metadata: ["message": "\(reply.job.assistantMessageID)", "error": "\(error)"])
-            return .fail(error.reason)
-        }
     }
 
     /// The context sent upstream: the system prompt and the conversation before the reply, trimmed to fit, with the
@@ -242,7 +171,7 @@ extension GenerationManager {
         let outcome = ReplyOutcome(
             content: text, reasoning: reasoning.isEmpty ? nil : reasoning,
             reasoningMilliseconds: reasoningTime.map(Self.milliseconds), status: status,
-            usage: self.usage(
+            usage: Self.chargedUsage(
                 text: text, reasoning: reasoning, reported: report.providerUsage,
                 estimatedPrompt: report.estimatedPromptTokens),
             failure: failure, pricing: ReplyPricing(model))
@@ -287,7 +216,7 @@ extension GenerationManager {
     /// a provider did not report and did not produce is not billed. Reasoning is output: its tokens are part of the
     /// completion's. A provider that counts them without saying how many (Anthropic's thinking, a server that leaves
     /// `<think>` in the text) gets the reasoning text's estimate, within its completion tokens.
-    private func usage(text: String, reasoning: String, reported: Usage?, estimatedPrompt: Int) -> Usage {
+    static func chargedUsage(text: String, reasoning: String, reported: Usage?, estimatedPrompt: Int) -> Usage {
         let reasoningTokens = ContextWindow.estimatedTokens(reasoning)
         if var reported {
             if reported.reasoningTokens == 0 {

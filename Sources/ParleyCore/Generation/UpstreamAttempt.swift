@@ -9,6 +9,8 @@ struct UpstreamAttempt {
     var isFallback = false
     /// Whether the context was already cut to about half after the provider refused it as too long.
     var isHalved = false
+    /// Whether the context is the caller's to the last turn, never cut (an API completion's).
+    var keepsWholeContext = false
 
     /// What follows a failed attempt.
     enum Next: Equatable {
@@ -28,7 +30,7 @@ struct UpstreamAttempt {
     /// per `policy`, then (or at once, for a connection that could not be opened) handed to the fallback; anything
     /// else, or anything after text was shown, ends the reply.
     mutating func next(after error: ProviderError, hasText: Bool, policy: RetryPolicy, fallback: Fallback?) -> Next {
-        if error == .contextTooLong || error == .emptyReply, !hasText, !isHalved,
+        if error == .contextTooLong || error == .emptyReply, !hasText, !isHalved, !keepsWholeContext,
             let halved = ContextWindow.halved(request.turns)
         {
             request.turns = halved
@@ -45,8 +47,8 @@ struct UpstreamAttempt {
         guard !isFallback, let fallback else { return .fail(error) }
         self = UpstreamAttempt(
             modelID: fallback.model.id, provider: fallback.provider,
-            request: CompletionRequest(model: fallback.model, turns: request.turns),
-            isFallback: true)
+            request: request.answered(by: fallback.model), isFallback: true,
+            keepsWholeContext: keepsWholeContext)
         return .fallBack
     }
 }

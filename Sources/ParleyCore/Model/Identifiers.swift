@@ -8,3 +8,5 @@ public typealias MessageID = Int64
 public typealias AttachmentID = Int64
 /// A group's row id.
 public typealias GroupID = Int64
+/// The row id of a completion asked through the OpenAI-compatible endpoint.
+public typealias APICompletionID = Int64

@@ -39,6 +39,10 @@ public struct CompletionRequest: Sendable, Equatable {
     public var stop: [String]
     /// Tokens the model may think for, with its thinking shown (`ModelInfo.thinkingBudget`); on top of `maxTokens`.
     public var thinkingBudget: Int?
+    /// The sampling temperature (nil: the provider's default).
+    public var temperature: Double?
+    /// The nucleus sampling mass (nil: the provider's default).
+    public var topP: Double?
 
     /// Whether any turn carries an image.
     public var hasImages: Bool { turns.contains { !$0.images.isEmpty } }
@@ -57,6 +61,14 @@ public struct CompletionRequest: Sendable, Equatable {
     /// The request for `model`, thinking as much as that model is set to.
     public init(model: ModelInfo, turns: [ChatTurn]) {
         self.init(model: model.upstreamID, turns: turns, thinkingBudget: model.thinkingBudget)
+    }
+
+    /// The same request asked of `model` instead (a fallback): its upstream name and thinking, the rest kept.
+    public func answered(by model: ModelInfo) -> CompletionRequest {
+        var request = self
+        request.model = model.upstreamID
+        request.thinkingBudget = model.thinkingBudget
+        return request
     }
 }
 

@@ -1,7 +1,8 @@
 /// Requests, tokens and money summed over some rollup rows; `estimatedTokens` and `estimatedCostMicros` are the part of
 /// the tokens and cost that Parley estimated because the provider reported no usage, `titleTokens` and
 /// `titleCostMicros` the part spent asking for conversations' titles, `reasoningTokens` the part of the output tokens
-/// that models spent reasoning.
+/// that models spent reasoning, `apiRequests`, `apiTokens` and `apiCostMicros` the part asked through the
+/// OpenAI-compatible endpoint rather than in conversations.
 public struct UsageTotals: Sendable, Equatable {
     public var requests: Int64
     public var inputTokens: Int64
@@ -13,12 +14,16 @@ public struct UsageTotals: Sendable, Equatable {
     public var estimatedCostMicros: Int64
     public var titleTokens: Int64
     public var titleCostMicros: Int64
+    public var apiRequests: Int64
+    public var apiTokens: Int64
+    public var apiCostMicros: Int64
 
     /// Creates totals.
     public init(
         requests: Int64 = 0, inputTokens: Int64 = 0, cachedInputTokens: Int64 = 0, outputTokens: Int64 = 0,
         reasoningTokens: Int64 = 0, costMicros: Int64 = 0, estimatedTokens: Int64 = 0, estimatedCostMicros: Int64 = 0,
-        titleTokens: Int64 = 0, titleCostMicros: Int64 = 0
+        titleTokens: Int64 = 0, titleCostMicros: Int64 = 0, apiRequests: Int64 = 0, apiTokens: Int64 = 0,
+        apiCostMicros: Int64 = 0
     ) {
         self.requests = requests
         self.inputTokens = inputTokens
@@ -30,6 +35,9 @@ public struct UsageTotals: Sendable, Equatable {
         self.estimatedCostMicros = estimatedCostMicros
         self.titleTokens = titleTokens
         self.titleCostMicros = titleCostMicros
+        self.apiRequests = apiRequests
+        self.apiTokens = apiTokens
+        self.apiCostMicros = apiCostMicros
     }
 
     /// The totals of one charged reply.
@@ -40,6 +48,14 @@ public struct UsageTotals: Sendable, Equatable {
             outputTokens: Int64(usage.completionTokens), reasoningTokens: Int64(usage.reasoningTokens),
             costMicros: usage.costMicros,
             estimatedTokens: usage.estimated ? tokens : 0, estimatedCostMicros: usage.estimated ? usage.costMicros : 0)
+    }
+
+    /// The totals of one charged API completion: a request like a reply's, counted again as the API's.
+    public init(apiCompletion usage: Usage) {
+        self.init(reply: usage)
+        apiRequests = 1
+        apiTokens = inputTokens + outputTokens
+        apiCostMicros = costMicros
     }
 
     /// Adds other totals to these.
@@ -54,5 +70,8 @@ public struct UsageTotals: Sendable, Equatable {
         lhs.estimatedCostMicros += rhs.estimatedCostMicros
         lhs.titleTokens += rhs.titleTokens
         lhs.titleCostMicros += rhs.titleCostMicros
+        lhs.apiRequests += rhs.apiRequests
+        lhs.apiTokens += rhs.apiTokens
+        lhs.apiCostMicros += rhs.apiCostMicros
     }
 }

@@ -52,6 +52,6 @@ struct APIKeyAuthority: Sendable {
             try? await store.touchKey(id: found.key.id, at: now)
         }
         // A key names no session: signing out, which needs one, is a page's, where keys do not work.
-        return Identity(user: found.user, sessionID: "", viaBearer: true)
+        return Identity(user: found.user, sessionID: "", viaBearer: true, apiKeyID: found.key.id)
     }
 }

@@ -110,6 +110,10 @@ public struct AppError: Error, Sendable {
                 message:
                     "The model “\(model)” cannot see images. Choose a vision model, or send the message without images."
             )
+        case .modelDrawsImages(let model):
+            self.init(
+                .badRequest, code: "model_draws_images",
+                message: "The model “\(model)” draws images; it does not write text. Choose a chat model.")
         case .busy:
             self.init(
                 .conflict, code: "generation_running",

@@ -8,6 +8,8 @@ public struct Identity: Sendable {
     public var sessionID: String
     /// Whether the request carried a Bearer token (no CSRF check) rather than the session cookie.
     public var viaBearer: Bool
+    /// The personal API key the request carried, when it carried one.
+    public var apiKeyID: Int64? = nil
 }
 
 /// Parley's request context: the identity, the CSRF token for forms, and the caller's address.

@@ -13,16 +13,20 @@ struct ParleyRequestDecoder: RequestDecoder {
             return try Self.form(T.self, from: String(buffer: body))
         }
         if contentType.hasPrefix("application/json") {
-            let body = try await request.collectBody(within: context.maxUploadSize)
-            do {
-                return try APIEncoding.decoder.decode(T.self, from: Data(body.readableBytesView))
-            } catch {
-                throw AppError.malformed("The JSON body could not be read: \(Self.problem(error)).")
-            }
+            return try Self.json(T.self, from: try await request.collectBody(within: context.maxUploadSize))
         }
         throw AppError(
             .unsupportedMediaType, code: "unsupported_media_type",
             message: "Send the body as application/json or application/x-www-form-urlencoded.")
+    }
+
+    /// Decodes a JSON body with the API's policy, or throws 400 naming the problem.
+    static func json<T: Decodable>(_ type: T.Type, from body: ByteBuffer) throws(AppError) -> T {
+        do {
+            return try APIEncoding.decoder.decode(T.self, from: Data(body.readableBytesView))
+        } catch {
+            throw AppError.malformed("The JSON body could not be read: \(problem(error)).")
+        }
     }
 
     /// Decodes URL-encoded fields (a form body, or a query string), or throws 400 naming the problem.

@@ -154,6 +154,12 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     ReplyController(settings: services.settings, chat: services.chat, eventStreams: services.eventStreams)
         .addRoutes(to: router)
     APIController(chat: services.chat, pages: services.pages).addRoutes(to: router)
+    OpenAICompatibleController(
+        completions: CompletionService(
+            chat: services.chat, generations: services.chat.generations,
+            store: SQLiteChatStore(database: services.database)),
+        settings: services.settings
+    ).addRoutes(to: router)
     SearchController(chat: services.chat, pages: services.pages).addRoutes(to: router)
     PinArchiveController(chat: services.chat).addRoutes(to: router)
     ExportController(chat: services.chat).addRoutes(to: router)

@@ -23,9 +23,13 @@ struct ErrorMiddleware: RouterMiddleware {
                 return Response.redirect(to: back.map(LocalRedirect.login(returningTo:)) ?? "/login", type: .normal)
             }
             var response =
-                request.wantsJSON
-                ? Self.json(appError, requestID: context.id)
-                : pages.errorPage(appError, requestID: context.id, context: context)
+                request.isOpenAICompatible
+                ? Response(
+                    status: appError.status, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: OpenAIError.body(appError))))
+                : request.wantsJSON
+                    ? Self.json(appError, requestID: context.id)
+                    : pages.errorPage(appError, requestID: context.id, context: context)
             for field in appError.headers { response.headers.append(field) }
             return response
         }
