@@ -36,7 +36,9 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
             if let error = fault.error(model: chat.model, rejectTurn: rejectTurn, promptTokens: chat.promptTokens) {
                 throw error
             }
-            let script = fault.script(model: chat.model, configuration: configuration)
+            let (script, cutAtLimit) = fault.script(model: chat.model, configuration: configuration)
+                .honouring(stop: body.stop, maxTokens: body.maxTokens)
+            chat.endsAtLimit = chat.endsAtLimit || cutAtLimit
             chat.reasoningTokens = script.reasoning.count
             guard chat.stream else { return await completeResponse(chat, script: script) }
             let stream = MockStream(script: script, wire: wire, chat: chat, stats: stats, pacer: pacer)

@@ -39,6 +39,10 @@ struct ChatRequestBody {
     var includeUsage: Bool?
     /// Characters of the message texts: the strings under the keys `isTextKey` names.
     var textLength = 0
+    /// `stop` (OpenAI: a string or a list) or `stop_sequences` (Anthropic).
+    var stop: [String] = []
+    /// `max_tokens`, when a number.
+    var maxTokens: Int?
 
     /// Reads `json`; throws `JSONCursor.Invalid` when it is not a JSON object.
     init(json: String) throws {
@@ -50,6 +54,10 @@ struct ChatRequestBody {
                     guard try cursor.nextValueKind() == .string else { return try cursor.skipValue() }
                     body.model = try cursor.readString()
                 case "stream": body.stream = try Self.bool(&cursor)
+                case "stop", "stop_sequences": body.stop = try Self.strings(&cursor)
+                case "max_tokens":
+                    guard try cursor.nextValueKind() == .number else { return try cursor.skipValue() }
+                    body.maxTokens = try cursor.readInt()
                 case "stream_options":
                     guard try cursor.nextValueKind() == .object else { return try cursor.skipValue() }
                     try cursor.readObject { cursor, key in
@@ -92,6 +100,24 @@ struct ChatRequestBody {
         default: try cursor.skipValue()
         }
         return length
+    }
+
+    /// The next value as strings: itself when a string, its string elements when an array, else none.
+    private static func strings(_ cursor: inout JSONCursor) throws -> [String] {
+        switch try cursor.nextValueKind() {
+        case .string: return [try cursor.readString()]
+        case .array:
+            var strings: [String] = []
+            try cursor.readArray { cursor, _ in
+                if try cursor.nextValueKind() == .string { strings.append(try cursor.readString()) } else {
+                    try cursor.skipValue()
+                }
+            }
+            return strings
+        default:
+            try cursor.skipValue()
+            return []
+        }
     }
 
     /// The next value when it is a boolean (nil, and skipped, otherwise).

@@ -31,3 +31,26 @@ struct StreamScript: Sendable {
     var tokenDelay: Duration
     var ending: Ending
 }
+
+extension StreamScript {
+    /// The script as a provider honours a request's limits: the answer ends before the first stop sequence, and after
+    /// `maxTokens` tokens (then as cut at the limit, which the second value says).
+    func honouring(stop: [String], maxTokens: Int?) -> (StreamScript, cutAtLimit: Bool) {
+        var script = self
+        if !stop.isEmpty {
+            var text = ""
+            for (index, chunk) in chunks.enumerated() {
+                text += chunk
+                guard let found = stop.compactMap({ text.range(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound })
+                else { continue }
+                let before = text[..<found.lowerBound]
+                let sentBefore = chunks[..<index].joined().count
+                script.chunks = Array(chunks[..<index]) + [String(before.dropFirst(sentBefore))].filter { !$0.isEmpty }
+                break
+            }
+        }
+        guard let maxTokens, maxTokens >= 0, script.chunks.count > maxTokens else { return (script, false) }
+        script.chunks = Array(script.chunks.prefix(maxTokens))
+        return (script, true)
+    }
+}

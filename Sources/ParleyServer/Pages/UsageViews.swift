@@ -31,6 +31,11 @@ enum UsageViews {
             "estimated_cost": MicroDollars.display(totals.estimatedCostMicros),
             "title_tokens": MicroDollars.grouped(totals.titleTokens),
             "title_cost": MicroDollars.display(totals.titleCostMicros),
+            "chat_requests": MicroDollars.grouped(totals.requests - totals.apiRequests),
+            "chat_cost": MicroDollars.display(totals.costMicros - totals.apiCostMicros),
+            "api_requests": MicroDollars.grouped(totals.apiRequests),
+            "api_tokens": MicroDollars.grouped(totals.apiTokens),
+            "api_cost": MicroDollars.display(totals.apiCostMicros),
         ]
     }
 
