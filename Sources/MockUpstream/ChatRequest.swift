@@ -109,7 +109,9 @@ struct ChatRequestBody {
         case .array:
             var strings: [String] = []
             try cursor.readArray { cursor, _ in
-                if try cursor.nextValueKind() == .string { strings.append(try cursor.readString()) } else {
+                if try cursor.nextValueKind() == .string {
+                    strings.append(try cursor.readString())
+                } else {
                     try cursor.skipValue()
                 }
             }
