@@ -37,7 +37,9 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
                 throw error
             }
             let (script, cutAtLimit) = fault.script(model: chat.model, configuration: configuration)
-                .honouring(stop: body.stop, maxTokens: body.maxTokens)
+                .honouring(
+                    stop: fault == .ignoresLimits ? [] : body.stop,
+                    maxTokens: fault == .ignoresLimits ? nil : body.maxTokens)
             chat.endsAtLimit = chat.endsAtLimit || cutAtLimit
             chat.reasoningTokens = script.reasoning.count
             guard chat.stream else { return await completeResponse(chat, script: script) }

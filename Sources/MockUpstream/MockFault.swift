@@ -26,6 +26,9 @@ enum MockFault: String, CaseIterable, Sendable {
     /// Streams its reasoning inside a leading `<think>…</think>` of the content, as DeepSeek-R1 or Qwen through a
     /// server without a reasoning parser (meant for the OpenAI-compatible wire).
     case thinkTag = "mock-think-tag"
+    /// Ignores `stop` and `max_tokens` (every other model honours them, as vendors do), so that the client's own cuts
+    /// are what ends the reply.
+    case ignoresLimits = "mock-deaf"
 
     /// The fault selected by `model`.
     init(model: String) {

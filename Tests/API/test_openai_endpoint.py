@@ -2,12 +2,14 @@
 whose provider is a real `parley-dev mock-upstream` (both on loopback, started and stopped here).
 
 The configured models: `chat` (the mock's `mock-fast`, priced, seeing images), `slow` (`mock-slow`, 100 ms a token),
-`limited` (opened to one group alone, which the test's user is not in), `flaky` (`mock-500`, failing every try).
+`limited` (opened to one group alone, which the test's user is not in), `flaky` (`mock-500`, failing every try), and
+`gpt-4o-mini` (`mock-fast`), which the README's examples name.
 """
 import base64
 import http.client
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -77,6 +79,7 @@ class Stack:
                 {"id": "slow", "provider": "mock", "upstream_id": "mock-slow"},
                 {"id": "limited", "provider": "mock", "upstream_id": "mock-fast"},
                 {"id": "flaky", "provider": "mock", "upstream_id": "mock-500"},
+                {"id": "gpt-4o-mini", "provider": "mock", "upstream_id": "mock-fast"},
             ],
         }
         config_path = os.path.join(self.folder, "models.json")
@@ -148,7 +151,7 @@ def stack():
 def test_models_lists_what_the_user_may_use(stack):
     # Before the group restricts `limited`, the user sees every model.
     ids = [model.id for model in stack.client().models.list()]
-    assert ids[:4] == ["chat", "slow", "limited", "flaky"], ids
+    assert ids[:5] == ["chat", "slow", "limited", "flaky", "gpt-4o-mini"], ids
 
 
 def test_a_completion_whole_and_streamed(stack):
@@ -285,6 +288,35 @@ def test_a_client_that_leaves_mid_stream_closes_the_upstream_request(stack):
     stream.close()
     # The mock notices the closed connection when it next writes, a token (100 ms) later.
     wait_for(lambda: stack.mock_stats()["aborted"] > before, what="the mock to see its request aborted")
+
+
+def readme_examples(kind):
+    """The README's `kind` code blocks (sh, python) of its JSON API section that talk to a server."""
+    with open(os.path.join(ROOT, "README.md")) as file:
+        readme = file.read()
+    section = readme[readme.index("## The JSON API"):]
+    section = section[:section.index("\n## ", 1)]
+    return [block for block in re.findall(rf"```{kind}\n(.*?)```", section, re.S) if "127.0.0.1:8080" in block]
+
+
+def test_the_readme_examples_run_as_written(stack):
+    shells = readme_examples("sh")
+    assert len(shells) == 3, shells
+    outputs = []
+    for block in shells:
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", block.replace("http://127.0.0.1:8080", stack.url)],
+                              env=dict(os.environ, PARLEY_KEY=stack.key), capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    models, whole, streamed = outputs
+    assert "gpt-4o-mini" in [model["id"] for model in json.loads(models)["data"]]
+    assert json.loads(whole)["choices"][0]["message"]["content"].startswith("Hello! This is a **mock** reply")
+    assert streamed.rstrip().endswith("data: [DONE]") and '"usage":{"prompt_tokens"' in streamed
+    (python,) = readme_examples("python")
+    script = python.replace("http://127.0.0.1:8080", stack.url).replace('"pk-…"', repr(stack.key))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Hello! This is a **mock** reply")
 
 
 def tiny_png():

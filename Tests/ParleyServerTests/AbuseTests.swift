@@ -19,8 +19,9 @@ struct AbuseTests {
         "POST /admin/groups/{id}/delete", "POST /settings/sessions/{id}/sign-out", "POST /admin/invites/{id}/revoke",
     ]
 
-    /// Routes that refuse a form body before its size matters: the import reads only a file (multipart, below) or JSON.
-    static let refusesFormBodies: [String: Int] = ["POST /settings/import": 415]
+    /// Routes that refuse a form body before its size matters: the import reads only a file (multipart, below) or JSON,
+    /// the OpenAI-compatible endpoint JSON alone.
+    static let refusesFormBodies: [String: Int] = ["POST /settings/import": 415, "POST /v1/chat/completions": 415]
 
     /// The largest image the oversized-body test lets an upload carry (`PARLEY_MAX_UPLOAD_MB`).
     static let maxUploadBytes = 1 << 20

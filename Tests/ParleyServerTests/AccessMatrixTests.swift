@@ -32,6 +32,7 @@ struct AccessMatrixTests {
         "POST /settings/import": .signedIn, "POST /settings/time-zone": .signedIn,
         "POST /settings/delete-account": .signedIn, "GET /shares": .signedIn,
         "GET /api/conversations": .signedIn, "POST /api/conversations": .signedIn, "GET /api/models": .signedIn,
+        "GET /v1/models": .signedIn, "POST /v1/chat/completions": .signedIn,
         "GET /c/{id}": .owner, "POST /c/{id}/rename": .owner, "POST /c/{id}/settings": .owner,
         "POST /c/{id}/delete": .owner, "GET /c/{id}/export.md": .owner, "GET /c/{id}/export.json": .owner,
         "POST /c/{id}/pin": .owner, "POST /c/{id}/unpin": .owner, "POST /c/{id}/archive": .owner,

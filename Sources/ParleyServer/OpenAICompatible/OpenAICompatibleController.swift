@@ -43,8 +43,8 @@ struct OpenAICompatibleController {
             throw AppError(
                 .unsupportedMediaType, code: "unsupported_media_type", message: "Send the body as application/json.")
         }
-        // Room for the images a request may carry, base64 (4 characters for 3 bytes), besides its text.
-        let limit = settings.maxUploadBytes / 3 * 4 * 2 + AppRequestContext.maxBodySize
+        // Room for an image of the upload limit in base64 (4 characters for 3 bytes), besides the text.
+        let limit = settings.maxUploadBytes / 3 * 4 + AppRequestContext.maxBodySize
         let body = try ParleyRequestDecoder.json(
             ChatCompletionBody.self, from: try await request.collectBody(within: limit))
         let asked = try body.completionRequest(
@@ -60,8 +60,11 @@ struct OpenAICompatibleController {
             model: start.model.id)
         guard body.stream == true else {
             let result = await start.run { _ in }
-            if case .failed(let error) = result.end, result.text.isEmpty { throw AppError(upstream: error) }
-            return Self.json(frames.completion(result))
+            switch result.end {
+            case .failed(let error): throw AppError(upstream: error)
+            case .cancelled: throw AppError(ChatError.shuttingDown)
+            case .complete, .cutAtLimit: return Self.json(frames.completion(result))
+            }
         }
         return try await stream(start, frames: frames, includeUsage: body.streamOptions?.includeUsage == true)
     }
