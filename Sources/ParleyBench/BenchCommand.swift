@@ -39,6 +39,8 @@ struct LoadBench: AsyncParsableCommand {
     @Option(help: "The server's process id, to read its CPU time and memory from /proc.") var serverPid: Int32?
     @Option(help: "Stop measurements to take.") var stops = 20
     @Option(help: "Where to write the JSON results.") var output = "bench-results/latest.json"
+    @Option(help: "Where replies are asked for: conversation (the JSON API's event stream) or openai (/v1).")
+    var endpoint = StreamProbe.Endpoint.conversation
 
     func validate() throws {
         guard holdSeconds >= 0 else { throw ValidationError("--hold-seconds cannot be negative") }
@@ -62,12 +64,15 @@ struct LoadBench: AsyncParsableCommand {
     /// Runs every concurrency level of `levels`, the replies through `streams`, then the Stop measurements.
     private func measure(_ client: HTTPClient, streams: [HTTPClient], levels: [Int]) async throws -> BenchResults {
         let session = try await BenchSession.start(client: client, parley: parley)
-        let probe = StreamProbe(client: client, streams: streams, parley: parley, mock: mock, token: session.token)
+        let probe = StreamProbe(
+            client: client, streams: streams, parley: parley, mock: mock, token: session.token, endpoint: endpoint)
         let server = serverPid.map(ServerProcess.init(pid:))
         var results = BenchResults()
         results.idleMemoryMB = server?.residentMegabytes()
         for level in levels {
-            let conversations = try await session.conversations(count: level)
+            // A completion needs no conversation: the numbers only pick each stream's client.
+            let conversations =
+                endpoint == .openai ? Array(0..<level) : try await session.conversations(count: level)
             var total = StreamProbe.SteadyRound()
             // Parley's own part of the first tokens, as the server times them: over the level's rounds, or over each
             // round's hold when holding (read once a level otherwise, so that reading it does not load the rounds).
@@ -108,7 +113,7 @@ struct LoadBench: AsyncParsableCommand {
                     peakMemoryMB: peak, parleyShareP50: parleyShare.quantile(0.5),
                     parleyShareP99: parleyShare.quantile(0.99)))
         }
-        guard stops > 0 else { return results }
+        guard stops > 0, endpoint == .conversation else { return results }
         let stopConversations = try await session.conversations(count: 1, model: "mock-slow")
         var stopLatencies: [Double] = []
         for _ in 0..<stops {

@@ -1,3 +1,4 @@
+import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -10,6 +11,16 @@ struct StreamProbe {
     let parley: String
     let mock: String
     let token: String
+    /// Where replies are asked for: a conversation's messages, or the OpenAI-compatible endpoint.
+    var endpoint = Endpoint.conversation
+
+    /// Where a probe asks for replies.
+    enum Endpoint: String, CaseIterable, ExpressibleByArgument {
+        /// `POST /api/conversations/{id}/messages`, answered with the reply's event stream.
+        case conversation
+        /// `POST /v1/chat/completions`, streamed as OpenAI's chunks.
+        case openai
+    }
 
     /// What a round measured: first-token times (milliseconds), tokens relayed, errors and wall time.
     struct SteadyRound {
@@ -119,6 +130,7 @@ struct StreamProbe {
     /// Milliseconds from sending a message to Parley until its first `token` event, and the completion tokens its
     /// `done` reports; throws unless the reply completed.
     func relayedReply(conversation: Int) async throws -> (firstToken: Double, tokens: Int) {
+        if endpoint == .openai { return try await relayedCompletion(client: streams[conversation % streams.count]) }
         let start = ContinuousClock.now
         let response = try await streams[conversation % streams.count].execute(
             streamingSend(conversation: conversation, content: "benchmark question"),
