@@ -19,14 +19,17 @@ extension StreamProbe {
         let response = try await client.execute(request, timeout: .seconds(600))
         guard response.status.code == 200 else { throw BenchError("HTTP \(response.status.code)") }
         var first: Duration?
-        // The end of the stream, kept across buffers: the finish, usage and `[DONE]` chunks.
-        var recent = ""
+        // The last buffers, which hold the finish, usage and `[DONE]` chunks (only they are read as text once the
+        // first text came, so that reading costs the generator little per chunk).
+        var last: [ByteBuffer] = []
         for try await buffer in response.body {
-            let text = String(buffer: buffer)
             // The role chunk's delta starts with `role`; a text chunk's with `content`.
-            if first == nil, text.contains(#""delta":{"content""#) { first = start.duration(to: .now) }
-            recent = String((recent + text).suffix(4096))
+            if first == nil, String(buffer: buffer).contains(#""delta":{"content""#) {
+                first = start.duration(to: .now)
+            }
+            last = Array((last + [buffer]).suffix(3))
         }
+        let recent = last.map { String(buffer: $0) }.joined()
         guard recent.hasSuffix("data: [DONE]\n\n"), recent.contains(#""finish_reason":"stop""#) else {
             throw BenchError("the completion did not finish: \(recent.suffix(300))")
         }

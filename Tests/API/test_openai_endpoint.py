@@ -290,6 +290,14 @@ def test_a_client_that_leaves_mid_stream_closes_the_upstream_request(stack):
     wait_for(lambda: stack.mock_stats()["aborted"] > before, what="the mock to see its request aborted")
 
 
+def test_a_client_that_gives_up_on_a_whole_completion_closes_the_upstream_request(stack):
+    before = stack.mock_stats()["aborted"]
+    # `slow` takes 3 s for its 30 tokens; the client waits half a second.
+    with pytest.raises(openai.APITimeoutError):
+        stack.client(timeout=0.5).chat.completions.create(model="slow", messages=[{"role": "user", "content": "Hi"}])
+    wait_for(lambda: stack.mock_stats()["aborted"] > before, what="the mock to see its request aborted")
+
+
 def readme_examples(kind):
     """The README's `kind` code blocks (sh, python) of its JSON API section that talk to a server."""
     with open(os.path.join(ROOT, "README.md")) as file:

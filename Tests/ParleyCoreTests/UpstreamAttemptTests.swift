@@ -90,6 +90,20 @@ extension UpstreamAttemptTests {
         }
     }
 
+    @Test func aCallersWholeContextIsNeverCutAndTheFallbackKeepsItsSampling() {
+        var attempt = Self.attempt(turns: 8)
+        attempt.keepsWholeContext = true
+        attempt.request.temperature = 0.3
+        attempt.request.stop = ["END"]
+        #expect(attempt.decide(.contextTooLong) == .fail(.contextTooLong))
+        #expect(attempt.request.turns.count == 8)
+        _ = attempt.decide(.overloaded(status: 503))
+        _ = attempt.decide(.overloaded(status: 503))
+        #expect(attempt.decide(.overloaded(status: 503)) == .fallBack)
+        #expect(attempt.keepsWholeContext && attempt.request.model == "backup-v2")
+        #expect(attempt.request.temperature == 0.3 && attempt.request.stop == ["END"])
+    }
+
     @Test func nothingIsRetriedOnceTextWasShown() {
         for error in [ProviderError.overloaded(status: 502), .contextTooLong, .connectFailed(detail: "x")] {
             var attempt = Self.attempt()

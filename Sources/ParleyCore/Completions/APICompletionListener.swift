@@ -59,6 +59,6 @@ final class APICompletionListener: UpstreamListener {
             return .zero
         }
         onText(chunk)
-        return generations.settings.coalesceInterval(running: generations.runningCount)
+        return generations.settings.coalesceInterval(running: generations.streamingCount)
     }
 }

@@ -55,7 +55,10 @@ public final class CompletionService: Sendable {
             request.topP = start.request.topP
             let attempt = UpstreamAttempt(
                 modelID: start.model.id, provider: provider, request: request, keepsWholeContext: true)
-            switch await generations.streamWithRetries(attempt, model: start.model, for: listener) {
+            generations.runningCompletions.add(1, ordering: .relaxed)
+            let ended = await generations.streamWithRetries(attempt, model: start.model, for: listener)
+            generations.runningCompletions.subtract(1, ordering: .relaxed)
+            switch ended {
             case .completed: end = listener.snapshot.isCutAtLimit ? .cutAtLimit : .complete
             case .failed(let error): end = .failed(error)
             case .cancelled: end = .cancelled

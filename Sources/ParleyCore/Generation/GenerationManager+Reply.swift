@@ -120,10 +120,10 @@ extension GenerationManager {
         switch chunk {
         case .text(let text) where !text.isEmpty:
             if reply.receive(text) { emitTokens(of: reply, force: false) }
-            return settings.coalesceInterval(running: hub.runningReplyCount)
+            return settings.coalesceInterval(running: streamingCount)
         case .reasoning(let text) where !text.isEmpty:
             if reply.receiveReasoning(text) { emitTokens(of: reply, force: false) }
-            return settings.coalesceInterval(running: hub.runningReplyCount)
+            return settings.coalesceInterval(running: streamingCount)
         case .text, .reasoning:
             return .zero
         case .usage(let prompt, let completion, let cached, let reasoning):
@@ -143,7 +143,7 @@ extension GenerationManager {
     /// out less than the coalescing interval ago; `force` (the reply's end) sends at once, with the final tail if one
     /// was held back.
     func emitTokens(of reply: ReplyRun, force: Bool) {
-        let interval = settings.coalesceInterval(running: hub.runningReplyCount)
+        let interval = settings.coalesceInterval(running: streamingCount)
         reply.publishTokens(to: hub, now: clock.now, interval: interval, force: force)
     }
 

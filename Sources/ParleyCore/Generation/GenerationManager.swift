@@ -16,6 +16,8 @@ public final class GenerationManager: Sendable {
     let progress: ProgressSaver
     /// The clock the engine goes by (`GenerationSettings.clock`).
     let clock: EngineClock
+    /// API completions streaming now, which widen the coalescing interval as replies do.
+    let runningCompletions = Atomic<Int>(0)
     /// Finished by `shutdown()`: `run()` waits on it.
     private let shutdownSignal: AsyncStream<Never>
     private let shutdownInput: AsyncStream<Never>.Continuation
@@ -153,6 +155,9 @@ public final class GenerationManager: Sendable {
 
     /// How many replies are being generated.
     public var runningCount: Int { hub.runningReplyCount }
+
+    /// How many upstream streams run: replies and API completions, which share the coalescing interval's load.
+    var streamingCount: Int { hub.runningReplyCount + runningCompletions.load(ordering: .relaxed) }
 
     /// How many event streams are open.
     public var subscriberCount: Int { hub.streamCount }

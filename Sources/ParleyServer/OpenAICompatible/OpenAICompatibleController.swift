@@ -59,7 +59,11 @@ struct OpenAICompatibleController {
             id: "chatcmpl-" + RandomToken.make(), created: Int(settings.wallClock().timeIntervalSince1970),
             model: start.model.id)
         guard body.stream == true else {
-            let result = await start.run { _ in }
+            // A caller that goes away cancels the completion, which closes the upstream request (the connection is then
+            // closed after the response, which Hummingbird needs to watch it).
+            let result = try await request.body.consumeWithCancellationOnInboundClose { _ in
+                await start.run { _ in }
+            }
             switch result.end {
             case .failed(let error): throw AppError(upstream: error)
             case .cancelled: throw AppError(ChatError.shuttingDown)
