@@ -45,8 +45,8 @@ public struct AnthropicProvider: ChatProvider {
         let body = JSONText { body in
             body.field("model", request.model)
             // Thinking tokens count within `max_tokens`: the answer keeps its own allowance on top of them.
-            body.field("max_tokens", (request.maxTokens ?? Self.maxTokens) + (request.thinkingBudget ?? 0))
-            if let budget = request.thinkingBudget {
+            body.field("max_tokens", (request.maxTokens ?? Self.maxTokens) + (request.effectiveThinkingBudget ?? 0))
+            if let budget = request.effectiveThinkingBudget {
                 body.field(
                     "thinking",
                     object: JSONText { thinking in

@@ -44,7 +44,7 @@ public struct GeminiProvider: ChatProvider {
             if !system.isEmpty {
                 body.field("systemInstruction", object: JSONText { $0.field("parts", objects: system) })
             }
-            if request.maxTokens != nil || !request.stop.isEmpty || request.thinkingBudget != nil
+            if request.maxTokens != nil || !request.stop.isEmpty || request.effectiveThinkingBudget != nil
                 || request.temperature != nil || request.topP != nil
             {
                 body.field(
@@ -54,7 +54,7 @@ public struct GeminiProvider: ChatProvider {
                         if !request.stop.isEmpty { config.field("stopSequences", strings: request.stop) }
                         if let temperature = request.temperature { config.field("temperature", temperature) }
                         if let topP = request.topP { config.field("topP", topP) }
-                        if let budget = request.thinkingBudget {
+                        if let budget = request.effectiveThinkingBudget {
                             config.field(
                                 "thinkingConfig",
                                 object: JSONText { thinking in

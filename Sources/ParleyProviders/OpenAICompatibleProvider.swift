@@ -47,6 +47,7 @@ public struct OpenAICompatibleProvider: ChatProvider {
             if !request.stop.isEmpty { body.field("stop", strings: request.stop) }
             if let temperature = request.temperature { body.field("temperature", temperature) }
             if let topP = request.topP { body.field("top_p", topP) }
+            if let effort = request.reasoningEffort { body.field("reasoning_effort", effort.rawValue) }
             body.field("stream", true)
             body.field("stream_options", object: JSONText { $0.field("include_usage", true) })
         }

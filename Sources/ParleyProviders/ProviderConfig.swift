@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 
 /// The `PARLEY_CONFIG` file: the providers to talk to and the models to offer. Keys are snake_case; every key
 /// but `id` is optional, and keys Parley does not know are ignored.
@@ -27,9 +28,13 @@ public struct ProviderConfig: Sendable, Equatable, Decodable {
         /// Tokens an Anthropic or Gemini model may think for before answering, its thinking shown (a number, as
         /// `contextWindow`).
         public var thinkingBudget: Double?
+        /// The most output tokens a request may ask (a number, as `contextWindow`).
+        public var maxOutputTokens: Double?
+        /// The generation options the model's conversations and API calls start from.
+        public var defaults: GenerationOptions?
         enum CodingKeys: String, CodingKey {
             case id, provider, upstreamID = "upstream_id", contextWindow = "context_window", vision, price, fallback,
-                kind, thinkingBudget = "thinking_budget"
+                kind, thinkingBudget = "thinking_budget", maxOutputTokens = "max_output_tokens", defaults
         }
     }
 
@@ -110,6 +115,11 @@ public struct ProviderConfig: Sendable, Equatable, Decodable {
                 !(budget >= 1 && budget <= Double(Int32.max) && budget.rounded() == budget)
             {
                 return "\(place).thinking_budget must be a positive whole number of tokens"
+            }
+            if let limit = model.maxOutputTokens,
+                !(limit >= 1 && limit <= Double(Int32.max) && limit.rounded() == limit)
+            {
+                return "\(place).max_output_tokens must be a positive whole number of tokens"
             }
             if let kind = model.kind, !["chat", "image"].contains(kind) {
                 return "\(place).kind must be chat or image, not “\(kind)”"

@@ -115,6 +115,15 @@ public struct ProviderSetup: Sendable {
         }
         if let fallback = entry.fallback { model.fallback = fallback }
         if let budget = entry.thinkingBudget { model.thinkingBudget = Int(budget) }
+        if let limit = entry.maxOutputTokens { model.maxOutputTokens = Int(limit) }
+        if let defaults = entry.defaults {
+            do throws(ChatError) {
+                try defaults.validate(for: model)
+            } catch {
+                throw ProviderConfigError(file: file, problem: "\(place) (“\(entry.id)”) defaults: \(error.problem)")
+            }
+            model.defaultOptions = defaults
+        }
         if entry.kind == "image" {
             model.generatesImages = true
             // An image is the unit an image model's output is counted in; prices are per million units.
@@ -143,6 +152,11 @@ public struct ProviderSetup: Sendable {
             else { continue }
             let known = Set(models.map(\.id))
             models += BuiltInModels.models(of: provider.kind).filter { !known.contains($0.id) }
+        }
+        // Anthropic takes temperatures up to 1; the others up to 2.
+        let anthropic = Set(providers.filter { $0.kind == .anthropic }.map(\.id))
+        for index in models.indices where anthropic.contains(models[index].providerID) {
+            models[index].maxTemperature = 1
         }
         if chatProviders[DemoProvider.model.providerID] == nil,
             models.contains(where: { $0.providerID == DemoProvider.model.providerID })

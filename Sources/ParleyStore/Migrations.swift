@@ -477,6 +477,11 @@ enum Migrations {
                     ALTER TABLE usage_daily ADD COLUMN api_cost_micros INTEGER NOT NULL DEFAULT 0;
                     """)
         }
+        migrator.registerMigration("v16: generation settings") { db in
+            // A conversation's own generation options, as a JSON object of the values set (NULL: none, the model's
+            // defaults apply).
+            try db.execute(sql: "ALTER TABLE conversations ADD COLUMN generation_settings TEXT;")
+        }
         return migrator
     }
 }

@@ -17,7 +17,23 @@ extension Conversation {
         self.init(
             id: row["id"], userID: row["user_id"], title: row["title"], model: row["model"],
             systemPrompt: row["system_prompt"], createdAt: row.date("created_at"), updatedAt: row.date("updated_at"),
-            pinned: row["pinned"], archived: row["archived"], currentLeafID: row["current_leaf_id"])
+            pinned: row["pinned"], archived: row["archived"], currentLeafID: row["current_leaf_id"],
+            options: GenerationOptions(json: row["generation_settings"]))
+    }
+}
+
+extension GenerationOptions {
+    /// Options stored as `json` (none for NULL or anything unreadable, which only Parley writes).
+    init(json: String?) {
+        self =
+            json.flatMap { try? JSONDecoder().decode(GenerationOptions.self, from: Data($0.utf8)) }
+            ?? GenerationOptions()
+    }
+
+    /// The stored form: NULL when nothing is set, else a JSON object of the values set.
+    var storedJSON: String? {
+        guard !isEmpty, let data = try? JSONEncoder().encode(self) else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 }
 

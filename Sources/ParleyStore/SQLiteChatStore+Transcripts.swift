@@ -54,12 +54,13 @@ extension SQLiteChatStore {
         var conversation = transcript.conversation
         try db.cachedStatement(
             sql: """
-                INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at, pinned, archived)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at, pinned, archived,
+                                           generation_settings)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ).execute(arguments: [
             userID, conversation.title, conversation.model, conversation.systemPrompt, conversation.createdAt,
-            conversation.updatedAt, conversation.pinned, conversation.archived,
+            conversation.updatedAt, conversation.pinned, conversation.archived, conversation.options.storedJSON,
         ])
         conversation.id = db.lastInsertedRowID
         conversation.userID = userID

@@ -13,21 +13,22 @@ public struct SQLiteChatStore: ChatStore {
         writer = database.writer
     }
 
-    public func createConversation(userID: UserID, title: String, model: String, systemPrompt: String)
-        async throws(StoreError) -> Conversation
-    {
+    public func createConversation(
+        userID: UserID, title: String, model: String, systemPrompt: String, options: GenerationOptions
+    ) async throws(StoreError) -> Conversation {
         try await perform {
             try await writer.write { db in
                 let now = StoredDate.now
                 try db.cachedStatement(
                     sql: """
-                        INSERT INTO conversations (user_id, title, model, system_prompt, created_at, updated_at)
-                        VALUES (?, ?, ?, ?, ?, ?)
+                        INSERT INTO conversations (user_id, title, model, system_prompt, generation_settings, created_at,
+                                                   updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
                         """
-                ).execute(arguments: [userID, title, model, systemPrompt, now, now])
+                ).execute(arguments: [userID, title, model, systemPrompt, options.storedJSON, now, now])
                 return Conversation(
                     id: db.lastInsertedRowID, userID: userID, title: title, model: model,
-                    systemPrompt: systemPrompt, createdAt: now.date, updatedAt: now.date)
+                    systemPrompt: systemPrompt, createdAt: now.date, updatedAt: now.date, options: options)
             }
         }
     }
@@ -83,13 +84,15 @@ public struct SQLiteChatStore: ChatStore {
         }
     }
 
-    public func configureConversation(id: ConversationID, userID: UserID, model: String, systemPrompt: String)
-        async throws(StoreError)
-    {
+    public func configureConversation(
+        id: ConversationID, userID: UserID, model: String, systemPrompt: String, options: GenerationOptions
+    ) async throws(StoreError) {
         try await updateOwned(
             id: id, userID: userID,
-            sql: "UPDATE conversations SET model = ?, system_prompt = ? WHERE id = ? AND user_id = ?",
-            arguments: [model, systemPrompt, id, userID])
+            sql: """
+                UPDATE conversations SET model = ?, system_prompt = ?, generation_settings = ? WHERE id = ? AND user_id = ?
+                """,
+            arguments: [model, systemPrompt, options.storedJSON, id, userID])
     }
 
     public func deleteConversation(id: ConversationID, userID: UserID) async throws(StoreError) {

@@ -43,6 +43,7 @@ struct AccessMatrixTests {
         "DELETE /api/conversations/{id}": .owner, "GET /api/conversations/{id}/messages": .owner,
         "POST /api/conversations/{id}/messages": .owner, "POST /api/conversations/{id}/stop": .owner,
         "POST /c/{id}/current": .owner, "POST /c/{id}/delete-message": .owner, "GET /api/conversations/{id}": .owner,
+        "PATCH /api/conversations/{id}": .owner,
         "DELETE /api/conversations/{id}/messages/{message_id}": .owner,
         "POST /api/conversations/{id}/regenerate": .owner, "PUT /api/conversations/{id}/current": .owner,
         "GET /admin": .admin, "GET /admin/usage.csv": .admin, "GET /admin/models": .admin, "POST /admin/models": .admin,

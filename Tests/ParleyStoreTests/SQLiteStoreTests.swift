@@ -250,7 +250,8 @@ func expectStoreError(
             }
             await expectStoreError(.notFound) {
                 try await store.chats.configureConversation(
-                    id: chat.id, userID: mallory.id, model: "evil", systemPrompt: "leak")
+                    id: chat.id, userID: mallory.id, model: "evil", systemPrompt: "leak",
+                    options: GenerationOptions(temperature: 2))
             }
             await expectStoreError(.notFound) {
                 try await store.chats.deleteConversation(id: chat.id, userID: mallory.id)
@@ -283,9 +284,12 @@ func expectStoreError(
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             try await store.chats.renameConversation(id: chat.id, userID: alice.id, title: "Renamed")
-            try await store.chats.configureConversation(id: chat.id, userID: alice.id, model: "m2", systemPrompt: "")
+            let options = GenerationOptions(temperature: 0.5, stop: ["END"], reasoningEffort: .low)
+            try await store.chats.configureConversation(
+                id: chat.id, userID: alice.id, model: "m2", systemPrompt: "", options: options)
             let updated = try #require(try await store.chats.conversation(id: chat.id, userID: alice.id))
             #expect(updated.title == "Renamed" && updated.model == "m2" && updated.systemPrompt == "")
+            #expect(updated.options == options)
 
             let one = try await store.chats.beginExchange(
                 conversationID: chat.id, userContent: "q1", requestID: "r1", model: "m2")

@@ -21,6 +21,8 @@ public enum ChatError: Error, Equatable, Sendable {
     case tooManyImages
     /// Images came with a message for a model that cannot see them.
     case modelCannotSeeImages(String)
+    /// A generation setting is outside the range its model takes; the text names it and the range.
+    case invalidSetting(String)
     /// A completion was asked of a model that draws images rather than writing text.
     case modelDrawsImages(String)
     /// A reply is already being generated in this conversation.
@@ -41,4 +43,12 @@ public enum ChatError: Error, Equatable, Sendable {
     case storageFull(StorageStatus)
     /// Storage failed; details are in the logs.
     case storage
+}
+
+extension ChatError {
+    /// The words of an `.invalidSetting`, else the error's description.
+    public var problem: String {
+        if case .invalidSetting(let problem) = self { return problem }
+        return "\(self)"
+    }
 }

@@ -27,16 +27,18 @@ public struct ChatService: Sendable {
 
     /// Creates a conversation with the given or default model; the title defaults to the placeholder, which the
     /// first message replaces.
-    public func createConversation(userID: UserID, title: String?, model: String?, systemPrompt: String?)
-        async throws(ChatError) -> Conversation
-    {
+    public func createConversation(
+        userID: UserID, title: String?, model: String?, systemPrompt: String?,
+        options: GenerationOptions = GenerationOptions()
+    ) async throws(ChatError) -> Conversation {
         let model = try await resolveModel(model, current: nil, userID: userID)
         let title = try validTitle(title ?? ConversationTitle.placeholder)
         let systemPrompt = Self.storable(systemPrompt ?? "")
         guard systemPrompt.count <= Self.maxSystemPromptLength else { throw .systemPromptTooLong }
+        try options.validate(for: model)
         return try await storing {
             try await store.createConversation(
-                userID: userID, title: title, model: model.id, systemPrompt: systemPrompt)
+                userID: userID, title: title, model: model.id, systemPrompt: systemPrompt, options: options)
         }
     }
 
@@ -168,17 +170,20 @@ public struct ChatService: Sendable {
         for id in conversationIDs { generations.stop(conversationID: id) }
     }
 
-    /// Changes the conversation's model and system prompt (used from the next reply on).
-    public func configure(userID: UserID, conversationID: ConversationID, model: String?, systemPrompt: String)
-        async throws(ChatError)
-    {
+    /// Changes the conversation's model, system prompt and generation options (used from the next reply on); the
+    /// options are checked against the model's ranges.
+    public func configure(
+        userID: UserID, conversationID: ConversationID, model: String?, systemPrompt: String,
+        options: GenerationOptions
+    ) async throws(ChatError) {
         let systemPrompt = Self.storable(systemPrompt)
         guard systemPrompt.count <= Self.maxSystemPromptLength else { throw .systemPromptTooLong }
         let conversation = try await self.conversation(conversationID, userID: userID)
         let model = try await resolveModel(model, current: conversation.model, userID: userID)
+        try options.validate(for: model)
         try await storing {
             try await store.configureConversation(
-                id: conversationID, userID: userID, model: model.id, systemPrompt: systemPrompt)
+                id: conversationID, userID: userID, model: model.id, systemPrompt: systemPrompt, options: options)
         }
     }
 
@@ -350,7 +355,8 @@ public struct ChatService: Sendable {
         GenerationJob(
             conversationID: conversation.id, userID: conversation.userID,
             assistantMessageID: exchange.assistantMessage.id,
-            systemPrompt: conversation.systemPrompt, model: model, history: exchange.history)
+            systemPrompt: conversation.systemPrompt, model: model, options: conversation.options,
+            history: exchange.history)
     }
 
     private func validTitle(_ title: String) throws(ChatError) -> String {

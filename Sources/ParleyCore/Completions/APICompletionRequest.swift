@@ -1,23 +1,14 @@
 /// A completion asked through the OpenAI-compatible endpoint: the model by Parley's name, the caller's whole
-/// context (never trimmed), and the sampling and limits to pass on.
+/// context (never trimmed), and the generation options to pass on (over the model's defaults).
 public struct APICompletionRequest: Sendable, Equatable {
     public var model: String
     public var turns: [ChatTurn]
-    public var maxTokens: Int?
-    public var stop: [String]
-    public var temperature: Double?
-    public var topP: Double?
+    public var options: GenerationOptions
 
     /// Creates a request.
-    public init(
-        model: String, turns: [ChatTurn], maxTokens: Int? = nil, stop: [String] = [], temperature: Double? = nil,
-        topP: Double? = nil
-    ) {
+    public init(model: String, turns: [ChatTurn], options: GenerationOptions = GenerationOptions()) {
         self.model = model
         self.turns = turns
-        self.maxTokens = maxTokens
-        self.stop = stop
-        self.temperature = temperature
-        self.topP = topP
+        self.options = options
     }
 }

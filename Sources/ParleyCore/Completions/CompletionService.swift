@@ -20,8 +20,9 @@ public final class CompletionService: Sendable {
         try await chat.models(for: userID)
     }
 
-    /// Checks the request's model (known, the user's to use, writing text, seeing images when sent) and records the
-    /// completion as started, which a spent budget refuses; `run` then streams it.
+    /// Checks the request's model (known, the user's to use, writing text, seeing images when sent) and its options
+    /// (the model's ranges), and records the completion as started, which a spent budget refuses; `run` then streams
+    /// it.
     public func begin(_ request: APICompletionRequest, userID: UserID, keyID: Int64?) async throws(ChatError)
         -> APICompletionStart
     {
@@ -31,6 +32,7 @@ public final class CompletionService: Sendable {
         guard model.vision || !request.turns.contains(where: { !$0.images.isEmpty }) else {
             throw .modelCannotSeeImages(model.id)
         }
+        try request.options.validate(for: model)
         do {
             let id = try await store.beginAPICompletion(userID: userID, keyID: keyID, model: model.id)
             return APICompletionStart(id: id, model: model, request: request, service: self)
@@ -48,11 +50,8 @@ public final class CompletionService: Sendable {
             id: start.id, model: start.model, generations: generations, onText: onText)
         let end: APICompletion.End
         if let provider = generations.catalog.provider(for: start.model) {
-            var request = CompletionRequest(model: start.model, turns: start.request.turns)
-            request.maxTokens = start.request.maxTokens
-            request.stop = start.request.stop
-            request.temperature = start.request.temperature
-            request.topP = start.request.topP
+            let request = CompletionRequest(model: start.model, turns: start.request.turns)
+                .applying(start.request.options.over(start.model.defaultOptions))
             let attempt = UpstreamAttempt(
                 modelID: start.model.id, provider: provider, request: request, keepsWholeContext: true)
             generations.runningCompletions.add(1, ordering: .relaxed)

@@ -5,6 +5,8 @@ public struct GenerationJob: Sendable, Equatable {
     public var assistantMessageID: MessageID
     public var systemPrompt: String
     public var model: ModelInfo
+    /// The conversation's own generation options (the model's defaults fill in the rest when the request is built).
+    public var options: GenerationOptions
     /// For a conversation's first reply: the title it got from the question's first words, which the model may
     /// replace with a better one once the reply is complete.
     public var provisionalTitle: String?
@@ -14,7 +16,7 @@ public struct GenerationJob: Sendable, Equatable {
     /// Creates a job.
     public init(
         conversationID: ConversationID, userID: UserID, assistantMessageID: MessageID, systemPrompt: String,
-        model: ModelInfo,
+        model: ModelInfo, options: GenerationOptions = GenerationOptions(),
         provisionalTitle: String? = nil, history: [HistoryMessage] = []
     ) {
         self.conversationID = conversationID
@@ -22,6 +24,7 @@ public struct GenerationJob: Sendable, Equatable {
         self.assistantMessageID = assistantMessageID
         self.systemPrompt = systemPrompt
         self.model = model
+        self.options = options
         self.provisionalTitle = provisionalTitle
         self.history = history
     }

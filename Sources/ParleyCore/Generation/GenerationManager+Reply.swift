@@ -76,7 +76,7 @@ extension GenerationManager {
         // Only the turns that keep images (for a model that sees them) hold placeholders to fill.
         let withImages = kept.filter { !turns[$0.index].images.isEmpty }
         let request = withImages.isEmpty ? turns : try await filledImages(of: turns, at: withImages, job: job)
-        return CompletionRequest(model: job.model, turns: request)
+        return CompletionRequest(model: job.model, turns: request).applying(job.options.over(job.model.defaultOptions))
     }
 
     /// The turns with the images of `messages` read in place of their placeholders.

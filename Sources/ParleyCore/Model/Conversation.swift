@@ -15,11 +15,14 @@ public struct Conversation: Sendable, Equatable {
     public var archived: Bool
     /// The last message of the branch the conversation shows (nil while it has no message).
     public var currentLeafID: MessageID?
+    /// The conversation's own generation options (over its model's defaults).
+    public var options: GenerationOptions
 
     /// Creates a conversation value.
     public init(
         id: ConversationID, userID: UserID, title: String, model: String, systemPrompt: String,
-        createdAt: Date, updatedAt: Date, pinned: Bool = false, archived: Bool = false, currentLeafID: MessageID? = nil
+        createdAt: Date, updatedAt: Date, pinned: Bool = false, archived: Bool = false, currentLeafID: MessageID? = nil,
+        options: GenerationOptions = GenerationOptions()
     ) {
         self.id = id
         self.userID = userID
@@ -31,6 +34,7 @@ public struct Conversation: Sendable, Equatable {
         self.pinned = pinned
         self.archived = archived
         self.currentLeafID = currentLeafID
+        self.options = options
     }
 }
 

@@ -43,6 +43,12 @@ public struct CompletionRequest: Sendable, Equatable {
     public var temperature: Double?
     /// The nucleus sampling mass (nil: the provider's default).
     public var topP: Double?
+    /// How hard a reasoning model thinks: OpenAI-compatible servers get it as `reasoning_effort`; for Anthropic and
+    /// Gemini it sets the thinking budget (over `thinkingBudget`).
+    public var reasoningEffort: ReasoningEffort?
+
+    /// The thinking budget asked of Anthropic and Gemini: the effort's, else the model's.
+    public var effectiveThinkingBudget: Int? { reasoningEffort?.thinkingBudget ?? thinkingBudget }
 
     /// Whether any turn carries an image.
     public var hasImages: Bool { turns.contains { !$0.images.isEmpty } }
@@ -61,6 +67,17 @@ public struct CompletionRequest: Sendable, Equatable {
     /// The request for `model`, thinking as much as that model is set to.
     public init(model: ModelInfo, turns: [ChatTurn]) {
         self.init(model: model.upstreamID, turns: turns, thinkingBudget: model.thinkingBudget)
+    }
+
+    /// The request with `options` applied (each nil value leaves the provider's default).
+    public func applying(_ options: GenerationOptions) -> CompletionRequest {
+        var request = self
+        request.temperature = options.temperature
+        request.topP = options.topP
+        request.maxTokens = options.maxTokens
+        request.stop = options.stop
+        request.reasoningEffort = options.reasoningEffort
+        return request
     }
 
     /// The same request asked of `model` instead (a fallback): its upstream name and thinking, the rest kept.

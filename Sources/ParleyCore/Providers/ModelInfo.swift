@@ -53,6 +53,12 @@ public struct ModelInfo: Sendable, Equatable {
     /// Tokens the model may think for, asked of vendors that think only when asked and then show it (Anthropic's
     /// extended thinking, Gemini's thoughts); nil: the vendor's default (none shown).
     public var thinkingBudget: Int?
+    /// The options a conversation (or API call) of this model starts from (`PARLEY_CONFIG`'s `defaults`).
+    public var defaultOptions = GenerationOptions()
+    /// The most output tokens a request may ask of this model (nil: no limit Parley knows).
+    public var maxOutputTokens: Int?
+    /// The highest temperature the model's vendor takes (Anthropic's 1, the others' 2).
+    public var maxTemperature = 2.0
 
     /// Creates a model description.
     public init(

@@ -77,8 +77,9 @@ public struct ReplyOutcome: Sendable, Equatable {
 /// Conversations and messages, always scoped by their owner.
 public protocol ChatStore: AttachmentStore {
     /// Creates a conversation.
-    func createConversation(userID: UserID, title: String, model: String, systemPrompt: String) async throws(StoreError)
-        -> Conversation
+    func createConversation(
+        userID: UserID, title: String, model: String, systemPrompt: String, options: GenerationOptions
+    ) async throws(StoreError) -> Conversation
     /// The conversation if it belongs to the user.
     func conversation(id: ConversationID, userID: UserID) async throws(StoreError) -> Conversation?
     /// The user's archived or other conversations, pinned ones first, then newest activity first, strictly after the
@@ -91,9 +92,10 @@ public protocol ChatStore: AttachmentStore {
     /// did.
     func retitleConversation(id: ConversationID, userID: UserID, from current: String, to title: String)
         async throws(StoreError) -> Bool
-    /// Changes a conversation's model and system prompt; `.notFound` when it is not the user's.
-    func configureConversation(id: ConversationID, userID: UserID, model: String, systemPrompt: String)
-        async throws(StoreError)
+    /// Changes a conversation's model, system prompt and generation options; `.notFound` when it is not the user's.
+    func configureConversation(
+        id: ConversationID, userID: UserID, model: String, systemPrompt: String, options: GenerationOptions
+    ) async throws(StoreError)
     /// Deletes a conversation and its messages; `.notFound` when it is not the user's.
     func deleteConversation(id: ConversationID, userID: UserID) async throws(StoreError)
     /// Pins or unpins a conversation; `.notFound` when it is not the user's.
@@ -187,5 +189,15 @@ extension ChatStore {
         Conversation
     > {
         try await conversations(userID: userID, before: before, limit: limit, archived: false)
+    }
+}
+
+extension ChatStore {
+    /// Creates a conversation with no generation options of its own.
+    public func createConversation(userID: UserID, title: String, model: String, systemPrompt: String)
+        async throws(StoreError) -> Conversation
+    {
+        try await createConversation(
+            userID: userID, title: title, model: model, systemPrompt: systemPrompt, options: GenerationOptions())
     }
 }

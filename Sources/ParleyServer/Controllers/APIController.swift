@@ -16,6 +16,7 @@ struct APIController {
         api.post("conversations") { request, context in try await createConversation(request, context) }
         api.get("conversations/{id}") { _, context in try await conversation(context) }
         api.delete("conversations/{id}") { _, context in try await deleteConversation(context) }
+        api.patch("conversations/{id}") { request, context in try await updateConversation(request, context) }
         api.get("conversations/{id}/messages") { request, context in try await messages(request, context) }
         api.post("conversations/{id}/messages") { request, context in try await send(request, context) }
         api.delete("conversations/{id}/messages/{message_id}") { _, context in try await deleteMessage(context) }
@@ -25,11 +26,12 @@ struct APIController {
         api.get("models") { _, context in try await models(context) }
     }
 
-    /// The body of `POST /api/conversations`.
+    /// The body of `POST /api/conversations`, and of `PATCH /api/conversations/{id}` (which changes what it names).
     struct NewConversation: Decodable {
         var title: String?
         var model: String?
         var systemPrompt: String?
+        var settings: GenerationOptions?
     }
 
     /// The body of `POST /api/conversations/{id}/messages`; with `edit_of`, a new version of that question.
@@ -61,8 +63,25 @@ struct APIController {
         let user = try context.requireUser()
         let body = try await request.decodeJSON(NewConversation.self, context: context)
         let conversation = try await chat.createConversation(
-            userID: user.id, title: body.title, model: body.model, systemPrompt: body.systemPrompt)
+            userID: user.id, title: body.title, model: body.model, systemPrompt: body.systemPrompt,
+            options: body.settings ?? GenerationOptions())
         return try .json(ConversationJSON(conversation), status: .created)
+    }
+
+    /// Changes what the body names: the title, and the model, system prompt and generation settings (each kept when
+    /// left out); answers the conversation.
+    private func updateConversation(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = try context.rowID()
+        let body = try await request.decodeJSON(NewConversation.self, context: context)
+        let current = try await chat.conversation(id, userID: user.id)
+        if body.model != nil || body.systemPrompt != nil || body.settings != nil {
+            try await chat.configure(
+                userID: user.id, conversationID: id, model: body.model,
+                systemPrompt: body.systemPrompt ?? current.systemPrompt, options: body.settings ?? current.options)
+        }
+        if let title = body.title { try await chat.rename(userID: user.id, conversationID: id, title: title) }
+        return try .json(ConversationJSON(try await chat.conversation(id, userID: user.id)))
     }
 
     private func conversation(_ context: AppRequestContext) async throws -> Response {

@@ -46,18 +46,30 @@ struct ConversationController {
             context: context, values: values)
     }
 
-    /// The forms of a conversation: a new one (with its first message), its title, and its settings.
+    /// The forms of a conversation: a new one (with its first message), its title, and its settings (with the
+    /// generation options as text fields, empty when not set).
     struct ConversationForm: Decodable {
         var title: String?
         var model: String?
         var systemPrompt: String?
         var content: String?
         var requestID: String?
+        var options: GenerationOptionsFields
 
         enum CodingKeys: String, CodingKey {
             case title, model, content
             case systemPrompt = "system_prompt"
             case requestID = "request_id"
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            title = try container.decodeIfPresent(String.self, forKey: .title)
+            model = try container.decodeIfPresent(String.self, forKey: .model)
+            systemPrompt = try container.decodeIfPresent(String.self, forKey: .systemPrompt)
+            content = try container.decodeIfPresent(String.self, forKey: .content)
+            requestID = try container.decodeIfPresent(String.self, forKey: .requestID)
+            options = try GenerationOptionsFields(from: decoder)
         }
     }
 
@@ -114,6 +126,8 @@ struct ConversationController {
                     "id": conversation.id, "title": conversation.title, "model": conversation.model,
                     "system_prompt": conversation.systemPrompt, "pinned": conversation.pinned,
                     "archived": conversation.archived,
+                    "generation": GenerationOptionsFields.values(
+                        conversation.options, model: chat.catalog.model(conversation.model)),
                 ] as [String: Any],
                 "back": "/c/\(id)",
                 "is_streaming": streaming != nil || runningElsewhere != nil,
@@ -175,7 +189,7 @@ struct ConversationController {
         let form = try await request.decode(as: ConversationForm.self, context: context)
         try await chat.configure(
             userID: user.id, conversationID: id, model: form.model,
-            systemPrompt: form.systemPrompt ?? "")
+            systemPrompt: form.systemPrompt ?? "", options: try form.options.options())
         return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
     }
 

@@ -13,6 +13,8 @@ struct ConversationJSON: Codable {
     var archived: Bool
     /// The last message of the branch shown (absent from exports written before conversations were trees).
     var currentLeafId: MessageID?
+    /// The conversation's own generation options (absent from exports written before they existed).
+    var settings: GenerationOptions?
 
     init(_ conversation: Conversation) {
         id = conversation.id
@@ -24,6 +26,7 @@ struct ConversationJSON: Codable {
         pinned = conversation.pinned
         archived = conversation.archived
         currentLeafId = conversation.currentLeafID
+        settings = conversation.options
     }
 }
 

@@ -110,6 +110,8 @@ public struct AppError: Error, Sendable {
                 message:
                     "The model “\(model)” cannot see images. Choose a vision model, or send the message without images."
             )
+        case .invalidSetting(let problem):
+            self.init(.unprocessableContent, code: "invalid_setting", message: problem)
         case .modelDrawsImages(let model):
             self.init(
                 .badRequest, code: "model_draws_images",

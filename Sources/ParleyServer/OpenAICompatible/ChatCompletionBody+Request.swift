@@ -2,22 +2,21 @@ import Foundation
 import ParleyCore
 
 extension ChatCompletionBody {
-    /// The most stop sequences a request may carry (OpenAI's limit).
-    static let maxStopSequences = 4
-
     /// The completion this body asks for, or a 400 naming the first problem: no messages, an unknown role, a part
     /// that is neither text nor a data-URL image, an image that is not PNG, JPEG, WebP or GIF or is larger than
-    /// `maxImageBytes`, more than `maxImages` images, or a parameter outside its range.
+    /// `maxImageBytes`, more than `maxImages` images, more than one choice, or an unknown reasoning effort. The
+    /// options' ranges are the model's, checked once it is known.
     func completionRequest(maxImageBytes: Int, maxImages: Int) throws(AppError) -> APICompletionRequest {
         guard !messages.isEmpty else { throw Self.invalid("messages", "must hold at least one message.") }
         if let n, n != 1 { throw Self.invalid("n", "must be 1: Parley writes one choice.") }
-        if let temperature, !(0...2).contains(temperature) { throw Self.invalid("temperature", "must be 0 to 2.") }
-        if let topP, !(0...1).contains(topP) { throw Self.invalid("top_p", "must be 0 to 1.") }
-        let limit = maxCompletionTokens ?? maxTokens
-        if let limit, limit < 1 { throw Self.invalid("max_tokens", "must be at least 1.") }
-        let stops = stop?.sequences ?? []
-        guard stops.count <= Self.maxStopSequences, !stops.contains(where: \.isEmpty) else {
-            throw Self.invalid("stop", "must be at most \(Self.maxStopSequences) non-empty strings.")
+        var options = GenerationOptions(
+            temperature: temperature, topP: topP, maxTokens: maxCompletionTokens ?? maxTokens,
+            stop: stop?.sequences ?? [])
+        if let reasoningEffort {
+            guard let effort = ReasoningEffort(rawValue: reasoningEffort) else {
+                throw Self.invalid("reasoning_effort", "must be low, medium or high.")
+            }
+            options.reasoningEffort = effort
         }
         var turns: [ChatTurn] = []
         var imageCount = 0
@@ -29,8 +28,7 @@ extension ChatCompletionBody {
             }
             turns.append(turn)
         }
-        return APICompletionRequest(
-            model: model, turns: turns, maxTokens: limit, stop: stops, temperature: temperature, topP: topP)
+        return APICompletionRequest(model: model, turns: turns, options: options)
     }
 
     /// A message as a turn: `system` and `developer` are the system prompt; images only in a user's message.

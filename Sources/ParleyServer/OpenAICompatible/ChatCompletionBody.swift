@@ -73,6 +73,7 @@ struct ChatCompletionBody: Decodable, Sendable {
     var maxTokens: Int?
     var maxCompletionTokens: Int?
     var stop: Stop?
+    var reasoningEffort: String?
     var n: Int?
     var user: String?
 }

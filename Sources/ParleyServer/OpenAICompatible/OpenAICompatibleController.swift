@@ -54,6 +54,8 @@ struct OpenAICompatibleController {
             start = try await completions.begin(asked, userID: user.id, keyID: context.identity?.apiKeyID)
         } catch .unknownModel(let name) {
             throw AppError(.notFound, code: "model_not_found", message: "There is no model named “\(name)”.")
+        } catch .invalidSetting(let problem) {
+            throw AppError(.badRequest, code: "invalid_request", message: problem)
         }
         let frames = CompletionFrames(
             id: "chatcmpl-" + RandomToken.make(), created: Int(settings.wallClock().timeIntervalSince1970),

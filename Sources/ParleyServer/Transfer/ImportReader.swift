@@ -58,7 +58,8 @@ enum ImportReader {
                     id: 0, userID: 0, title: conversation.title, model: conversation.model,
                     systemPrompt: conversation.systemPrompt, createdAt: conversation.createdAt,
                     updatedAt: conversation.updatedAt, pinned: conversation.pinned,
-                    archived: conversation.archived, currentLeafID: conversation.currentLeafId),
+                    archived: conversation.archived, currentLeafID: conversation.currentLeafId,
+                    options: conversation.settings ?? GenerationOptions()),
                 messages, number: index + 1)
         }
     }
@@ -111,6 +112,12 @@ enum ImportReader {
             throw invalid(
                 "Conversation \(number) has a system prompt longer than \(ChatService.maxSystemPromptLength) characters."
             )
+        }
+        do throws(ChatError) {
+            // Any vendor's widest ranges: the model may be another here, and a value it refuses is its provider's error.
+            try conversation.options.validate(for: ModelInfo(id: conversation.model, providerID: ""))
+        } catch {
+            throw invalid("Conversation \(number) has generation settings out of range: \(error.problem)")
         }
         let dates = [conversation.createdAt, conversation.updatedAt] + messages.map(\.createdAt)
         guard dates.allSatisfy(validDates.contains) else {
