@@ -76,12 +76,12 @@ import Testing
                 "claude-sonnet-4", "claude-opus-4", "claude-3-5-haiku",
                 "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-2.0-flash",
             ])
-        #expect(
-            catalog.model("claude-sonnet-4")
-                == ModelInfo(
-                    id: "claude-sonnet-4", upstreamID: "claude-sonnet-4-20250514", providerID: "anthropic",
-                    contextWindow: 200_000, vision: true,
-                    price: ModelPrice(input: 3, cachedInput: 0.3, output: 15)))
+        var sonnet = ModelInfo(
+            id: "claude-sonnet-4", upstreamID: "claude-sonnet-4-20250514", providerID: "anthropic",
+            contextWindow: 200_000, vision: true, price: ModelPrice(input: 3, cachedInput: 0.3, output: 15))
+        // Anthropic takes temperatures up to 1.
+        sonnet.maxTemperature = 1
+        #expect(catalog.model("claude-sonnet-4") == sonnet)
         #expect(
             catalog.model("gemini-2.5-flash")
                 == ModelInfo(
@@ -226,7 +226,7 @@ import Testing
                         == [
                             "mock-slow", "mock-429", "mock-500", "mock-reset", "mock-stall", "mock-garbage",
                             "mock-long", "mock-empty",
-                            "mock-nousage", "mock-window", "mock-length", "mock-think", "mock-think-tag",
+                            "mock-nousage", "mock-window", "mock-length", "mock-think", "mock-think-tag", "mock-deaf",
                         ]
                         .map { ModelInfo(id: $0, providerID: "mock", contextWindow: ModelInfo.discoveredContextWindow) }
                 )
