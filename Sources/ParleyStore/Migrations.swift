@@ -482,6 +482,39 @@ enum Migrations {
             // defaults apply).
             try db.execute(sql: "ALTER TABLE conversations ADD COLUMN generation_settings TEXT;")
         }
+        migrator.registerMigration("v17: assistants") { db in
+            // An assistant is its author's, shared with no one, everyone or chosen groups (`assistant_groups`); each
+            // change raises its version. A conversation started with one keeps a copy of its instructions, model and
+            // settings in its own columns, and its id, name and version then; deleting the assistant keeps the name.
+            try db.execute(
+                sql: """
+                    CREATE TABLE assistants (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        author_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        description TEXT NOT NULL DEFAULT '',
+                        icon TEXT NOT NULL DEFAULT '',
+                        instructions TEXT NOT NULL DEFAULT '',
+                        model TEXT NOT NULL,
+                        generation_settings TEXT,
+                        starters TEXT NOT NULL DEFAULT '[]',
+                        visibility TEXT NOT NULL DEFAULT 'private',
+                        version INTEGER NOT NULL DEFAULT 1,
+                        created_at DATETIME NOT NULL,
+                        updated_at DATETIME NOT NULL
+                    );
+                    CREATE INDEX assistants_by_author ON assistants(author_id);
+                    CREATE TABLE assistant_groups (
+                        assistant_id INTEGER NOT NULL REFERENCES assistants(id) ON DELETE CASCADE,
+                        group_id INTEGER NOT NULL REFERENCES user_groups(id) ON DELETE CASCADE,
+                        PRIMARY KEY (assistant_id, group_id)
+                    );
+                    ALTER TABLE conversations ADD COLUMN assistant_id INTEGER REFERENCES assistants(id) ON DELETE SET NULL;
+                    ALTER TABLE conversations ADD COLUMN assistant_name TEXT;
+                    ALTER TABLE conversations ADD COLUMN assistant_version INTEGER;
+                    CREATE INDEX conversations_by_assistant ON conversations(assistant_id) WHERE assistant_id IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 }

@@ -18,7 +18,10 @@ extension Conversation {
             id: row["id"], userID: row["user_id"], title: row["title"], model: row["model"],
             systemPrompt: row["system_prompt"], createdAt: row.date("created_at"), updatedAt: row.date("updated_at"),
             pinned: row["pinned"], archived: row["archived"], currentLeafID: row["current_leaf_id"],
-            options: GenerationOptions(json: row["generation_settings"]))
+            options: GenerationOptions(json: row["generation_settings"]),
+            assistant: (row["assistant_name"] as String?).map {
+                AssistantReference(id: row["assistant_id"], name: $0, version: row["assistant_version"] ?? 1)
+            })
     }
 }
 

@@ -14,7 +14,8 @@ public struct SQLiteChatStore: ChatStore {
     }
 
     public func createConversation(
-        userID: UserID, title: String, model: String, systemPrompt: String, options: GenerationOptions
+        userID: UserID, title: String, model: String, systemPrompt: String, options: GenerationOptions,
+        assistant: AssistantReference?
     ) async throws(StoreError) -> Conversation {
         try await perform {
             try await writer.write { db in
@@ -22,13 +23,17 @@ public struct SQLiteChatStore: ChatStore {
                 try db.cachedStatement(
                     sql: """
                         INSERT INTO conversations (user_id, title, model, system_prompt, generation_settings, created_at,
-                                                   updated_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                                                   updated_at, assistant_id, assistant_name, assistant_version)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """
-                ).execute(arguments: [userID, title, model, systemPrompt, options.storedJSON, now, now])
+                ).execute(arguments: [
+                    userID, title, model, systemPrompt, options.storedJSON, now, now, assistant?.id, assistant?.name,
+                    assistant?.version,
+                ])
                 return Conversation(
                     id: db.lastInsertedRowID, userID: userID, title: title, model: model,
-                    systemPrompt: systemPrompt, createdAt: now.date, updatedAt: now.date, options: options)
+                    systemPrompt: systemPrompt, createdAt: now.date, updatedAt: now.date, options: options,
+                    assistant: assistant)
             }
         }
     }

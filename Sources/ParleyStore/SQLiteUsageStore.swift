@@ -53,6 +53,23 @@ public struct SQLiteUsageStore: UsageStore {
         }
     }
 
+    public func assistantSpend(period: UsagePeriod) async throws(StoreError) -> [AssistantSpend] {
+        try await perform {
+            try await pool.scan { db in
+                try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT c.assistant_name, COUNT(DISTINCT c.id), COUNT(m.id), SUM(m.cost_micros)
+                            FROM conversations c JOIN messages m ON m.conversation_id = c.id AND m.role = 'assistant'
+                            WHERE c.assistant_name IS NOT NULL AND m.updated_at >= ? AND m.updated_at < ?
+                            GROUP BY COALESCE(c.assistant_id, -1), c.assistant_name ORDER BY 4 DESC, 1
+                            """),
+                    arguments: [period.from.description, period.to.adding(days: 1).description]
+                ).map { AssistantSpend(name: $0[0], conversations: $0[1], replies: $0[2], costMicros: $0[3] ?? 0) }
+            }
+        }
+    }
+
     public func records(period: UsagePeriod) async throws(StoreError) -> [UsageRecord] {
         try await perform {
             try await pool.scan { db in

@@ -17,6 +17,8 @@ struct AbuseTests {
         "POST /shares/{id}/revoke", "DELETE /api/conversations/{id}/messages/{message_id}",
         "POST /settings/keys/{id}/revoke", "DELETE /api/keys/{id}", "POST /admin/keys/{id}/revoke",
         "POST /admin/groups/{id}/delete", "POST /settings/sessions/{id}/sign-out", "POST /admin/invites/{id}/revoke",
+        "POST /assistants/{id}/delete", "POST /assistants/{id}/duplicate", "POST /assistants/{id}/start",
+        "DELETE /api/assistants/{id}", "POST /api/assistants/{id}/duplicate",
     ]
 
     /// Routes that refuse a form body before its size matters: the import reads only a file (multipart, below) or JSON,

@@ -33,6 +33,12 @@ struct AccessMatrixTests {
         "POST /settings/delete-account": .signedIn, "GET /shares": .signedIn,
         "GET /api/conversations": .signedIn, "POST /api/conversations": .signedIn, "GET /api/models": .signedIn,
         "GET /v1/models": .signedIn, "POST /v1/chat/completions": .signedIn,
+        "GET /assistants": .signedIn, "GET /assistants/new": .signedIn, "POST /assistants": .signedIn,
+        "GET /assistants/{id}/edit": .owner, "POST /assistants/{id}": .owner, "POST /assistants/{id}/delete": .owner,
+        "POST /assistants/{id}/duplicate": .owner, "POST /assistants/{id}/start": .owner,
+        "GET /api/assistants": .signedIn, "POST /api/assistants": .signedIn, "GET /api/assistants/{id}": .owner,
+        "PATCH /api/assistants/{id}": .owner, "DELETE /api/assistants/{id}": .owner,
+        "POST /api/assistants/{id}/duplicate": .owner,
         "GET /c/{id}": .owner, "POST /c/{id}/rename": .owner, "POST /c/{id}/settings": .owner,
         "POST /c/{id}/delete": .owner, "GET /c/{id}/export.md": .owner, "GET /c/{id}/export.json": .owner,
         "POST /c/{id}/pin": .owner, "POST /c/{id}/unpin": .owner, "POST /c/{id}/archive": .owner,
@@ -82,6 +88,8 @@ struct AccessMatrixTests {
         var sessionHandle: String
         /// A live invite link's token, made by the owner (the first account, an admin).
         var inviteToken: String
+        /// The owner's private assistant.
+        var assistantID: Int64
 
         /// The route's path with its captures filled with the owner's ids.
         func path(for template: String) -> String {
@@ -89,7 +97,10 @@ struct AccessMatrixTests {
                 template.hasPrefix("/shares/")
                 ? shareID
                 : template.hasPrefix("/attachments/")
-                    ? "\(attachmentID)" : template.hasPrefix("/settings/sessions/") ? sessionHandle : "\(conversation)"
+                    ? "\(attachmentID)"
+                    : template.hasPrefix("/settings/sessions/")
+                        ? sessionHandle
+                        : template.contains("/assistants/") ? "\(assistantID)" : "\(conversation)"
             return template.replacingOccurrences(of: "{id}", with: capture)
                 .replacingOccurrences(of: "{token}", with: template.hasPrefix("/invite/") ? inviteToken : shareToken)
                 .replacingOccurrences(of: "{message_id}", with: "\(message)")
@@ -129,10 +140,13 @@ struct AccessMatrixTests {
                 account.firstMatch(of: /\/settings\/sessions\/([0-9a-f]+)\/sign-out/).map { String($0.1) })
             let invited = try await owner.post("/admin/invites", form: ["email": ""]).body
             let inviteToken = try #require(invited.firstMatch(of: /\/invite\/([0-9a-f]{32})/).map { String($0.1) })
+            let assistant = try await api.request(
+                .POST, "/api/assistants", json: ["name": "Owned", "model": "mock-fast"])
+            let assistantID = try #require(try assistant.json()["id"] as? Int)
             let owned = OwnedThings(
                 conversation: conversation, shareToken: String(url.split(separator: "/").last ?? ""),
                 shareID: shareID, attachmentID: attachment.id, message: Int64(question), sessionHandle: sessionHandle,
-                inviteToken: inviteToken)
+                inviteToken: inviteToken, assistantID: Int64(assistantID))
             var other = server.browser()
             _ = try await other.signUp("other@example.com")
             let otherAPI = try await APIClient.signIn(server, email: "other@example.com")

@@ -90,7 +90,8 @@ func expectStoreError(
             }
             #expect(
                 tables == [
-                    "api_completions", "api_keys", "attachment_data", "attachments", "conversations",
+                    "api_completions", "api_keys", "assistant_groups", "assistants", "attachment_data", "attachments",
+                    "conversations",
                     "conversations_fts",
                     "conversations_fts_config", "conversations_fts_data", "conversations_fts_docsize",
                     "conversations_fts_idx", "group_members", "invites", "messages", "messages_fts",

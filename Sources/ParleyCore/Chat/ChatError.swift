@@ -21,6 +21,10 @@ public enum ChatError: Error, Equatable, Sendable {
     case tooManyImages
     /// Images came with a message for a model that cannot see them.
     case modelCannotSeeImages(String)
+    /// An assistant's field is out of its limits; the text says which.
+    case invalidAssistant(String)
+    /// The caller may use this (a shared assistant) but only its author or an admin may change it.
+    case readOnly
     /// A generation setting is outside the range its model takes; the text names it and the range.
     case invalidSetting(String)
     /// A completion was asked of a model that draws images rather than writing text.

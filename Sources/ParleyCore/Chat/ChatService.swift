@@ -29,7 +29,7 @@ public struct ChatService: Sendable {
     /// first message replaces.
     public func createConversation(
         userID: UserID, title: String?, model: String?, systemPrompt: String?,
-        options: GenerationOptions = GenerationOptions()
+        options: GenerationOptions = GenerationOptions(), assistant: AssistantReference? = nil
     ) async throws(ChatError) -> Conversation {
         let model = try await resolveModel(model, current: nil, userID: userID)
         let title = try validTitle(title ?? ConversationTitle.placeholder)
@@ -38,7 +38,8 @@ public struct ChatService: Sendable {
         try options.validate(for: model)
         return try await storing {
             try await store.createConversation(
-                userID: userID, title: title, model: model.id, systemPrompt: systemPrompt, options: options)
+                userID: userID, title: title, model: model.id, systemPrompt: systemPrompt, options: options,
+                assistant: assistant)
         }
     }
 

@@ -17,12 +17,14 @@ public struct Conversation: Sendable, Equatable {
     public var currentLeafID: MessageID?
     /// The conversation's own generation options (over its model's defaults).
     public var options: GenerationOptions
+    /// The assistant it was started with, if any.
+    public var assistant: AssistantReference?
 
     /// Creates a conversation value.
     public init(
         id: ConversationID, userID: UserID, title: String, model: String, systemPrompt: String,
         createdAt: Date, updatedAt: Date, pinned: Bool = false, archived: Bool = false, currentLeafID: MessageID? = nil,
-        options: GenerationOptions = GenerationOptions()
+        options: GenerationOptions = GenerationOptions(), assistant: AssistantReference? = nil
     ) {
         self.id = id
         self.userID = userID
@@ -35,6 +37,7 @@ public struct Conversation: Sendable, Equatable {
         self.archived = archived
         self.currentLeafID = currentLeafID
         self.options = options
+        self.assistant = assistant
     }
 }
 

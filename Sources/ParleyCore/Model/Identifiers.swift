@@ -10,3 +10,5 @@ public typealias AttachmentID = Int64
 public typealias GroupID = Int64
 /// The row id of a completion asked through the OpenAI-compatible endpoint.
 public typealias APICompletionID = Int64
+/// The row id of an assistant.
+public typealias AssistantID = Int64

@@ -76,9 +76,10 @@ public struct ReplyOutcome: Sendable, Equatable {
 
 /// Conversations and messages, always scoped by their owner.
 public protocol ChatStore: AttachmentStore {
-    /// Creates a conversation.
+    /// Creates a conversation, started with `assistant` when given.
     func createConversation(
-        userID: UserID, title: String, model: String, systemPrompt: String, options: GenerationOptions
+        userID: UserID, title: String, model: String, systemPrompt: String, options: GenerationOptions,
+        assistant: AssistantReference?
     ) async throws(StoreError) -> Conversation
     /// The conversation if it belongs to the user.
     func conversation(id: ConversationID, userID: UserID) async throws(StoreError) -> Conversation?
@@ -198,6 +199,7 @@ extension ChatStore {
         async throws(StoreError) -> Conversation
     {
         try await createConversation(
-            userID: userID, title: title, model: model, systemPrompt: systemPrompt, options: GenerationOptions())
+            userID: userID, title: title, model: model, systemPrompt: systemPrompt, options: GenerationOptions(),
+            assistant: nil)
     }
 }

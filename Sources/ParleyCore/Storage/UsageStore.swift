@@ -10,6 +10,9 @@ public protocol UsageStore: Sendable {
         -> UserUsageReport
     /// Each user's spend from `since` on, by user id (users without any are left out).
     func spend(since: UsageDay) async throws(StoreError) -> [UserID: Int64]
+    /// The spend of a period's replies by the assistant their conversation was started with (by its name then), most
+    /// first; conversations without one are left out. Read from the replies, not the rollup.
+    func assistantSpend(period: UsagePeriod) async throws(StoreError) -> [AssistantSpend]
     /// Every price version of every model, oldest first (the last of a model is the one in force).
     func priceVersions() async throws(StoreError) -> [PriceVersion]
     /// Adds a price version for a model, in force from now on; earlier replies keep the version they were charged at.

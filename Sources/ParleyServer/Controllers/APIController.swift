@@ -7,6 +7,7 @@ struct APIController {
     static let defaultLimit = 50
     static let maxLimit = 200
     let chat: ChatService
+    let assistants: AssistantService
     let pages: PageRenderer
 
     /// Adds the routes.
@@ -26,12 +27,14 @@ struct APIController {
         api.get("models") { _, context in try await models(context) }
     }
 
-    /// The body of `POST /api/conversations`, and of `PATCH /api/conversations/{id}` (which changes what it names).
+    /// The body of `POST /api/conversations` (with `assistant_id`, a copy of that assistant's set-up), and of
+    /// `PATCH /api/conversations/{id}` (which changes what it names).
     struct NewConversation: Decodable {
         var title: String?
         var model: String?
         var systemPrompt: String?
         var settings: GenerationOptions?
+        var assistantId: AssistantID?
     }
 
     /// The body of `POST /api/conversations/{id}/messages`; with `edit_of`, a new version of that question.
@@ -62,9 +65,23 @@ struct APIController {
     private func createConversation(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let body = try await request.decodeJSON(NewConversation.self, context: context)
-        let conversation = try await chat.createConversation(
-            userID: user.id, title: body.title, model: body.model, systemPrompt: body.systemPrompt,
-            options: body.settings ?? GenerationOptions())
+        guard let assistantID = body.assistantId else {
+            let conversation = try await chat.createConversation(
+                userID: user.id, title: body.title, model: body.model, systemPrompt: body.systemPrompt,
+                options: body.settings ?? GenerationOptions())
+            return try .json(ConversationJSON(conversation), status: .created)
+        }
+        guard body.model == nil, body.systemPrompt == nil, body.settings == nil else {
+            throw AppError(
+                .unprocessableContent, code: "invalid_assistant",
+                message: "A conversation with an assistant takes its model, instructions and settings: "
+                    + "change them once it is made.")
+        }
+        var conversation = try await assistants.startConversation(with: assistantID, by: user)
+        if let title = body.title {
+            try await chat.rename(userID: user.id, conversationID: conversation.id, title: title)
+            conversation = try await chat.conversation(conversation.id, userID: user.id)
+        }
         return try .json(ConversationJSON(conversation), status: .created)
     }
 

@@ -19,6 +19,7 @@ struct AdminDashboardController {
     private func dashboard(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let query = try UsageQuery(request)
         async let groupSpend = AdminGroupsController.monthSpend(groups)
+        async let assistantSpend = usage.assistantSpend(period: query.period)
         let data = try await usage.dashboard(period: query.period, sort: query.sort, userLimit: Self.userRows)
         var values: [String: Any] = [
             "nav_dashboard": true,
@@ -36,6 +37,12 @@ struct AdminDashboardController {
             ],
         ]
         values["group_spend"] = try await groupSpend
+        values["assistant_spend"] = try await assistantSpend.map { row in
+            [
+                "name": row.name, "conversations": MicroDollars.grouped(Int64(row.conversations)),
+                "replies": MicroDollars.grouped(Int64(row.replies)), "cost": MicroDollars.display(row.costMicros),
+            ]
+        }
         if data.activeUsers > data.users.count {
             values["more_users"] = ["shown": data.users.count, "total": data.activeUsers]
         }

@@ -8,6 +8,7 @@ struct ConversationController {
     static let pageSize = 50
     let settings: ServerSettings
     let chat: ChatService
+    let assistants: AssistantService
     let pages: PageRenderer
 
     /// Adds the routes.
@@ -118,6 +119,7 @@ struct ConversationController {
         let confirming = deleting.flatMap { id in messages.first { $0.id == id } }
         let sidebar = try await chat.conversations(userID: user.id, before: nil, limit: Self.pageSize).items
         let budget = try await chat.budgetStatus(userID: user.id)
+        let starters = messages.isEmpty ? try await starters(of: conversation, user: user) : []
         return pages.page(
             "conversation", title: conversation.title, context: context,
             values: [
@@ -126,6 +128,7 @@ struct ConversationController {
                     "id": conversation.id, "title": conversation.title, "model": conversation.model,
                     "system_prompt": conversation.systemPrompt, "pinned": conversation.pinned,
                     "archived": conversation.archived,
+                    "assistant": conversation.assistant.map { [["name": $0.name, "version": $0.version]] } ?? [],
                     "generation": GenerationOptionsFields.values(
                         conversation.options, model: chat.catalog.model(conversation.model)),
                 ] as [String: Any],
@@ -134,6 +137,7 @@ struct ConversationController {
                 "running_elsewhere": runningElsewhere.map(String.init) ?? "",
                 "resume_event_id": streaming.map { EventID(messageID: $0.id, sequence: 0).text } ?? "",
                 "has_messages": !messages.isEmpty,
+                "starters": starters, "has_starters": !starters.isEmpty,
                 "has_reasoning": messages.contains { $0.reasoning != nil },
                 "can_continue": messages.last?.status == .truncated,
                 "continue_prompt": Self.continuePrompt,
@@ -217,6 +221,18 @@ struct ConversationController {
             "id": conversation.id, "title": conversation.title, "model": conversation.model,
             "updated_at": conversation.updatedAt.formatted(.iso8601), "current": conversation.id == current,
             "pinned": conversation.pinned, "archived": conversation.archived,
+            "assistant": conversation.assistant.map { [["name": $0.name]] } ?? [],
         ]
+    }
+
+    /// The conversation starters of the assistant an empty conversation was started with, while the user may still
+    /// use it (none otherwise).
+    private func starters(of conversation: Conversation, user: User) async throws -> [String] {
+        guard let id = conversation.assistant?.id else { return [] }
+        do {
+            return try await assistants.assistant(id, for: user).starters
+        } catch .notFound {
+            return []
+        }
     }
 }

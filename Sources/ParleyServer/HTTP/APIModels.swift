@@ -15,6 +15,15 @@ struct ConversationJSON: Codable {
     var currentLeafId: MessageID?
     /// The conversation's own generation options (absent from exports written before they existed).
     var settings: GenerationOptions?
+    /// The assistant it was started with: `{"id","name","version"}` (`id` absent once the assistant was deleted).
+    var assistant: AssistantJSON?
+
+    /// The assistant a conversation was started with.
+    struct AssistantJSON: Codable {
+        var id: AssistantID?
+        var name: String
+        var version: Int
+    }
 
     init(_ conversation: Conversation) {
         id = conversation.id
@@ -27,6 +36,7 @@ struct ConversationJSON: Codable {
         archived = conversation.archived
         currentLeafId = conversation.currentLeafID
         settings = conversation.options
+        assistant = conversation.assistant.map { AssistantJSON(id: $0.id, name: $0.name, version: $0.version) }
     }
 }
 

@@ -110,6 +110,12 @@ public struct AppError: Error, Sendable {
                 message:
                     "The model “\(model)” cannot see images. Choose a vision model, or send the message without images."
             )
+        case .invalidAssistant(let problem):
+            self.init(.unprocessableContent, code: "invalid_assistant", message: problem)
+        case .readOnly:
+            self.init(
+                .forbidden, code: "read_only",
+                message: "Only its author or an admin can change this. You can duplicate it and change your copy.")
         case .invalidSetting(let problem):
             self.init(.unprocessableContent, code: "invalid_setting", message: problem)
         case .modelDrawsImages(let model):

@@ -147,13 +147,22 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         csrf: services.csrf, pages: services.pages, singleSignOn: services.singleSignOn?.provider
     ).addRoutes(to: router)
     services.singleSignOn?.addRoutes(to: router)
+    let assistants = AssistantService(
+        store: SQLiteAssistantStore(database: services.database), chat: services.chat)
+    ConversationController(
+        settings: services.settings, chat: services.chat, assistants: assistants, pages: services.pages
+    ).addRoutes(to: router)
     let keys = APIKeysController(store: apiKeys, pages: services.pages, now: services.settings.wallClock)
     keys.addRoutes(to: router)
-    ConversationController(settings: services.settings, chat: services.chat, pages: services.pages)
-        .addRoutes(to: router)
+
     ReplyController(settings: services.settings, chat: services.chat, eventStreams: services.eventStreams)
         .addRoutes(to: router)
-    APIController(chat: services.chat, pages: services.pages).addRoutes(to: router)
+    APIController(chat: services.chat, assistants: assistants, pages: services.pages).addRoutes(to: router)
+    AssistantsAPIController(assistants: assistants).addRoutes(to: router)
+    AssistantsController(
+        assistants: assistants, chat: services.chat, groups: SQLiteGroupStore(database: services.database),
+        pages: services.pages
+    ).addRoutes(to: router)
     OpenAICompatibleController(
         completions: CompletionService(
             chat: services.chat, generations: services.chat.generations,

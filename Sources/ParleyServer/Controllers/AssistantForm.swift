@@ -1,0 +1,46 @@
+import ParleyCore
+
+/// The assistant form's fields: text fields, `starter` repeated (up to four), `visibility`, `groups[]` and the
+/// generation options' fields.
+struct AssistantForm: Decodable {
+    var name: String?
+    var description: String?
+    var icon: String?
+    var instructions: String?
+    var model: String?
+    var starters: [String]?
+    var visibility: String?
+    var groups: [GroupID]?
+    var options: GenerationOptionsFields
+
+    enum CodingKeys: String, CodingKey {
+        case name, description, icon, instructions, model, visibility
+        case starters = "starter"
+        case groups
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        description = try container.decodeIfPresent(String.self, forKey: .description)
+        icon = try container.decodeIfPresent(String.self, forKey: .icon)
+        instructions = try container.decodeIfPresent(String.self, forKey: .instructions)
+        model = try container.decodeIfPresent(String.self, forKey: .model)
+        starters = try container.decodeIfPresent([String].self, forKey: .starters)
+        visibility = try container.decodeIfPresent(String.self, forKey: .visibility)
+        groups = try container.decodeIfPresent([GroupID].self, forKey: .groups)
+        options = try GenerationOptionsFields(from: decoder)
+    }
+
+    /// The draft the form describes, or a 422 naming a field that cannot be read.
+    func draft() throws(AppError) -> AssistantDraft {
+        guard let visibility = Visibility(rawValue: visibility ?? "private") else {
+            throw AppError(
+                .unprocessableContent, code: "invalid_assistant", message: "Share with no one, everyone or groups.")
+        }
+        return AssistantDraft(
+            name: name ?? "", description: description ?? "", icon: icon ?? "", instructions: instructions ?? "",
+            model: model, options: try options.options(), starters: starters ?? [], visibility: visibility,
+            groupIDs: visibility == .groups ? groups ?? [] : [])
+    }
+}

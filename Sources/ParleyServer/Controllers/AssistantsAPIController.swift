@@ -1,0 +1,112 @@
+import Foundation
+import Hummingbird
+import ParleyCore
+
+/// The assistants in the JSON API: list, create, read, change (`PATCH`: the fields given), delete and duplicate.
+struct AssistantsAPIController {
+    let assistants: AssistantService
+
+    /// An assistant as the API shows it; `can_change` says whether the caller may change it.
+    struct AssistantJSON: Encodable {
+        var id: AssistantID
+        var name: String
+        var description: String
+        var icon: String
+        var instructions: String
+        var model: String
+        var settings: GenerationOptions
+        var starters: [String]
+        var visibility: String
+        var groupIds: [GroupID]
+        var version: Int
+        var canChange: Bool
+        var createdAt: Date
+        var updatedAt: Date
+
+        init(_ assistant: Assistant, for user: User) {
+            id = assistant.id
+            name = assistant.name
+            description = assistant.description
+            icon = assistant.icon
+            instructions = assistant.instructions
+            model = assistant.model
+            settings = assistant.options
+            starters = assistant.starters
+            visibility = assistant.visibility.rawValue
+            groupIds = assistant.groupIDs
+            version = assistant.version
+            canChange = AssistantService.canChange(assistant, user)
+            createdAt = assistant.createdAt
+            updatedAt = assistant.updatedAt
+        }
+    }
+
+    /// The body of `POST` (a missing name is refused) and `PATCH` (what is left out stays).
+    struct AssistantBody: Decodable {
+        var name: String?
+        var description: String?
+        var icon: String?
+        var instructions: String?
+        var model: String?
+        var settings: GenerationOptions?
+        var starters: [String]?
+        var visibility: Visibility?
+        var groupIds: [GroupID]?
+
+        /// `draft` with the body's fields over it.
+        func applied(to draft: AssistantDraft) -> AssistantDraft {
+            var draft = draft
+            if let name { draft.name = name }
+            if let description { draft.description = description }
+            if let icon { draft.icon = icon }
+            if let instructions { draft.instructions = instructions }
+            if let model { draft.model = model }
+            if let settings { draft.options = settings }
+            if let starters { draft.starters = starters }
+            if let visibility {
+                draft.visibility = visibility
+                if visibility != .groups { draft.groupIDs = [] }
+            }
+            if let groupIds { draft.groupIDs = groupIds }
+            return draft
+        }
+    }
+
+    /// Adds the routes.
+    func addRoutes(to router: Router<AppRequestContext>) {
+        let api = router.group("api")
+        api.get("assistants") { _, context in
+            let user = try context.requireUser()
+            let all = try await assistants.visible(to: user).map { AssistantJSON($0, for: user) }
+            return try Response.json(ListJSON(data: all, hasMore: false))
+        }
+        api.post("assistants") { request, context in
+            let user = try context.requireUser()
+            let body = try await request.decodeJSON(AssistantBody.self, context: context)
+            let made = try await assistants.create(body.applied(to: AssistantDraft(name: "")), by: user)
+            return try Response.json(AssistantJSON(made, for: user), status: .created)
+        }
+        api.get("assistants/{id}") { _, context in
+            let user = try context.requireUser()
+            return try Response.json(
+                AssistantJSON(try await assistants.assistant(try context.rowID(), for: user), for: user))
+        }
+        api.patch("assistants/{id}") { request, context in
+            let user = try context.requireUser()
+            let id = try context.rowID()
+            let body = try await request.decodeJSON(AssistantBody.self, context: context)
+            let current = try await assistants.assistant(id, for: user)
+            let updated = try await assistants.update(id, with: body.applied(to: AssistantDraft(current)), by: user)
+            return try Response.json(AssistantJSON(updated, for: user))
+        }
+        api.delete("assistants/{id}") { _, context in
+            try await assistants.delete(try context.rowID(), by: try context.requireUser())
+            return Response(status: .noContent)
+        }
+        api.post("assistants/{id}/duplicate") { _, context in
+            let user = try context.requireUser()
+            let copy = try await assistants.duplicate(try context.rowID(), by: user)
+            return try Response.json(AssistantJSON(copy, for: user), status: .created)
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+import GRDB
+import ParleyCore
+
+/// Assistants and the groups each is shared with, in SQLite.
+public struct SQLiteAssistantStore: AssistantStore {
+    let pool: DatabasePool
+    let writer: GroupCommitWriter
+
+    /// Creates the store over an open database.
+    public init(database: ParleyDatabase) {
+        pool = database.pool
+        writer = database.writer
+    }
+
+    /// An assistant's columns with its groups, one id a line.
+    private static let columns = """
+        SELECT a.*, (SELECT group_concat(group_id, char(10)) FROM assistant_groups WHERE assistant_id = a.id) AS groups
+        FROM assistants a
+        """
+
+    public func createAssistant(_ assistant: Assistant) async throws(StoreError) -> Assistant {
+        try await perform {
+            try await writer.write { db in
+                let now = StoredDate.now
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO assistants (author_id, name, description, icon, instructions, model,
+                                                generation_settings, starters, visibility, version, created_at,
+                                                updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+                        """
+                ).execute(arguments: Self.fields(of: assistant) + [now, now])
+                let id = db.lastInsertedRowID
+                try Self.setGroups(assistant, id: id, db)
+                return try Self.fetch(id, db) ?? assistant
+            }
+        }
+    }
+
+    public func updateAssistant(_ assistant: Assistant) async throws(StoreError) -> Assistant {
+        try await perform {
+            try await writer.write { db in
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE assistants SET author_id = ?, name = ?, description = ?, icon = ?, instructions = ?,
+                            model = ?, generation_settings = ?, starters = ?, visibility = ?, version = version + 1,
+                            updated_at = ?
+                        WHERE id = ?
+                        """
+                ).execute(arguments: Self.fields(of: assistant) + [StoredDate.now, assistant.id])
+                guard db.changesCount == 1 else { throw StoreError.notFound }
+                try db.cachedStatement(sql: "DELETE FROM assistant_groups WHERE assistant_id = ?")
+                    .execute(arguments: [assistant.id])
+                try Self.setGroups(assistant, id: assistant.id, db)
+                guard let updated = try Self.fetch(assistant.id, db) else { throw StoreError.notFound }
+                return updated
+            }
+        }
+    }
+
+    public func deleteAssistant(id: AssistantID) async throws(StoreError) {
+        try await perform {
+            try await writer.write { db in
+                try db.cachedStatement(sql: "DELETE FROM assistants WHERE id = ?").execute(arguments: [id])
+                guard db.changesCount == 1 else { throw StoreError.notFound }
+            }
+        }
+    }
+
+    public func assistant(id: AssistantID) async throws(StoreError) -> Assistant? {
+        try await perform { try pool.lookup { db in try Self.fetch(id, db) } }
+    }
+
+    public func assistants(visibleTo userID: UserID, isAdmin: Bool) async throws(StoreError) -> [Assistant] {
+        try await perform {
+            try pool.lookup { db in
+                try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: Self.columns + """
+                             WHERE ? OR a.author_id = ? OR a.visibility = 'everyone'
+                                OR (a.visibility = 'groups' AND EXISTS (
+                                    SELECT 1 FROM assistant_groups g JOIN group_members m ON m.group_id = g.group_id
+                                    WHERE g.assistant_id = a.id AND m.user_id = ?))
+                             ORDER BY a.name COLLATE NOCASE, a.id
+                            """), arguments: [isAdmin, userID, userID]
+                ).map(Assistant.init(row:))
+            }
+        }
+    }
+
+    public func assistantCount(authorID: UserID) async throws(StoreError) -> Int {
+        try await perform {
+            try pool.lookup { db in
+                try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT COUNT(*) FROM assistants WHERE author_id = ?"),
+                    arguments: [authorID]) ?? 0
+            }
+        }
+    }
+
+    public func groupIDs(of userID: UserID) async throws(StoreError) -> Set<GroupID> {
+        try await perform {
+            try pool.lookup { db in
+                Set(
+                    try GroupID.fetchAll(
+                        db.cachedStatement(sql: "SELECT group_id FROM group_members WHERE user_id = ?"),
+                        arguments: [userID]))
+            }
+        }
+    }
+
+    private static func fetch(_ id: AssistantID, _ db: Database) throws -> Assistant? {
+        try Row.fetchOne(db.cachedStatement(sql: columns + " WHERE a.id = ?"), arguments: [id])
+            .map(Assistant.init(row:))
+    }
+
+    /// The stored fields, in the order of the insert and the update.
+    private static func fields(of assistant: Assistant) -> StatementArguments {
+        let starters = (try? JSONEncoder().encode(assistant.starters)).map { String(decoding: $0, as: UTF8.self) }
+        return [
+            assistant.authorID, assistant.name, assistant.description, assistant.icon, assistant.instructions,
+            assistant.model, assistant.options.storedJSON, starters ?? "[]", assistant.visibility.rawValue,
+        ]
+    }
+
+    /// Shares the assistant with its groups (those that exist), when it is shared with groups.
+    private static func setGroups(_ assistant: Assistant, id: AssistantID, _ db: Database) throws {
+        guard assistant.visibility == .groups else { return }
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT OR IGNORE INTO assistant_groups (assistant_id, group_id) SELECT ?, id FROM user_groups WHERE id = ?
+                """)
+        for group in assistant.groupIDs { try insert.execute(arguments: [id, group]) }
+    }
+}
+
+extension Assistant {
+    init(row: Row) {
+        let starters = (row["starters"] as String?).flatMap {
+            try? JSONDecoder().decode([String].self, from: Data($0.utf8))
+        }
+        let groups = (row["groups"] as String?)?.split(separator: "\n").compactMap { GroupID($0) } ?? []
+        self.init(
+            id: row["id"], authorID: row["author_id"], name: row["name"], description: row["description"],
+            icon: row["icon"], instructions: row["instructions"], model: row["model"],
+            options: GenerationOptions(json: row["generation_settings"]), starters: starters ?? [],
+            visibility: Visibility(rawValue: row["visibility"]) ?? .private, groupIDs: groups.sorted(),
+            version: row["version"], createdAt: row.date("created_at"), updatedAt: row.date("updated_at"))
+    }
+}
