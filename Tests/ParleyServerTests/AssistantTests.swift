@@ -168,4 +168,26 @@ struct AssistantTests {
             #expect(page.contains(#"class="tag assistant""#))
         }
     }
+
+    @Test func withUserSharingOffOnlyAdminsShare() async throws {
+        try await withTestServer(configure: {
+            $0.signup = .open; $0.userSharing = false
+        }) { server in
+            let (_, admin) = try await server.signUp("admin@example.com")
+            let (_, member) = try await server.signUp("member@example.com")
+            let refused = try await member.request(
+                .POST, "/api/assistants", json: Self.body(["visibility": "everyone"]))
+            #expect(refused.status == 422 && refused.body.contains("Only admins share"))
+            let own = try #require(try await Self.make(member)["id"] as? Int)
+            #expect(
+                try await member.request(.PATCH, "/api/assistants/\(own)", json: ["visibility": "everyone"]).status
+                    == 422)
+            // An admin may share it for them.
+            #expect(
+                try await admin.request(.PATCH, "/api/assistants/\(own)", json: ["visibility": "everyone"]).status
+                    == 200)
+            let (_, reader) = try await server.signUp("reader@example.com")
+            #expect(try await reader.request(.GET, "/api/assistants/\(own)").status == 200)
+        }
+    }
 }

@@ -6,11 +6,14 @@ public final class AssistantService: Sendable {
 
     let store: any AssistantStore
     let chat: ChatService
+    /// Whether people may share their own assistants; when not, only admins may make one shared.
+    let usersMayShare: Bool
 
     /// Creates the service over the store and the chat service (models, access, conversations).
-    public init(store: any AssistantStore, chat: ChatService) {
+    public init(store: any AssistantStore, chat: ChatService, usersMayShare: Bool = true) {
         self.store = store
         self.chat = chat
+        self.usersMayShare = usersMayShare
     }
 
     /// The assistants `user` may use, by name.
@@ -84,6 +87,9 @@ public final class AssistantService: Sendable {
     /// and its model's id in place of the name asked for (the default when none).
     private func checked(_ draft: AssistantDraft, user: User) async throws(ChatError) -> AssistantDraft {
         var draft = try draft.checked()
+        guard draft.visibility == .private || usersMayShare || user.isAdmin else {
+            throw .invalidAssistant("Only admins share assistants on this server; keep it to yourself or ask one.")
+        }
         let model = try await chat.resolveModel(draft.model, current: nil, userID: user.id)
         guard !model.generatesImages else { throw .modelDrawsImages(model.id) }
         try draft.options.validate(for: model)

@@ -148,7 +148,8 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     ).addRoutes(to: router)
     services.singleSignOn?.addRoutes(to: router)
     let assistants = AssistantService(
-        store: SQLiteAssistantStore(database: services.database), chat: services.chat)
+        store: SQLiteAssistantStore(database: services.database), chat: services.chat,
+        usersMayShare: services.settings.userSharing)
     ConversationController(
         settings: services.settings, chat: services.chat, assistants: assistants, pages: services.pages
     ).addRoutes(to: router)

@@ -16,6 +16,9 @@ public struct ServerSettings: Sendable {
     /// Whether people may sign in with a password (`PARLEY_PASSWORD_LOGIN`); when off, admins still may (a
     /// break-glass account) and everybody else uses single sign-on.
     public var passwordLogin = true
+    /// Whether people may share their own assistants (`PARLEY_USER_SHARING`); when off, only admins make an assistant
+    /// shared.
+    public var userSharing = true
     /// How long single sign-on waits before asking a provider that did not answer again.
     public var singleSignOnRetryDelay: Duration = .seconds(30)
     /// The wall clock sign-in deadlines and ID-token expiry are checked by (tests move it).
@@ -111,6 +114,7 @@ public struct ServerSettings: Sendable {
             ?? signup
         singleSignOn = try SingleSignOnSettings(read)
         passwordLogin = try read.flag("PARLEY_PASSWORD_LOGIN") ?? passwordLogin
+        userSharing = try read.flag("PARLEY_USER_SHARING") ?? userSharing
         if !passwordLogin, singleSignOn == nil {
             throw SettingsError(
                 name: "PARLEY_PASSWORD_LOGIN", value: "off",
