@@ -26,6 +26,15 @@ enum PriceVersions {
         return price
     }
 
+    /// The usage of `outcome` priced at its pricing's version in force at `moment` (as given, unpriced, without a
+    /// pricing), and that version's id.
+    static func charge(_ outcome: ReplyOutcome, _ db: Database, at moment: Date) throws -> (Usage, priceID: Int64?) {
+        var usage = outcome.usage
+        guard let pricing = outcome.pricing else { return (usage, nil) }
+        let price = try charge(&usage, db, pricing: pricing, at: moment)
+        return (usage, price.id)
+    }
+
     /// Adds a version of `modelID` taking effect at `moment`.
     static func insert(_ db: Database, modelID: String, rates: TokenRates, at moment: Date) throws -> PriceVersion {
         try db.cachedStatement(

@@ -24,11 +24,7 @@ extension SQLiteChatStore: APICompletionStore {
         try await perform {
             try await writer.write { db in
                 let now = StoredDate.now
-                var usage = outcome.usage
-                var priceID: Int64?
-                if let pricing = outcome.pricing {
-                    priceID = try PriceVersions.charge(&usage, db, pricing: pricing, at: now.date).id
-                }
+                let (usage, priceID) = try PriceVersions.charge(outcome, db, at: now.date)
                 try db.cachedStatement(
                     sql: """
                         UPDATE api_completions SET status = ?, model = COALESCE(?, model), provider = ?, prompt_tokens = ?,

@@ -224,11 +224,7 @@ public struct SQLiteChatStore: ChatStore {
         try await perform {
             try await writer.write { db in
                 let now = StoredDate.now
-                var usage = outcome.usage
-                var priceID: Int64?
-                if let pricing = outcome.pricing {
-                    priceID = try PriceVersions.charge(&usage, db, pricing: pricing, at: now.date).id
-                }
+                let (usage, priceID) = try PriceVersions.charge(outcome, db, at: now.date)
                 try db.cachedStatement(
                     sql: """
                         UPDATE messages SET content = ?, reasoning = ?, reasoning_ms = ?, status = ?, model = COALESCE(?, model), provider = ?,

@@ -5,17 +5,19 @@ import ServiceLifecycle
 
 /// Writes a conversation's events as `text/event-stream`, with heartbeats; a failed write (the client left) ends it.
 enum EventStreamResponse {
+    /// The headers of every event stream: not cached, not transformed, and not buffered by a proxy (nginx).
+    static let headers: HTTPFields = [
+        .contentType: "text/event-stream; charset=utf-8",
+        .cacheControl: "no-cache, no-transform",
+        HTTPField.Name("X-Accel-Buffering")!: "no",
+    ]
+
     /// The streaming response; with `endAfterDoneOf`, it closes once that reply's `done` was sent; `onClose` runs when
     /// the stream ends, however it ends.
     static func make(
         _ subscription: EventSubscription, endAfterDoneOf messageID: MessageID?,
         onClose: @escaping @Sendable () -> Void = {}
     ) -> Response {
-        let headers: HTTPFields = [
-            .contentType: "text/event-stream; charset=utf-8",
-            .cacheControl: "no-cache, no-transform",
-            HTTPField.Name("X-Accel-Buffering")!: "no",
-        ]
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in

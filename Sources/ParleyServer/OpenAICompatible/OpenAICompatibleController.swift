@@ -90,13 +90,8 @@ struct OpenAICompatibleController {
         if let end = first.end, first.text.isEmpty, first.reasoning.isEmpty, case .failed(let error) = end.end {
             throw AppError(upstream: error)
         }
-        let headers: HTTPFields = [
-            .contentType: "text/event-stream; charset=utf-8",
-            .cacheControl: "no-cache, no-transform",
-            HTTPField.Name("X-Accel-Buffering")!: "no",
-        ]
         return Response(
-            status: .ok, headers: headers,
+            status: .ok, headers: EventStreamResponse.headers,
             body: ResponseBody { writer in
                 do {
                     try await withTaskCancellationHandler {
