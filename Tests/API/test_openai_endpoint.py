@@ -152,6 +152,10 @@ def test_models_lists_what_the_user_may_use(stack):
     # Before the group restricts `limited`, the user sees every model.
     ids = [model.id for model in stack.client().models.list()]
     assert ids[:5] == ["chat", "slow", "limited", "flaky", "gpt-4o-mini"], ids
+    one = stack.client().models.retrieve("gpt-4o-mini")
+    assert one.id == "gpt-4o-mini" and one.owned_by == "mock"
+    with pytest.raises(openai.NotFoundError):
+        stack.client().models.retrieve("nope")
 
 
 def test_a_completion_whole_and_streamed(stack):
@@ -260,6 +264,8 @@ def test_a_model_not_allowed(stack):
         stack.client().chat.completions.create(model="limited", messages=[{"role": "user", "content": "Hello"}])
     assert refused.value.status_code == 403 and refused.value.code == "model_not_allowed"
     assert "limited" not in [model.id for model in stack.client().models.list()]
+    with pytest.raises(openai.NotFoundError):
+        stack.client().models.retrieve("limited")
 
 
 def test_a_spent_budget(stack):

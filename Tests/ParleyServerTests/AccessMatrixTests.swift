@@ -32,7 +32,7 @@ struct AccessMatrixTests {
         "POST /settings/import": .signedIn, "POST /settings/time-zone": .signedIn,
         "POST /settings/delete-account": .signedIn, "GET /shares": .signedIn,
         "GET /api/conversations": .signedIn, "POST /api/conversations": .signedIn, "GET /api/models": .signedIn,
-        "GET /v1/models": .signedIn, "POST /v1/chat/completions": .signedIn,
+        "GET /v1/models": .signedIn, "GET /v1/models/**": .signedIn, "POST /v1/chat/completions": .signedIn,
         "GET /assistants": .signedIn, "GET /assistants/new": .signedIn, "POST /assistants": .signedIn,
         "GET /assistants/{id}/edit": .owner, "POST /assistants/{id}": .owner, "POST /assistants/{id}/delete": .owner,
         "POST /assistants/{id}/duplicate": .owner, "POST /assistants/{id}/start": .owner,

@@ -15,25 +15,39 @@ struct OpenAICompatibleController {
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
         router.get("/v1/models") { _, context in try await models(context) }
+        // A model's id may hold slashes (`openai/gpt-4o`, a model file's path).
+        router.get("/v1/models/**") { _, context in try await model(context) }
         router.post("/v1/chat/completions") { request, context in try await complete(request, context) }
     }
 
     private func models(_ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
-        let created = Int(settings.wallClock().timeIntervalSince1970)
-        let models = try await completions.models(for: user.id).map { model in
-            JSONText { entry in
-                entry.field("id", model.id)
-                entry.field("object", "model")
-                entry.field("created", created)
-                entry.field("owned_by", model.providerID)
-            }
-        }
+        let models = try await completions.models(for: user.id).map(entry)
         let body = JSONText { body in
             body.field("object", "list")
             body.field("data", objects: models)
         }
         return Self.json(body.resultBytes)
+    }
+
+    /// One model the caller may use, or 404 `model_not_found` (also for one kept from them).
+    private func model(_ context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        let id = context.parameters.getCatchAll().joined(separator: "/")
+        guard let model = try await completions.models(for: user.id).first(where: { $0.id == id }) else {
+            throw AppError(.notFound, code: "model_not_found", message: "There is no model named “\(id)”.")
+        }
+        return Self.json(entry(model).resultBytes)
+    }
+
+    /// A model as OpenAI lists one; `created` is now, since Parley does not know when the vendor made it.
+    private func entry(_ model: ModelInfo) -> JSONText {
+        JSONText { entry in
+            entry.field("id", model.id)
+            entry.field("object", "model")
+            entry.field("created", Int(settings.wallClock().timeIntervalSince1970))
+            entry.field("owned_by", model.providerID)
+        }
     }
 
     private func complete(_ request: Request, _ context: AppRequestContext) async throws -> Response {
