@@ -150,7 +150,7 @@ struct AssistantTests {
 
     @Test func theFormsMakeAnAssistantAndAConversationShowsItsStarters() async throws {
         try await withTestServer(configure: { $0.signup = .open }) { server in
-            var (browser, _) = try await server.signUp("former@example.com")
+            var (browser, api) = try await server.signUp("former@example.com")
             let refused = try await browser.post("/assistants", form: ["name": "", "model": "mock-fast"])
             #expect(refused.status == 422 && refused.body.contains("A name needs"))
             let made = try await browser.post(
@@ -166,6 +166,21 @@ struct AssistantTests {
             let page = try await browser.get(try #require(started.location)).body
             #expect(page.contains(#"class="starter">Where is my order?</button>"#))
             #expect(page.contains(#"class="tag assistant""#))
+
+            // The new-conversation form offers it, and a first message sent with it goes out with its instructions.
+            #expect(try await browser.get("/c").body.contains(#"<option value="\#(id)">Support</option>"#))
+            let sent = try await browser.post(
+                "/c", form: ["assistant": id, "model": "mock-slow", "content": "Hello there"])
+            let location = try #require(sent.location)
+            let conversation = try await browser.get(location).body
+            #expect(conversation.contains(#"class="tag assistant""#) && conversation.contains("Hello there"))
+            let stored = try await api.request(
+                .GET, "/api" + location.replacingOccurrences(of: "/c/", with: "/conversations/")
+            )
+            .json()
+            #expect(stored["system_prompt"] as? String == "Answer kindly." && stored["model"] as? String == "mock-fast")
+            let bad = try await browser.post("/c", form: ["assistant": "x", "content": "Hi"])
+            #expect(bad.status == 400)
         }
     }
 

@@ -30,6 +30,7 @@ struct ConversationController {
             return id
         }
         let archived = request.uri.queryParameters["archived"] == "1"
+        let choices = try await assistants.visible(to: user).map { ["id": $0.id, "name": $0.name] as [String: Any] }
         let page = try await chat.conversations(
             userID: user.id, before: before, limit: Self.pageSize,
             archived: archived)
@@ -39,6 +40,7 @@ struct ConversationController {
             "archived_view": archived,
             "back": archived ? "/c?archived=1" : "/c",
             "models": try await modelOptions(selected: chat.catalog.defaultModel?.id, userID: user.id),
+            "assistant_choices": choices, "has_assistants": !choices.isEmpty,
             "request_id": UUID().uuidString,
         ]
         if page.hasMore, let last = page.items.last { values["next_cursor"] = String(last.id) }
@@ -55,10 +57,12 @@ struct ConversationController {
         var systemPrompt: String?
         var content: String?
         var requestID: String?
+        /// The assistant a new conversation starts with (its model and instructions then win over the form's).
+        var assistant: AssistantID?
         var options: GenerationOptionsFields
 
         enum CodingKeys: String, CodingKey {
-            case title, model, content
+            case title, model, content, assistant
             case systemPrompt = "system_prompt"
             case requestID = "request_id"
         }
@@ -70,6 +74,11 @@ struct ConversationController {
             systemPrompt = try container.decodeIfPresent(String.self, forKey: .systemPrompt)
             content = try container.decodeIfPresent(String.self, forKey: .content)
             requestID = try container.decodeIfPresent(String.self, forKey: .requestID)
+            let assistantText = try container.decodeIfPresent(String.self, forKey: .assistant) ?? ""
+            guard assistantText.isEmpty || AssistantID(assistantText) != nil else {
+                throw AppError.malformed("assistant must be an assistant's id.")
+            }
+            assistant = AssistantID(assistantText)
             options = try GenerationOptionsFields(from: decoder)
         }
     }
@@ -78,9 +87,13 @@ struct ConversationController {
         let user = try context.requireUser()
         let form = try await request.decode(as: ConversationForm.self, context: context)
         let content = form.content ?? ""
-        let conversation = try await chat.createConversation(
-            userID: user.id, title: nil, model: form.model,
-            systemPrompt: form.systemPrompt)
+        let conversation =
+            if let assistant = form.assistant {
+                try await assistants.startConversation(with: assistant, by: user)
+            } else {
+                try await chat.createConversation(
+                    userID: user.id, title: nil, model: form.model, systemPrompt: form.systemPrompt)
+            }
         if !content.allSatisfy(\.isWhitespace) {
             _ = try await chat.send(
                 userID: user.id, conversationID: conversation.id, content: content,
