@@ -9,7 +9,7 @@ RUN swift build -c release --static-swift-stdlib --product parley && cp .build/r
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends \
       libsqlite3-0 libcmark-gfm0.29.0.gfm.6 libcmark-gfm-extensions0.29.0.gfm.6 libvips42 \
-      libcurl4 libxml2 tzdata ca-certificates curl libjs-katex \
+      libcurl4 libxml2 tzdata ca-certificates curl libjs-katex poppler-utils unzip \
     && rm -rf /var/lib/apt/lists/* && useradd --system --home /data parley && mkdir -p /data && chown parley /data
 COPY --from=build /usr/local/bin/parley /usr/local/bin/parley
 COPY Templates /app/Templates

@@ -50,6 +50,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]),
+        .target(name: "ParleyDocuments", dependencies: ["ParleyCore"]),
         .target(
             name: "ParleyStore",
             dependencies: [
@@ -125,6 +126,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),
+        .testTarget(name: "ParleyDocumentsTests", dependencies: ["ParleyDocuments"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyMarkdown", "ParleyJSON"]),
         .testTarget(name: "ParleyImagingTests", dependencies: ["ParleyImaging", "ParleyCore"]),
         .testTarget(

@@ -6,11 +6,13 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 # libjs-katex typesets formulas in the browser: Public/katex links to its files (without it, formulas show as TeX).
+# poppler-utils (pdftotext) and unzip read documents' text, each in a child process with time and memory limits.
 packages=(libsqlite3-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libvips42 zlib1g-dev pkg-config
-          libjs-katex)
+          libjs-katex poppler-utils unzip)
+# qpdf encrypts a PDF for the password-protected case of the document tests.
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(sqlite3 curl openssl libvips-tools chromium chromium-driver python3-pytest python3-selenium python3-venv
-             nginx)
+             nginx qpdf)
 fi
 
 missing=()
