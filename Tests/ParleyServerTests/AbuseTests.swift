@@ -18,7 +18,9 @@ struct AbuseTests {
         "POST /settings/keys/{id}/revoke", "DELETE /api/keys/{id}", "POST /admin/keys/{id}/revoke",
         "POST /admin/groups/{id}/delete", "POST /settings/sessions/{id}/sign-out", "POST /admin/invites/{id}/revoke",
         "POST /assistants/{id}/delete", "POST /assistants/{id}/duplicate", "POST /assistants/{id}/start",
-        "DELETE /api/assistants/{id}", "POST /api/assistants/{id}/duplicate",
+        "DELETE /api/assistants/{id}", "POST /api/assistants/{id}/duplicate", "POST /api/conversations/{id}/pin",
+        "POST /api/conversations/{id}/unpin", "POST /api/conversations/{id}/archive",
+        "POST /api/conversations/{id}/unarchive",
     ]
 
     /// Routes that refuse a form body before its size matters: the import reads only a file (multipart, below) or JSON,
@@ -30,7 +32,8 @@ struct AbuseTests {
 
     /// The file field and largest file of each route that reads multipart uploads.
     static let uploadLimits: [String: (field: String, maxBytes: Int)] = [
-        "/c/{id}/messages": ("image", maxUploadBytes), "/settings/import": ("file", ImportReader.maxBytes),
+        "/c/{id}/messages": ("image", maxUploadBytes), "/api/conversations/{id}/messages": ("image", maxUploadBytes),
+        "/settings/import": ("file", ImportReader.maxBytes),
     ]
 
     @Test(

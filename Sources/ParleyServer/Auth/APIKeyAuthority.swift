@@ -3,7 +3,8 @@ import Foundation
 import ParleyCore
 
 /// Personal API keys: made as `pk-` and 43 base64url characters (32 random bytes), stored and found by their SHA-256,
-/// good on the JSON API and the OpenAI-compatible endpoint alone, and never for an expired key or a disabled user.
+/// good on the JSON API, its event streams and the OpenAI-compatible endpoint alone, and never for an expired key or a
+/// disabled user.
 /// A key's last use is written at most once a minute.
 struct APIKeyAuthority: Sendable {
     /// What every key begins with.
@@ -36,9 +37,17 @@ struct APIKeyAuthority: Sendable {
         RandomToken.hex(SHA256.hash(data: Array(key.utf8)))
     }
 
-    /// Whether a request to `path` may be made with a key: the JSON API (but not the keys' own routes) and `/v1`.
+    /// Whether a request to `path` may be made with a key: the JSON API (but not the keys' own routes), `/v1`, and a
+    /// conversation's event stream (`/c/{id}/events`), where a send through the API points (`events_url`).
     static func accepts(path: String) -> Bool {
-        (path.hasPrefix("/api/") && !path.hasPrefix("/api/keys")) || path.hasPrefix("/v1/")
+        (path.hasPrefix("/api/") && !path.hasPrefix("/api/keys")) || path.hasPrefix("/v1/") || isEventStream(path)
+    }
+
+    /// Whether `path` is `/c/{id}/events` with a numeric id.
+    private static func isEventStream(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[1] == "c" && parts[3] == "events" && !parts[2].isEmpty
+            && parts[2].allSatisfy { $0.isASCII && $0.isNumber }
     }
 
     /// The identity a key proves, or nil for an unknown or expired key or a disabled user; writes the key's last use

@@ -9,6 +9,8 @@ struct APIController {
     let chat: ChatService
     let assistants: AssistantService
     let pages: PageRenderer
+    /// What a message's images may weigh, as on the page.
+    let uploadLimits: UploadLimits
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -156,13 +158,21 @@ struct APIController {
         return try .json(ConversationJSON(try await chat.conversation(id, userID: user.id)))
     }
 
+    /// Sends a message: JSON, or `multipart/form-data` with images (the page's fields, checks and limits).
     private func send(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
-        let body = try await request.decodeJSON(NewMessage.self, context: context)
+        let message: MessageForm
+        if request.multipartBoundary != nil {
+            message = try await MessageForm.read(request, context: context, limits: uploadLimits)
+        } else {
+            let body = try await request.decodeJSON(NewMessage.self, context: context)
+            message = MessageForm(
+                content: body.content, model: body.model, requestID: body.requestId, editOf: body.editOf, images: [])
+        }
         let result = try await chat.send(
-            userID: user.id, conversationID: id, content: body.content,
-            model: body.model, requestID: body.requestId, editOf: body.editOf,
+            userID: user.id, conversationID: id, content: message.content, images: message.images,
+            model: message.model, requestID: message.requestID, editOf: message.editOf,
             receivedAt: context.receivedAt)
         return try await answer(result, request: request, userID: user.id)
     }

@@ -37,8 +37,8 @@ struct APIKeysController {
                 ListJSON(data: try await store.keys(userID: user.id).map(KeyJSON.init), hasMore: false))
         }
         router.post("/api/keys") { request, context in
-            let body = try await request.decodeJSON(KeyRequest.self, context: context)
             let user = try context.requireUser()
+            let body = try await request.decodeJSON(KeyRequest.self, context: context)
             if let expiresAt = body.expiresAt, expiresAt <= now() {
                 throw AppError(
                     .unprocessableContent, code: "invalid_expiry", message: "expires_at must be in the future.")

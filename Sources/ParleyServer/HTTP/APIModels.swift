@@ -107,3 +107,32 @@ struct ListJSON<Item: Encodable>: Encodable {
     var data: [Item]
     var hasMore: Bool
 }
+
+/// A search hit in the JSON API: the title and snippet as plain text, and as HTML with the matches in `<mark>`;
+/// `message_id` and `role` absent when the title matched.
+struct SearchHitJSON: Encodable {
+    var conversationId: ConversationID
+    var title: String
+    var titleHtml: String
+    var messageId: MessageID?
+    var role: String?
+    var snippet: String
+    var snippetHtml: String
+    var archived: Bool
+
+    init(_ hit: SearchHit) {
+        conversationId = hit.conversationID
+        title = Self.plain(hit.title)
+        titleHtml = SearchResultView.html(marked: hit.title)
+        messageId = hit.messageID
+        role = hit.role?.rawValue
+        snippet = Self.plain(hit.snippet)
+        snippetHtml = SearchResultView.html(marked: hit.snippet)
+        archived = hit.archived
+    }
+
+    /// Marked text without its marks.
+    private static func plain(_ text: String) -> String {
+        text.filter { $0 != SearchHit.markStart && $0 != SearchHit.markEnd }
+    }
+}

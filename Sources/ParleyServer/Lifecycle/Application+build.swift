@@ -158,7 +158,10 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
 
     ReplyController(settings: services.settings, chat: services.chat, eventStreams: services.eventStreams)
         .addRoutes(to: router)
-    APIController(chat: services.chat, assistants: assistants, pages: services.pages).addRoutes(to: router)
+    APIController(
+        chat: services.chat, assistants: assistants, pages: services.pages,
+        uploadLimits: services.settings.uploadLimits
+    ).addRoutes(to: router)
     AssistantsAPIController(assistants: assistants).addRoutes(to: router)
     AssistantsController(
         assistants: assistants, chat: services.chat, groups: SQLiteGroupStore(database: services.database),
@@ -190,6 +193,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     AttachmentController(chat: services.chat, shares: services.shares).addRoutes(to: router)
     let admin = router.group("admin").add(middleware: AdminOnlyMiddleware())
     let usage = SQLiteUsageStore(database: services.database)
+    UsageAPIController(chat: services.chat, usage: usage).addRoutes(to: router)
     keys.addAdminRoutes(to: admin)
     let groups = SQLiteGroupStore(database: services.database)
     AdminDashboardController(pages: services.pages, usage: usage, groups: groups).addRoutes(to: admin)

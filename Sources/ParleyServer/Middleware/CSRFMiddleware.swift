@@ -6,7 +6,8 @@ import Hummingbird
 /// (pages carry it masked afresh each time, see `CSRFTokenMask`). A cookie made for another session, or none, counts as
 /// missing and is replaced. The cookie is `__Host-parley_csrf` when cookies are `Secure` (no other host or path can
 /// set it), else `parley_csrf`. Bearer-token requests are exempt (a browser never adds that header by itself), and so
-/// is the JSON login, which only accepts `application/json`. A multipart post to an upload route without the header
+/// is the JSON login, which only accepts `application/json`, and any API request without a user (its route answers
+/// 401: every API route but the login needs one). A multipart post to an upload route without the header
 /// leaves the check to `UploadForm`, which finds the field in the body before it keeps any file; a multipart post
 /// anywhere else is refused.
 struct CSRFMiddleware: RouterMiddleware {
@@ -14,7 +15,9 @@ struct CSRFMiddleware: RouterMiddleware {
     static let fieldName = "csrf_token"
     static let headerName = HTTPField.Name("X-CSRF-Token")!
     /// The routes that read multipart bodies with `UploadForm`.
-    static let uploadRoutes: Set<String> = ["/c/{id}/messages", "/settings/import"]
+    static let uploadRoutes: Set<String> = [
+        "/c/{id}/messages", "/api/conversations/{id}/messages", "/settings/import",
+    ]
     let tokens: CSRFTokens
 
     /// The cookie's name: with the `__Host-` prefix when it is `Secure`.
@@ -35,7 +38,9 @@ struct CSRFMiddleware: RouterMiddleware {
         let sessionID = context.identity?.sessionID ?? ""
         let cookieToken = (request.cookies[name]?.value).filter { tokens.isValid($0, sessionID: sessionID) }
         context.csrfToken = cookieToken ?? tokens.make(sessionID: sessionID)
-        if request.isUnsafeMethod, context.identity?.viaBearer != true, request.uri.path != "/api/login" {
+        if request.isUnsafeMethod, context.identity?.viaBearer != true, request.uri.path != "/api/login",
+            context.identity != nil || !request.uri.path.hasPrefix("/api/")
+        {
             if cookieToken != nil, request.headers[Self.headerName] == nil, request.multipartBoundary != nil,
                 Self.uploadRoutes.contains(context.endpointPath ?? "")
             {

@@ -2,7 +2,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Serves the public directory: fingerprinted names cached for a year, plain names revalidated, gzip when the
-/// client takes it; and the service worker at `/sw.js`, so that its scope covers every page.
+/// client takes it; the service worker at `/sw.js`, so that its scope covers every page; and the JSON API's OpenAPI
+/// document (`Public/openapi.json`) at `/api/openapi.json`, beside the API it describes.
 struct StaticAssetController {
     let assets: StaticAssets
 
@@ -19,6 +20,10 @@ struct StaticAssetController {
             var response = response(asset, cacheControl: "no-cache", request: request)
             response.headers[HTTPField.Name("Service-Worker-Allowed")!] = "/"
             return response
+        }
+        router.get("/api/openapi.json") { request, _ in
+            guard let asset = assets.asset(named: "openapi.json") else { throw HTTPError(.notFound) }
+            return response(asset, cacheControl: "no-cache", request: request)
         }
     }
 
