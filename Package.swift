@@ -154,5 +154,7 @@ let package = Package(
 // The libFuzzer targets in Fuzz/, a package of their own, import these modules as libraries; only scripts/fuzz.sh
 // (`make fuzz`) sets PARLEY_FUZZ, so other builds of this package see no such products.
 if Context.environment["PARLEY_FUZZ"] != nil {
-    package.products += ["ParleyProviders", "ParleyMarkdown", "ParleyServer"].map { .library(name: $0, targets: [$0]) }
+    package.products += ["ParleyProviders", "ParleyMarkdown", "ParleyServer", "ParleyDocuments", "ParleyCore"].map {
+        .library(name: $0, targets: [$0])
+    }
 }

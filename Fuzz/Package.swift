@@ -16,5 +16,11 @@ let package = Package(
             name: "FuzzMarkdown", dependencies: ["FuzzSupport", .product(name: "ParleyMarkdown", package: "Parley")]),
         .executableTarget(
             name: "FuzzUploads", dependencies: ["FuzzSupport", .product(name: "ParleyServer", package: "Parley")]),
+        .executableTarget(
+            name: "FuzzDocuments",
+            dependencies: [
+                "FuzzSupport", .product(name: "ParleyDocuments", package: "Parley"),
+                .product(name: "ParleyCore", package: "Parley"),
+            ]),
     ]
 )

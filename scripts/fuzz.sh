@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../Fuzz"
 seconds=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(FuzzUpstreamStream FuzzMarkdown FuzzUploads)
+[ ${#targets[@]} -gt 0 ] || targets=(FuzzUpstreamStream FuzzMarkdown FuzzUploads FuzzDocuments)
 # PARLEY_FUZZ makes the main package export the libraries the targets import. Swift's own crash backtracer is off: under
 # AddressSanitizer it trips ASan itself and leaves its processes holding this script's output open; libFuzzer prints
 # the stack instead.

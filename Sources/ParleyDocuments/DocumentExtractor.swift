@@ -31,16 +31,23 @@ public struct DocumentExtractor: Sendable {
         guard Self.isAcceptable(name: name) else { throw .badName }
         guard bytes.count <= maxBytes else { throw .tooLarge(limit: maxBytes) }
         let kind = try DocumentKind.detect(name: name, bytes: bytes)
-        let pages: [String]
-        switch kind {
-        case .text: pages = [TextDecoding.decode(bytes)]
-        case .html: pages = [HTMLText.text(TextDecoding.decode(bytes))]
-        case .pdf, .docx: pages = try await readInChild(kind, bytes: bytes)
-        }
+        let pages =
+            kind == .pdf || kind == .docx
+            ? try await readInChild(kind, bytes: bytes) : try Self.readInProcess(name: name, bytes: bytes)
         guard pages.contains(where: { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }) else {
             throw .noText
         }
         return ExtractedDocument(name: name, kind: kind, pages: pages, chunks: chunker.chunks(of: pages))
+    }
+
+    /// The text of a document read in this process (text formats and HTML); `.unsupported` for PDF and DOCX, which
+    /// `extract` reads in child processes.
+    public static func readInProcess(name: String, bytes: [UInt8]) throws(DocumentRejection) -> [String] {
+        switch try DocumentKind.detect(name: name, bytes: bytes) {
+        case .text: return [TextDecoding.decode(bytes)]
+        case .html: return [HTMLText.text(TextDecoding.decode(bytes))]
+        case .pdf, .docx: throw .unsupported(name: name)
+        }
     }
 
     /// Whether `name` may name a document: 1 to `maxNameLength` characters, no path separator, no control character.
