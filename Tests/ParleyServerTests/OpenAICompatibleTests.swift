@@ -1,5 +1,7 @@
+import AsyncHTTPClient
 import Foundation
 import GRDB
+import NIOCore
 import ParleyCore
 import ParleyStore
 import Testing
@@ -165,6 +167,29 @@ struct OpenAICompatibleTests {
             let records = try await Self.records(server)
             #expect(records.filter { $0.hasPrefix("error mock-500 0") }.count == 2, "\(records)")
             #expect(records.filter { $0.hasPrefix("error mock-garbage") }.count == 2, "\(records)")
+        }
+    }
+
+    @Test func aCallerThatLeavesBeforeTheFirstTokenClosesTheUpstreamRequest() async throws {
+        // The mock waits two seconds before its first token; the caller gives up after a fifth of one.
+        try await withTestServer(mockFirstTokenMilliseconds: 2_000) { server in
+            let (_, api) = try await server.signUp("impatient@example.com")
+            for stream in [true, false] {
+                let before = try await server.mockStats().aborted
+                var request = HTTPClientRequest(url: server.baseURL + "/v1/chat/completions")
+                request.method = .POST
+                request.headers.add(name: "Authorization", value: "Bearer \(api.token ?? "")")
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(
+                    ByteBuffer(
+                        bytes: try JSONSerialization.data(withJSONObject: Self.body("mock-fast", ["stream": stream]))))
+                await #expect(throws: (any Error).self) {
+                    _ = try await server.client.execute(request, timeout: .milliseconds(200))
+                }
+                let after = try await server.waitForMock(timeout: .seconds(5)) { $0.aborted > before }
+                #expect(after.aborted == before + 1, "stream \(stream)")
+            }
+            #expect(try await Self.records(server) == ["stopped mock-fast 0", "stopped mock-fast 0"])
         }
     }
 }

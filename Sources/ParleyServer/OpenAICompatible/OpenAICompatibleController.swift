@@ -86,21 +86,26 @@ struct OpenAICompatibleController {
             case .complete, .cutAtLimit: return Self.json(frames.completion(result))
             }
         }
-        return try await stream(start, frames: frames, includeUsage: body.streamOptions?.includeUsage == true)
+        return try await stream(
+            start, frames: frames, includeUsage: body.streamOptions?.includeUsage == true, request: request)
     }
 
     /// Starts the completion in a task of its own and answers once its first text (or its end) came: a failure
     /// before any text is thrown with its status; otherwise the response streams the rest.
-    private func stream(_ start: APICompletionStart, frames: CompletionFrames, includeUsage: Bool) async throws
-        -> Response
-    {
+    private func stream(
+        _ start: APICompletionStart, frames: CompletionFrames, includeUsage: Bool, request: Request
+    ) async throws -> Response {
         let feed = CompletionFeed()
         // Unstructured, since the response (and the stream it writes) outlives this handler; the writer below cancels
         // it when the caller goes away, and it records its end however it ends.
         let task = Task.immediate {
             feed.finish(await start.run { feed.add($0) })
         }
-        let first = await feed.next()
+        // A caller that goes away before the first text cancels the completion (the connection then closes after
+        // the response, which Hummingbird needs to watch it); later, a failed write does.
+        let first = try await request.body.consumeWithCancellationOnInboundClose { _ in
+            await withTaskCancellationHandler { await feed.next() } onCancel: { task.cancel() }
+        }
         if let end = first.end, first.text.isEmpty, first.reasoning.isEmpty, case .failed(let error) = end.end {
             throw AppError(upstream: error)
         }
