@@ -104,7 +104,11 @@ struct OpenAICompatibleController {
         // A caller that goes away before the first text cancels the completion (the connection then closes after
         // the response, which Hummingbird needs to watch it); later, a failed write does.
         let first = try await request.body.consumeWithCancellationOnInboundClose { _ in
-            await withTaskCancellationHandler { await feed.next() } onCancel: { task.cancel() }
+            await withTaskCancellationHandler {
+                await feed.next()
+            } onCancel: {
+                task.cancel()
+            }
         }
         if let end = first.end, first.text.isEmpty, first.reasoning.isEmpty, case .failed(let error) = end.end {
             throw AppError(upstream: error)
