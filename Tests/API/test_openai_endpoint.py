@@ -64,6 +64,14 @@ class Stack:
     """The mock upstream and Parley, each in its own process, with an admin and a user who has an API key."""
 
     def __init__(self):
+        self.mock = self.parley = None
+        try:
+            self.start()
+        except BaseException:
+            self.stop()  # a start that fails halfway leaves no process behind
+            raise
+
+    def start(self):
         self.folder = tempfile.mkdtemp(prefix="parley-openai-")
         self.mock_port = free_port()
         self.mock = subprocess.Popen(
@@ -136,16 +144,20 @@ class Stack:
         return openai.OpenAI(base_url=self.url + "/v1", api_key=key or self.key, max_retries=0, **options)
 
     def stop(self):
-        stop(self.parley)
-        stop(self.mock)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        for process in (self.parley, self.mock):
+            if process is not None:
+                stop(process)
+        if hasattr(self, "folder"):
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
 def stack():
     running = Stack()
-    yield running
-    running.stop()
+    try:
+        yield running
+    finally:
+        running.stop()
 
 
 def test_models_lists_what_the_user_may_use(stack):
