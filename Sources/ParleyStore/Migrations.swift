@@ -515,6 +515,30 @@ enum Migrations {
                     CREATE INDEX conversations_by_assistant ON conversations(assistant_id) WHERE assistant_id IS NOT NULL;
                     """)
         }
+        migrator.registerMigration("v18: prompt library") { db in
+            // A saved prompt is its author's, called by a `/command` unique among theirs, and shared with no one,
+            // everyone or chosen groups (`prompt_groups`), as assistants are.
+            try db.execute(
+                sql: """
+                    CREATE TABLE prompts (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        title TEXT NOT NULL,
+                        command TEXT NOT NULL,
+                        body TEXT NOT NULL,
+                        visibility TEXT NOT NULL DEFAULT 'private',
+                        created_at DATETIME NOT NULL,
+                        updated_at DATETIME NOT NULL,
+                        UNIQUE (user_id, command)
+                    );
+                    CREATE TABLE prompt_groups (
+                        prompt_id INTEGER NOT NULL REFERENCES prompts(id) ON DELETE CASCADE,
+                        group_id INTEGER NOT NULL REFERENCES user_groups(id) ON DELETE CASCADE,
+                        PRIMARY KEY (prompt_id, group_id)
+                    );
+                    CREATE INDEX prompt_groups_by_group ON prompt_groups(group_id);
+                    """)
+        }
         return migrator
     }
 }

@@ -20,7 +20,8 @@ struct AbuseTests {
         "POST /assistants/{id}/delete", "POST /assistants/{id}/duplicate", "POST /assistants/{id}/start",
         "DELETE /api/assistants/{id}", "POST /api/assistants/{id}/duplicate", "POST /api/conversations/{id}/pin",
         "POST /api/conversations/{id}/unpin", "POST /api/conversations/{id}/archive",
-        "POST /api/conversations/{id}/unarchive",
+        "POST /api/conversations/{id}/unarchive", "POST /prompts/{id}/delete", "POST /prompts/{id}/duplicate",
+        "DELETE /api/prompts/{id}", "POST /api/prompts/{id}/duplicate",
     ]
 
     /// Routes that refuse a form body before its size matters: the import reads only a file (multipart, below) or JSON,

@@ -39,6 +39,12 @@ struct AccessMatrixTests {
         "GET /api/assistants": .signedIn, "POST /api/assistants": .signedIn, "GET /api/assistants/{id}": .owner,
         "PATCH /api/assistants/{id}": .owner, "DELETE /api/assistants/{id}": .owner,
         "POST /api/assistants/{id}/duplicate": .owner,
+        "GET /prompts": .signedIn, "GET /prompts/new": .signedIn, "POST /prompts": .signedIn,
+        "GET /prompts/{id}/edit": .owner, "POST /prompts/{id}": .owner, "POST /prompts/{id}/delete": .owner,
+        "POST /prompts/{id}/duplicate": .owner, "GET /prompts/{id}/use": .owner, "POST /prompts/{id}/use": .owner,
+        "GET /api/prompts": .signedIn, "POST /api/prompts": .signedIn, "GET /api/prompts/{id}": .owner,
+        "PATCH /api/prompts/{id}": .owner, "DELETE /api/prompts/{id}": .owner,
+        "POST /api/prompts/{id}/duplicate": .owner, "POST /api/prompts/{id}/use": .owner,
         "GET /c/{id}": .owner, "POST /c/{id}/rename": .owner, "POST /c/{id}/settings": .owner,
         "POST /c/{id}/delete": .owner, "GET /c/{id}/export.md": .owner, "GET /c/{id}/export.json": .owner,
         "POST /c/{id}/pin": .owner, "POST /c/{id}/unpin": .owner, "POST /c/{id}/archive": .owner,
@@ -93,6 +99,8 @@ struct AccessMatrixTests {
         var inviteToken: String
         /// The owner's private assistant.
         var assistantID: Int64
+        /// The owner's private prompt.
+        var promptID: Int64
 
         /// The route's path with its captures filled with the owner's ids.
         func path(for template: String) -> String {
@@ -103,7 +111,8 @@ struct AccessMatrixTests {
                     ? "\(attachmentID)"
                     : template.hasPrefix("/settings/sessions/")
                         ? sessionHandle
-                        : template.contains("/assistants/") ? "\(assistantID)" : "\(conversation)"
+                        : template.contains("/assistants/")
+                            ? "\(assistantID)" : template.contains("/prompts/") ? "\(promptID)" : "\(conversation)"
             return template.replacingOccurrences(of: "{id}", with: capture)
                 .replacingOccurrences(of: "{token}", with: template.hasPrefix("/invite/") ? inviteToken : shareToken)
                 .replacingOccurrences(of: "{message_id}", with: "\(message)")
@@ -146,10 +155,13 @@ struct AccessMatrixTests {
             let assistant = try await api.request(
                 .POST, "/api/assistants", json: ["name": "Owned", "model": "mock-fast"])
             let assistantID = try #require(try assistant.json()["id"] as? Int)
+            let prompt = try await api.request(
+                .POST, "/api/prompts", json: ["title": "Owned", "command": "owned", "body": "Owned {{thing}}"])
+            let promptID = try #require(try prompt.json()["id"] as? Int)
             let owned = OwnedThings(
                 conversation: conversation, shareToken: String(url.split(separator: "/").last ?? ""),
                 shareID: shareID, attachmentID: attachment.id, message: Int64(question), sessionHandle: sessionHandle,
-                inviteToken: inviteToken, assistantID: Int64(assistantID))
+                inviteToken: inviteToken, assistantID: Int64(assistantID), promptID: Int64(promptID))
             var other = server.browser()
             _ = try await other.signUp("other@example.com")
             let otherAPI = try await APIClient.signIn(server, email: "other@example.com")
@@ -201,6 +213,8 @@ struct AccessMatrixTests {
             #expect(try await owner.get("/attachments/\(attachment.id)").bytes == image.bytes)
             #expect(try await owner.get("/settings/account").body.contains(sessionHandle))
             #expect(try await anonymous.get("/invite/\(inviteToken)").status == 200)
+            let kept = try await api.request(.GET, "/api/prompts/\(promptID)").json()
+            #expect(kept["title"] as? String == "Owned" && kept["body"] as? String == "Owned {{thing}}")
         }
     }
 }

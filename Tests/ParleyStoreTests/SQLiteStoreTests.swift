@@ -97,7 +97,8 @@ func expectStoreError(
                     "conversations_fts_idx", "group_members", "invites", "messages", "messages_fts",
                     "messages_fts_config",
                     "messages_fts_data", "messages_fts_docsize", "messages_fts_idx", "model_access", "model_prices",
-                    "sessions", "settings", "share_attachments", "share_messages", "shares", "usage_daily",
+                    "prompt_groups", "prompts", "sessions", "settings", "share_attachments", "share_messages", "shares",
+                    "usage_daily",
                     "user_groups", "users",
                 ])
             #expect(try await store.database.integrityCheck() == "ok")

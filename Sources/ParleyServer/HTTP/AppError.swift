@@ -54,8 +54,9 @@ public struct AppError: Error, Sendable {
     init?(mapping error: any Error) {
         switch error {
         case let error as AppError: self = error
-        case ChatError.storage, ShareError.storage, AccountError.failed: return nil
+        case ChatError.storage, ShareError.storage, AccountError.failed, PromptError.storage: return nil
         case let error as AccountError: self.init(error)
+        case let error as PromptError: self.init(error)
         case let error as ChatError: self.init(error)
         case let error as ShareError: self.init(error)
         case StoreError.storageFull(let status): self = .storageFull(status)

@@ -167,6 +167,13 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         assistants: assistants, chat: services.chat, groups: SQLiteGroupStore(database: services.database),
         pages: services.pages
     ).addRoutes(to: router)
+    let prompts = PromptService(
+        store: SQLitePromptStore(database: services.database), usersMayShare: services.settings.userSharing)
+    PromptsAPIController(prompts: prompts, chat: services.chat).addRoutes(to: router)
+    PromptsController(
+        prompts: prompts, chat: services.chat, groups: SQLiteGroupStore(database: services.database),
+        pages: services.pages
+    ).addRoutes(to: router)
     OpenAICompatibleController(
         completions: CompletionService(
             chat: services.chat, generations: services.chat.generations,

@@ -6,9 +6,10 @@ import ParleyCore
 /// conversation beyond it gets 429 with `Retry-After`, before anything is read or stored.
 struct SendThrottleMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    /// The routes that can start a reply.
+    /// The routes that can start a reply (using a prompt can start a conversation with it).
     static let sendRoutes: Set<String> = [
-        "/c", "/c/{id}/messages", "/c/{id}/regenerate", "/api/conversations/{id}/messages",
+        "/c", "/c/{id}/messages", "/c/{id}/regenerate", "/api/conversations/{id}/messages", "/prompts/{id}/use",
+        "/api/prompts/{id}/use",
     ]
     private let limiter: SlidingWindowLimiter?
 
