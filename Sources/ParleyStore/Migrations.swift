@@ -449,7 +449,8 @@ enum Migrations {
         migrator.registerMigration("v15: API completions") { db in
             // A completion asked through the OpenAI-compatible endpoint: no conversation holds it, so this row is its
             // cost record (and, while `streaming`, what keeps a user with a budget to one running reply or completion).
-            // The rollup counts it within its totals and again in the `api_` columns, as it does titles.
+            // The rollup gains a `source` in its key, `chat` (replies and titles) or `api`, so that each day, user and
+            // model has a row of each; it is rebuilt for that (SQLite cannot change a primary key in place).
             try db.execute(
                 sql: """
                     CREATE TABLE api_completions (
@@ -472,9 +473,34 @@ enum Migrations {
                     );
                     CREATE INDEX api_completions_by_user ON api_completions(user_id, created_at);
                     CREATE INDEX api_completions_streaming ON api_completions(user_id) WHERE status = 'streaming';
-                    ALTER TABLE usage_daily ADD COLUMN api_requests INTEGER NOT NULL DEFAULT 0;
-                    ALTER TABLE usage_daily ADD COLUMN api_tokens INTEGER NOT NULL DEFAULT 0;
-                    ALTER TABLE usage_daily ADD COLUMN api_cost_micros INTEGER NOT NULL DEFAULT 0;
+                    CREATE TABLE usage_daily_by_source (
+                        day TEXT NOT NULL,
+                        user_id INTEGER NOT NULL,
+                        model TEXT NOT NULL,
+                        source TEXT NOT NULL DEFAULT 'chat',
+                        requests INTEGER NOT NULL,
+                        input_tokens INTEGER NOT NULL,
+                        cached_input_tokens INTEGER NOT NULL,
+                        output_tokens INTEGER NOT NULL,
+                        cost_micros INTEGER NOT NULL,
+                        estimated_tokens INTEGER NOT NULL DEFAULT 0,
+                        estimated_cost_micros INTEGER NOT NULL DEFAULT 0,
+                        title_tokens INTEGER NOT NULL DEFAULT 0,
+                        title_cost_micros INTEGER NOT NULL DEFAULT 0,
+                        reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY (day, user_id, model, source)
+                    ) WITHOUT ROWID;
+                    INSERT INTO usage_daily_by_source (day, user_id, model, requests, input_tokens, cached_input_tokens,
+                                                       output_tokens, cost_micros, estimated_tokens, estimated_cost_micros,
+                                                       title_tokens, title_cost_micros, reasoning_tokens)
+                        SELECT day, user_id, model, requests, input_tokens, cached_input_tokens, output_tokens, cost_micros,
+                               estimated_tokens, estimated_cost_micros, title_tokens, title_cost_micros, reasoning_tokens
+                        FROM usage_daily;
+                    DROP TABLE usage_daily;
+                    ALTER TABLE usage_daily_by_source RENAME TO usage_daily;
+                    CREATE INDEX usage_daily_by_user ON usage_daily(user_id, day, cost_micros);
+                    CREATE INDEX usage_daily_by_day_model ON usage_daily(day, model, requests, input_tokens, cached_input_tokens,
+                                                                         output_tokens, cost_micros);
                     """)
         }
         migrator.registerMigration("v16: generation settings") { db in

@@ -11,7 +11,9 @@ public struct SQLiteUsageStore: UsageStore {
     static let sums =
         "SUM(requests), SUM(input_tokens), SUM(cached_input_tokens), SUM(output_tokens), SUM(cost_micros), "
         + "SUM(estimated_tokens), SUM(estimated_cost_micros), SUM(title_tokens), SUM(title_cost_micros), "
-        + "SUM(reasoning_tokens), SUM(api_requests), SUM(api_tokens), SUM(api_cost_micros)"
+        + "SUM(reasoning_tokens), SUM(CASE WHEN source = 'api' THEN requests ELSE 0 END), "
+        + "SUM(CASE WHEN source = 'api' THEN input_tokens + output_tokens ELSE 0 END), "
+        + "SUM(CASE WHEN source = 'api' THEN cost_micros ELSE 0 END)"
 
     /// Creates the store over an open database.
     public init(database: ParleyDatabase) {
@@ -76,16 +78,16 @@ public struct SQLiteUsageStore: UsageStore {
                 try Row.fetchAll(
                     db.cachedStatement(
                         sql: """
-                            SELECT d.day, d.user_id, u.email, d.model, d.requests, d.input_tokens, d.cached_input_tokens, d.output_tokens,
-                                   d.cost_micros, d.estimated_tokens, d.estimated_cost_micros, d.title_tokens, d.title_cost_micros,
-                                   d.reasoning_tokens, d.api_requests, d.api_tokens, d.api_cost_micros
+                            SELECT d.day, d.user_id, u.email, d.model, d.source, d.requests, d.input_tokens, d.cached_input_tokens,
+                                   d.output_tokens, d.cost_micros, d.estimated_tokens, d.estimated_cost_micros, d.title_tokens,
+                                   d.title_cost_micros, d.reasoning_tokens
                             FROM usage_daily d LEFT JOIN users u ON u.id = d.user_id
-                            WHERE d.day BETWEEN ? AND ? ORDER BY d.day, d.user_id, d.model
+                            WHERE d.day BETWEEN ? AND ? ORDER BY d.day, d.user_id, d.model, d.source
                             """), arguments: [period.from.description, period.to.description]
                 ).map { row in
                     UsageRecord(
                         day: UsageDay(row[0] as String) ?? period.from, userID: row[1], email: row[2], model: row[3],
-                        totals: UsageTotals(row: row, at: 4))
+                        source: UsageSource(rawValue: row[4]) ?? .chat, totals: UsageTotals(row: row, at: 5))
                 }
             }
         }
@@ -154,14 +156,17 @@ public struct SQLiteUsageStore: UsageStore {
 }
 
 extension UsageTotals {
-    /// The totals in thirteen columns of a row from `index` on: requests, input, cached input and output tokens, cost,
-    /// estimated tokens and cost, titles' tokens and cost, reasoning tokens, API requests, tokens and cost.
+    /// The totals in up to thirteen columns of a row from `index` on: requests, input, cached input and output tokens,
+    /// cost, estimated tokens and cost, titles' tokens and cost, reasoning tokens, and the sums' API requests, tokens
+    /// and cost (0 where a row has no such columns).
     init(row: Row, at index: Int) {
         self.init(
             requests: row[index] ?? 0, inputTokens: row[index + 1] ?? 0, cachedInputTokens: row[index + 2] ?? 0,
             outputTokens: row[index + 3] ?? 0, reasoningTokens: row[index + 9] ?? 0, costMicros: row[index + 4] ?? 0,
             estimatedTokens: row[index + 5] ?? 0, estimatedCostMicros: row[index + 6] ?? 0,
-            titleTokens: row[index + 7] ?? 0, titleCostMicros: row[index + 8] ?? 0, apiRequests: row[index + 10] ?? 0,
-            apiTokens: row[index + 11] ?? 0, apiCostMicros: row[index + 12] ?? 0)
+            titleTokens: row[index + 7] ?? 0, titleCostMicros: row[index + 8] ?? 0,
+            apiRequests: row.count > index + 12 ? row[index + 10] ?? 0 : 0,
+            apiTokens: row.count > index + 12 ? row[index + 11] ?? 0 : 0,
+            apiCostMicros: row.count > index + 12 ? row[index + 12] ?? 0 : 0)
     }
 }

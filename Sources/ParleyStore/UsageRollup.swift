@@ -1,8 +1,8 @@
 import GRDB
 import ParleyCore
 
-/// The `usage_daily` rollup: one row per day, user and model, added to in the transaction that charges a reply, a
-/// title or an API completion.
+/// The `usage_daily` rollup: one row per day, user, model and source (`chat` for replies and titles, `api` for the
+/// OpenAI-compatible endpoint's completions), added to in the transaction that charges one.
 enum UsageRollup {
     /// Adds a charged reply to its owner's row for `day` and `model`.
     static func add(_ db: Database, replyID: MessageID, model: String, usage: Usage, day: UsageDay) throws {
@@ -30,21 +30,22 @@ enum UsageRollup {
     static func addAPICompletion(_ db: Database, userID: UserID, model: String, usage: Usage, day: UsageDay) throws {
         try add(
             db, owner: "SELECT id AS user_id FROM users WHERE id = ?", of: userID, model: model,
-            totals: UsageTotals(apiCompletion: usage), day: day)
+            totals: UsageTotals(reply: usage), day: day, source: .api)
     }
 
     /// Adds `totals` to the row of the user that `owner` (a query of one `user_id` column and one argument, `key`)
     /// finds; nothing when it finds none. (`WHERE true` tells SQLite that `ON CONFLICT` is the upsert's, not a join's.)
     private static func add(
-        _ db: Database, owner: String, of key: Int64, model: String, totals: UsageTotals, day: UsageDay
+        _ db: Database, owner: String, of key: Int64, model: String, totals: UsageTotals, day: UsageDay,
+        source: UsageSource = .chat
     ) throws {
         try db.cachedStatement(
             sql: """
-                INSERT INTO usage_daily (day, user_id, model, requests, input_tokens, cached_input_tokens, output_tokens, cost_micros,
-                                         estimated_tokens, estimated_cost_micros, title_tokens, title_cost_micros, reasoning_tokens,
-                                         api_requests, api_tokens, api_cost_micros)
-                SELECT ?, owner.user_id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM (\(owner)) AS owner WHERE true
-                ON CONFLICT (day, user_id, model) DO UPDATE SET
+                INSERT INTO usage_daily (day, user_id, model, source, requests, input_tokens, cached_input_tokens, output_tokens,
+                                         cost_micros, estimated_tokens, estimated_cost_micros, title_tokens, title_cost_micros,
+                                         reasoning_tokens)
+                SELECT ?, owner.user_id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM (\(owner)) AS owner WHERE true
+                ON CONFLICT (day, user_id, model, source) DO UPDATE SET
                     requests = requests + excluded.requests,
                     input_tokens = input_tokens + excluded.input_tokens,
                     cached_input_tokens = cached_input_tokens + excluded.cached_input_tokens,
@@ -54,16 +55,12 @@ enum UsageRollup {
                     estimated_tokens = estimated_tokens + excluded.estimated_tokens,
                     estimated_cost_micros = estimated_cost_micros + excluded.estimated_cost_micros,
                     title_tokens = title_tokens + excluded.title_tokens,
-                    title_cost_micros = title_cost_micros + excluded.title_cost_micros,
-                    api_requests = api_requests + excluded.api_requests,
-                    api_tokens = api_tokens + excluded.api_tokens,
-                    api_cost_micros = api_cost_micros + excluded.api_cost_micros
+                    title_cost_micros = title_cost_micros + excluded.title_cost_micros
                 """
         ).execute(arguments: [
-            day.description, model, totals.requests, totals.inputTokens, totals.cachedInputTokens,
+            day.description, model, source.rawValue, totals.requests, totals.inputTokens, totals.cachedInputTokens,
             totals.outputTokens, totals.costMicros, totals.estimatedTokens, totals.estimatedCostMicros,
-            totals.titleTokens, totals.titleCostMicros, totals.reasoningTokens, totals.apiRequests, totals.apiTokens,
-            totals.apiCostMicros, key,
+            totals.titleTokens, totals.titleCostMicros, totals.reasoningTokens, key,
         ])
     }
 }

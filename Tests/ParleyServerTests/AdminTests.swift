@@ -124,9 +124,8 @@ struct AdminTests {
             #expect(csv.headers.first(name: "content-disposition")?.contains("attachment") == true)
             #expect(
                 csv.body.hasPrefix(
-                    "day,user_id,email,model,messages,input_tokens,cached_input_tokens,output_tokens,cost_usd,"
-                        + "estimated_tokens,estimated_cost_usd,title_tokens,title_cost_usd,api_requests,api_tokens,"
-                        + "api_cost_usd\r\n"))
+                    "day,user_id,email,model,source,messages,input_tokens,cached_input_tokens,output_tokens,cost_usd,"
+                        + "estimated_tokens,estimated_cost_usd,title_tokens,title_cost_usd\r\n"))
             #expect(csvTotal(csv.body) == messages)
             // The stopped reply's usage was estimated (the mock reports usage only at a reply's end): the CSV and the
             // dashboard say so.

@@ -124,10 +124,14 @@ struct OpenAICompatibleTests {
             }
             #expect(keyID == key.id)
             let rollup = try await ParleyDatabase(directory: server.dataDirectory).pool.read { db in
-                try Row.fetchOne(db, sql: "SELECT requests, api_requests, api_tokens, output_tokens FROM usage_daily")
+                try Row.fetchAll(
+                    db, sql: "SELECT source, requests, input_tokens + output_tokens, output_tokens FROM usage_daily")
             }
-            #expect(rollup?[0] == 1 && rollup?[1] == 1 && rollup?[3] == 12)
-            #expect((rollup?[2] as Int?) == (usage["total_tokens"] as? Int))
+            #expect(rollup.count == 1 && rollup.first?[0] == "api" && rollup.first?[1] == 1 && rollup.first?[3] == 12)
+            #expect((rollup.first?[2] as Int?) == (usage["total_tokens"] as? Int))
+            // The dashboard tells it apart from chat.
+            let dashboard = try await api.request(.GET, "/admin").body
+            #expect(dashboard.contains("Through the API</dt><dd>1 completions"), "\(dashboard.prefix(0))")
             #expect(try await api.conversations().isEmpty)
         }
     }

@@ -44,14 +44,18 @@ public struct UsageRecord: Sendable, Equatable {
     public var userID: UserID
     public var email: String?
     public var model: String
+    public var source: UsageSource
     public var totals: UsageTotals
 
     /// Creates a row.
-    public init(day: UsageDay, userID: UserID, email: String?, model: String, totals: UsageTotals) {
+    public init(
+        day: UsageDay, userID: UserID, email: String?, model: String, source: UsageSource = .chat, totals: UsageTotals
+    ) {
         self.day = day
         self.userID = userID
         self.email = email
         self.model = model
+        self.source = source
         self.totals = totals
     }
 }

@@ -50,14 +50,6 @@ public struct UsageTotals: Sendable, Equatable {
             estimatedTokens: usage.estimated ? tokens : 0, estimatedCostMicros: usage.estimated ? usage.costMicros : 0)
     }
 
-    /// The totals of one charged API completion: a request like a reply's, counted again as the API's.
-    public init(apiCompletion usage: Usage) {
-        self.init(reply: usage)
-        apiRequests = 1
-        apiTokens = inputTokens + outputTokens
-        apiCostMicros = costMicros
-    }
-
     /// Adds other totals to these.
     public static func += (lhs: inout UsageTotals, rhs: UsageTotals) {
         lhs.requests += rhs.requests

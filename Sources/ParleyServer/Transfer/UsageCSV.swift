@@ -1,16 +1,16 @@
 import Foundation
 import ParleyCore
 
-/// The usage rollup as CSV (RFC 4180, with a header line): one line per day, user and model, money as exact dollars;
-/// `messages` counts replies and API completions alike, the `api_` columns the API's part.
+/// The usage rollup as CSV (RFC 4180, with a header line): one line per day, user, model and source (`chat`:
+/// conversations, `api`: the OpenAI-compatible endpoint), money as exact dollars.
 /// Cells are safe to open in a spreadsheet: text starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a
 /// leading `'` so that it is never run as a formula.
 enum UsageCSV {
     /// The column names.
     static let header = [
-        "day", "user_id", "email", "model", "messages", "input_tokens", "cached_input_tokens", "output_tokens",
-        "cost_usd", "estimated_tokens", "estimated_cost_usd", "title_tokens", "title_cost_usd", "api_requests",
-        "api_tokens", "api_cost_usd",
+        "day", "user_id", "email", "model", "source", "messages", "input_tokens", "cached_input_tokens",
+        "output_tokens",
+        "cost_usd", "estimated_tokens", "estimated_cost_usd", "title_tokens", "title_cost_usd",
     ]
 
     /// The document for `records`.
@@ -18,14 +18,12 @@ enum UsageCSV {
         var text = line(header)
         for record in records {
             text += line([
-                record.day.description, String(record.userID), record.email ?? "", record.model,
+                record.day.description, String(record.userID), record.email ?? "", record.model, record.source.rawValue,
                 String(record.totals.requests), String(record.totals.inputTokens),
                 String(record.totals.cachedInputTokens),
                 String(record.totals.outputTokens), MicroDollars.decimal(record.totals.costMicros),
                 String(record.totals.estimatedTokens), MicroDollars.decimal(record.totals.estimatedCostMicros),
                 String(record.totals.titleTokens), MicroDollars.decimal(record.totals.titleCostMicros),
-                String(record.totals.apiRequests), String(record.totals.apiTokens),
-                MicroDollars.decimal(record.totals.apiCostMicros),
             ])
         }
         return text
