@@ -51,11 +51,13 @@ struct PromptsController {
         router.post("/prompts/{id}/use") { request, context in try await use(request, context) }
     }
 
-    /// The prompts the user may use, those whose command or title holds `?q=` when it is given.
+    /// The first `PromptService.maxListed` prompts the user may use, those whose command or title holds `?q=` when
+    /// it is given, and whether there are more.
     private func list(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let query = request.uri.queryParameters["q"].map(String.init) ?? ""
-        let rows = try await prompts.visible(to: user, matching: query).map { prompt -> [String: Any] in
+        let found = try await prompts.visible(to: user, matching: query, limit: PromptService.maxListed + 1)
+        let rows = found.prefix(PromptService.maxListed).map { prompt -> [String: Any] in
             [
                 "id": prompt.id, "title": prompt.title, "command": prompt.command, "body": prompt.body,
                 "variables": prompt.variables.joined(separator: ", "), "has_variables": !prompt.variables.isEmpty,
@@ -65,7 +67,10 @@ struct PromptsController {
         }
         return pages.page(
             "prompts", title: "Prompts", context: context,
-            values: ["prompts": rows, "query": query, "example_variable": "{{topic}}"])
+            values: [
+                "prompts": rows, "query": query, "example_variable": "{{topic}}",
+                "more": found.count > PromptService.maxListed, "max_listed": PromptService.maxListed,
+            ])
     }
 
     /// Saves the form with `save`: back to the list when it worked, else the form again with the problem (422).
