@@ -113,6 +113,7 @@ public struct SQLitePromptStore: PromptStore {
         }
     }
 
+    /// The prompt with this id, whoever may see it, or nil.
     private static func fetch(_ id: PromptID, _ db: Database) throws -> Prompt? {
         try Row.fetchOne(db.cachedStatement(sql: columns + " WHERE p.id = ?"), arguments: [id]).map(Prompt.init(row:))
     }
@@ -132,6 +133,7 @@ public struct SQLitePromptStore: PromptStore {
 }
 
 extension Prompt {
+    /// A prompt from a row of `columns`, its groups' ids sorted.
     init(row: Row) {
         let groups = (row["groups"] as String?)?.split(separator: "\n").compactMap { GroupID($0) } ?? []
         self.init(

@@ -113,6 +113,7 @@ public final class PromptService: Sendable {
         return draft
     }
 
+    /// The prompt a checked draft describes, with its id and author.
     private static func prompt(_ draft: PromptDraft, id: PromptID, author: UserID) -> Prompt {
         Prompt(
             id: id, authorID: author, title: draft.title, command: draft.command, body: draft.body,

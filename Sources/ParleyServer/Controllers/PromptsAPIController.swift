@@ -22,6 +22,7 @@ struct PromptsAPIController {
         var createdAt: Date
         var updatedAt: Date
 
+        /// The prompt as `user` sees it.
         init(_ prompt: Prompt, for user: User) {
             id = prompt.id
             title = prompt.title

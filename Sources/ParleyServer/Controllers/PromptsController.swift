@@ -89,6 +89,7 @@ struct PromptsController {
         return .seeOther("/prompts")
     }
 
+    /// The form that makes (`action` "/prompts") or changes a prompt, with `error` above it (then a 422).
     private func form(
         _ context: AppRequestContext, draft: PromptDraft, action: String, error: String? = nil
     ) async throws -> Response {
