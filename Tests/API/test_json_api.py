@@ -384,6 +384,30 @@ def test_assistants(server, owner, stranger, anonymous):
     assert owner.call("GET", path).status == 404
 
 
+def test_prompts(server, owner, stranger, anonymous):
+    made = owner.call("POST", "/api/prompts", {"title": "Translate", "command": "translate",
+                                                "body": "Translate into {{language}}: {{text}}"})
+    assert made.status == 201 and made.json()["variables"] == ["language", "text"]
+    path = f"/api/prompts/{made.json()['id']}"
+    listed = owner.call("GET", "/api/prompts?q=/trans")
+    assert listed.status == 200 and [p["command"] for p in listed.json()["data"]] == ["translate"]
+    assert owner.call("GET", path).json()["title"] == "Translate"
+    assert owner.call("PATCH", path, {"title": "Translator"}).json()["title"] == "Translator"
+    used = owner.call("POST", path + "/use", {"variables": {"language": "French", "text": "hello"}})
+    assert used.status == 200 and used.json()["text"] == "Translate into French: hello"
+    assert owner.call("POST", path + "/use", {"variables": {"language": "French"}}).status == 422
+    assert owner.call("POST", "/api/prompts", {"title": "x", "command": "Bad Command", "body": "x"}).status == 422
+    assert_bad_bodies(owner, "POST", "/api/prompts")
+    assert_bad_bodies(owner, "PATCH", path)
+    copy = owner.call("POST", path + "/duplicate")
+    assert copy.status == 201 and copy.json()["command"] == "translate-2"
+    for method, body in (("GET", None), ("PATCH", {"title": "Stolen"}), ("DELETE", None)):
+        assert_refusals(owner, stranger, anonymous, method, path, body)
+    assert_refusals(owner, stranger, anonymous, "POST", path + "/duplicate")
+    assert owner.call("DELETE", path).status == 204
+    assert owner.call("GET", path).status == 404
+
+
 def test_the_openai_compatible_operations(server, owner, anonymous):
     key = Api(server.port, server.make_key(owner.token))
     models = key.call("GET", "/v1/models")
