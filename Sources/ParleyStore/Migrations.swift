@@ -565,6 +565,14 @@ enum Migrations {
                     CREATE INDEX prompt_groups_by_group ON prompt_groups(group_id);
                     """)
         }
+        migrator.registerMigration("v19: assistant icon images") { db in
+            // An assistant's uploaded icon (a small PNG, JPEG, WebP or GIF) and its media type; NULL: the emoji.
+            try db.execute(
+                sql: """
+                    ALTER TABLE assistants ADD COLUMN icon_image BLOB;
+                    ALTER TABLE assistants ADD COLUMN icon_type TEXT;
+                    """)
+        }
         return migrator
     }
 }

@@ -13,9 +13,11 @@ public struct SQLiteAssistantStore: AssistantStore {
         writer = database.writer
     }
 
-    /// An assistant's columns with its groups, one id a line.
+    /// An assistant's columns (its icon's bytes aside) with its groups, one id a line.
     private static let columns = """
-        SELECT a.*, (SELECT group_concat(group_id, char(10)) FROM assistant_groups WHERE assistant_id = a.id) AS groups
+        SELECT a.id, a.author_id, a.name, a.description, a.icon, a.instructions, a.model, a.generation_settings,
+               a.starters, a.visibility, a.version, a.created_at, a.updated_at, a.icon_image IS NOT NULL AS has_icon,
+               (SELECT group_concat(group_id, char(10)) FROM assistant_groups WHERE assistant_id = a.id) AS groups
         FROM assistants a
         """
 
@@ -89,6 +91,28 @@ public struct SQLiteAssistantStore: AssistantStore {
         }
     }
 
+    public func setIcon(_ icon: AssistantIcon?, assistantID: AssistantID) async throws(StoreError) {
+        try await perform {
+            try await writer.write { db in
+                try db.cachedStatement(sql: "UPDATE assistants SET icon_image = ?, icon_type = ? WHERE id = ?")
+                    .execute(arguments: [icon.map { Data($0.bytes) }, icon?.contentType, assistantID])
+                guard db.changesCount == 1 else { throw StoreError.notFound }
+            }
+        }
+    }
+
+    public func icon(assistantID: AssistantID) async throws(StoreError) -> AssistantIcon? {
+        try await perform {
+            try pool.lookup { db in
+                try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: "SELECT icon_image, icon_type FROM assistants WHERE id = ? AND icon_image IS NOT NULL"),
+                    arguments: [assistantID]
+                ).map { AssistantIcon(contentType: $0["icon_type"], bytes: [UInt8]($0["icon_image"] as Data)) }
+            }
+        }
+    }
+
     public func assistantCount(authorID: UserID) async throws(StoreError) -> Int {
         try await perform {
             try pool.lookup { db in
@@ -146,6 +170,7 @@ extension Assistant {
             icon: row["icon"], instructions: row["instructions"], model: row["model"],
             options: GenerationOptions(json: row["generation_settings"]), starters: starters ?? [],
             visibility: Visibility(rawValue: row["visibility"]) ?? .private, groupIDs: groups.sorted(),
-            version: row["version"], createdAt: row.date("created_at"), updatedAt: row.date("updated_at"))
+            version: row["version"], hasIconImage: row["has_icon"], createdAt: row.date("created_at"),
+            updatedAt: row.date("updated_at"))
     }
 }

@@ -377,6 +377,12 @@ def test_assistants(server, owner, stranger, anonymous):
     assert started.status == 201 and started.json()["assistant"]["name"] == "Helper"
     copy = owner.call("POST", path + "/duplicate")
     assert copy.status == 201 and copy.json()["id"] != made.json()["id"]
+    assert owner.call("PUT", path + "/icon", raw=png(), content_type="image/png").status == 204
+    assert owner.call("GET", path).json()["icon_url"] == path.replace("/api", "") + "/icon"
+    assert owner.call("PUT", path + "/icon", raw=b"not an image", content_type="image/png").status == 422
+    assert stranger.call("DELETE", path + "/icon").status == 404
+    assert owner.call("DELETE", path + "/icon").status == 204
+    assert "icon_url" not in owner.call("GET", path).json()
     for method, body in (("GET", None), ("PATCH", {"name": "Stolen"}), ("DELETE", None)):
         assert_refusals(owner, stranger, anonymous, method, path, body)
     assert_refusals(owner, stranger, anonymous, "POST", path + "/duplicate")

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
+import ParleyCore
 import Testing
 
 @testable import ParleyServer
@@ -18,15 +19,19 @@ struct AbuseTests {
         "POST /settings/keys/{id}/revoke", "DELETE /api/keys/{id}", "POST /admin/keys/{id}/revoke",
         "POST /admin/groups/{id}/delete", "POST /settings/sessions/{id}/sign-out", "POST /admin/invites/{id}/revoke",
         "POST /assistants/{id}/delete", "POST /assistants/{id}/duplicate", "POST /assistants/{id}/start",
-        "DELETE /api/assistants/{id}", "POST /api/assistants/{id}/duplicate", "POST /api/conversations/{id}/pin",
+        "DELETE /api/assistants/{id}", "POST /api/assistants/{id}/duplicate", "DELETE /api/assistants/{id}/icon",
+        "POST /api/conversations/{id}/pin",
         "POST /api/conversations/{id}/unpin", "POST /api/conversations/{id}/archive",
         "POST /api/conversations/{id}/unarchive", "POST /prompts/{id}/delete", "POST /prompts/{id}/duplicate",
         "DELETE /api/prompts/{id}", "POST /api/prompts/{id}/duplicate",
     ]
 
     /// Routes that refuse a form body before its size matters: the import reads only a file (multipart, below) or JSON,
-    /// the OpenAI-compatible endpoint JSON alone.
-    static let refusesFormBodies: [String: Int] = ["POST /settings/import": 415, "POST /v1/chat/completions": 415]
+    /// the OpenAI-compatible endpoint JSON alone, and an icon's upload first finds the assistant (none has the
+    /// conversation's id here).
+    static let refusesFormBodies: [String: Int] = [
+        "POST /settings/import": 415, "POST /v1/chat/completions": 415, "POST /assistants/{id}/icon": 404,
+    ]
 
     /// The largest image the oversized-body test lets an upload carry (`PARLEY_MAX_UPLOAD_MB`).
     static let maxUploadBytes = 1 << 20
@@ -35,6 +40,7 @@ struct AbuseTests {
     static let uploadLimits: [String: (field: String, maxBytes: Int)] = [
         "/c/{id}/messages": ("image", maxUploadBytes), "/api/conversations/{id}/messages": ("image", maxUploadBytes),
         "/settings/import": ("file", ImportReader.maxBytes),
+        "/assistants/{id}/icon": ("icon", AssistantService.maxIconBytes),
     ]
 
     @Test(
@@ -84,6 +90,9 @@ struct AbuseTests {
                 }
             }
             let conversation = try await api.createConversation()
+            let assistant = try #require(
+                try await api.request(.POST, "/api/assistants", json: ["name": "Big icon", "model": "mock-fast"])
+                    .json()["id"] as? Int)
             for route in CSRFMiddleware.uploadRoutes.sorted() {
                 let limit = try #require(
                     Self.uploadLimits[route], "\(route) reads uploads but has no limit in this test")
@@ -95,7 +104,8 @@ struct AbuseTests {
                         bytes: [UInt8](repeating: 0x89, count: limit.maxBytes + AppRequestContext.maxBodySize)
                     )
                 ]
-                let path = route.replacingOccurrences(of: "{id}", with: "\(conversation)")
+                let path = route.replacingOccurrences(
+                    of: "{id}", with: route.hasPrefix("/assistants/") ? "\(assistant)" : "\(conversation)")
                 let response = try await browser.send(
                     .POST, path, headers: [("Content-Type", body.contentType), ("Accept", "application/json")],
                     bytes: body.bytes)

@@ -39,6 +39,8 @@ struct AccessMatrixTests {
         "GET /api/assistants": .signedIn, "POST /api/assistants": .signedIn, "GET /api/assistants/{id}": .owner,
         "PATCH /api/assistants/{id}": .owner, "DELETE /api/assistants/{id}": .owner,
         "POST /api/assistants/{id}/duplicate": .owner,
+        "GET /assistants/{id}/icon": .owner, "POST /assistants/{id}/icon": .owner,
+        "PUT /api/assistants/{id}/icon": .owner, "DELETE /api/assistants/{id}/icon": .owner,
         "GET /prompts": .signedIn, "GET /prompts/new": .signedIn, "POST /prompts": .signedIn,
         "GET /prompts/{id}/edit": .owner, "POST /prompts/{id}": .owner, "POST /prompts/{id}/delete": .owner,
         "POST /prompts/{id}/duplicate": .owner, "GET /prompts/{id}/use": .owner, "POST /prompts/{id}/use": .owner,

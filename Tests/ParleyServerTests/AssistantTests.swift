@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
 import ParleyCore
 import ParleyStore
 import Testing
@@ -203,6 +205,43 @@ struct AssistantTests {
                     == 200)
             let (_, reader) = try await server.signUp("reader@example.com")
             #expect(try await reader.request(.GET, "/api/assistants/\(own)").status == 200)
+        }
+    }
+
+    @Test func anUploadedIconIsShownToItsUsersAndChangedByItsAuthorAlone() async throws {
+        try await withTestServer(configure: { $0.signup = .open }) { server in
+            var (browser, author) = try await server.signUp("author@example.com")
+            let (_, reader) = try await server.signUp("reader@example.com")
+            let id = try #require(try await Self.make(author, ["visibility": "everyone"])["id"] as? Int)
+            let png = try Fixtures.image("gradient.png")
+            #expect(try await reader.request(.GET, "/assistants/\(id)/icon").status == 404)
+            let uploaded = try await browser.postMultipart(
+                "/assistants/\(id)/icon", fields: [], files: [("icon.png", "image/png", png)], fileField: "icon",
+                json: false)
+            #expect(uploaded.status == 303 && uploaded.location == "/assistants/\(id)/edit")
+            let shown = try await reader.request(.GET, "/assistants/\(id)/icon")
+            #expect(shown.status == 200 && shown.headers.first(name: "content-type") == "image/png")
+            #expect(
+                try await reader.request(.GET, "/api/assistants/\(id)").json()["icon_url"] as? String
+                    == "/assistants/\(id)/icon")
+            #expect(try await browser.get("/assistants").body.contains(#"src="/assistants/\#(id)/icon""#))
+
+            // Not an image, too large, or someone who may only use it: refused, and the icon stays.
+            var put = HTTPClientRequest(url: server.baseURL + "/api/assistants/\(id)/icon")
+            put.method = .PUT
+            put.headers.add(name: "Authorization", value: "Bearer \(author.token ?? "")")
+            put.headers.add(name: "Content-Type", value: "image/png")
+            put.body = .bytes(ByteBuffer(string: "not an image"))
+            let refused = try await server.client.execute(put, timeout: .seconds(10))
+            #expect(refused.status.code == 422)
+            put.body = .bytes(ByteBuffer(bytes: [UInt8](repeating: 0, count: AssistantService.maxIconBytes + 1)))
+            #expect(try await server.client.execute(put, timeout: .seconds(10)).status.code == 413)
+            #expect(try await reader.request(.DELETE, "/api/assistants/\(id)/icon").status == 403)
+            #expect(try await reader.request(.GET, "/assistants/\(id)/icon").status == 200)
+
+            // Its author removes it.
+            #expect(try await author.request(.DELETE, "/api/assistants/\(id)/icon").status == 204)
+            #expect(try await reader.request(.GET, "/assistants/\(id)/icon").status == 404)
         }
     }
 }

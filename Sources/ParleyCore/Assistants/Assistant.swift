@@ -22,6 +22,8 @@ public struct Assistant: Sendable, Equatable {
     /// The groups it is shared with, when `visibility` is `.groups`.
     public var groupIDs: [GroupID]
     public var version: Int
+    /// Whether it has an uploaded icon (shown in place of the emoji).
+    public var hasIconImage: Bool
     public var createdAt: Date
     public var updatedAt: Date
 
@@ -30,7 +32,7 @@ public struct Assistant: Sendable, Equatable {
         id: AssistantID, authorID: UserID, name: String, description: String = "", icon: String = "",
         instructions: String = "", model: String, options: GenerationOptions = GenerationOptions(),
         starters: [String] = [], visibility: Visibility = .private, groupIDs: [GroupID] = [], version: Int = 1,
-        createdAt: Date = Date(), updatedAt: Date = Date()
+        hasIconImage: Bool = false, createdAt: Date = Date(), updatedAt: Date = Date()
     ) {
         self.id = id
         self.authorID = authorID
@@ -44,8 +46,21 @@ public struct Assistant: Sendable, Equatable {
         self.visibility = visibility
         self.groupIDs = groupIDs
         self.version = version
+        self.hasIconImage = hasIconImage
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+    }
+}
+
+/// An assistant's uploaded icon: its media type and bytes.
+public struct AssistantIcon: Sendable, Equatable {
+    public var contentType: String
+    public var bytes: [UInt8]
+
+    /// Creates an icon.
+    public init(contentType: String, bytes: [UInt8]) {
+        self.contentType = contentType
+        self.bytes = bytes
     }
 }
 

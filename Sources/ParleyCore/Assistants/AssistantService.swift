@@ -64,13 +64,46 @@ public final class AssistantService: Sendable {
         try await storing { try await store.deleteAssistant(id: id) }
     }
 
+    /// The largest uploaded icon, in bytes.
+    public static let maxIconBytes = 512 * 1024
+
+    /// Sets the assistant's uploaded icon (checked by its bytes: a whole PNG, JPEG, WebP or GIF of sides up to 1,024),
+    /// or with nil removes it; `.readOnly` for someone who may only use it.
+    public func setIcon(_ bytes: [UInt8]?, of id: AssistantID, by user: User) async throws(ChatError) {
+        let current = try await assistant(id, for: user)
+        guard Self.canChange(current, user) else { throw .readOnly }
+        var icon: AssistantIcon?
+        if let bytes {
+            guard bytes.count <= Self.maxIconBytes else {
+                throw .invalidAssistant("An icon may be at most \(Self.maxIconBytes / 1024) KB.")
+            }
+            guard let facts = try? ImageInspector.inspect(bytes), facts.width <= 1_024, facts.height <= 1_024 else {
+                throw .invalidAssistant("An icon is a whole PNG, JPEG, WebP or GIF image of sides up to 1,024 pixels.")
+            }
+            icon = AssistantIcon(contentType: facts.format.contentType, bytes: bytes)
+        }
+        try await storing { try await store.setIcon(icon, assistantID: id) }
+    }
+
+    /// The uploaded icon of an assistant `user` may use (nil when it has none).
+    public func icon(of id: AssistantID, for user: User) async throws(ChatError) -> AssistantIcon? {
+        _ = try await assistant(id, for: user)
+        return try await storing { try await store.icon(assistantID: id) }
+    }
+
     /// A private copy of an assistant `user` may use, as theirs.
     public func duplicate(_ id: AssistantID, by user: User) async throws(ChatError) -> Assistant {
-        var draft = AssistantDraft(try await assistant(id, for: user))
+        let original = try await assistant(id, for: user)
+        var draft = AssistantDraft(original)
         draft.name = String((draft.name + " (copy)").prefix(AssistantDraft.maxNameLength))
         draft.visibility = .private
         draft.groupIDs = []
-        return try await create(draft, by: user)
+        var copy = try await create(draft, by: user)
+        if original.hasIconImage, let icon = try await storing({ try await store.icon(assistantID: id) }) {
+            try await storing { try await store.setIcon(icon, assistantID: copy.id) }
+            copy.hasIconImage = true
+        }
+        return copy
     }
 
     /// A new conversation of `user`'s with a copy of the assistant's instructions, model and options, naming the

@@ -11,6 +11,10 @@ public protocol AssistantStore: Sendable {
     /// The assistants the user may use: their own, those shared with everyone or with a group of theirs (all of them
     /// for an admin), by name.
     func assistants(visibleTo userID: UserID, isAdmin: Bool) async throws(StoreError) -> [Assistant]
+    /// Sets (or, with nil, removes) the assistant's uploaded icon; `.notFound` when it is gone.
+    func setIcon(_ icon: AssistantIcon?, assistantID: AssistantID) async throws(StoreError)
+    /// The assistant's uploaded icon, if it has one.
+    func icon(assistantID: AssistantID) async throws(StoreError) -> AssistantIcon?
     /// How many assistants the user wrote.
     func assistantCount(authorID: UserID) async throws(StoreError) -> Int
     /// The ids of the groups the user belongs to.

@@ -19,6 +19,8 @@ struct AssistantsAPIController {
         var visibility: String
         var groupIds: [GroupID]
         var version: Int
+        /// Where its uploaded icon is, when it has one.
+        var iconUrl: String?
         var canChange: Bool
         var createdAt: Date
         var updatedAt: Date
@@ -35,6 +37,7 @@ struct AssistantsAPIController {
             visibility = assistant.visibility.rawValue
             groupIds = assistant.groupIDs
             version = assistant.version
+            iconUrl = assistant.hasIconImage ? "/assistants/\(assistant.id)/icon" : nil
             canChange = AssistantService.canChange(assistant, user)
             createdAt = assistant.createdAt
             updatedAt = assistant.updatedAt

@@ -28,7 +28,9 @@ struct AssistantsController {
             let id = try context.rowID()
             let assistant = try await assistants.assistant(id, for: user)
             guard AssistantService.canChange(assistant, user) else { throw AppError(ChatError.readOnly) }
-            return try await form(context, draft: AssistantDraft(assistant), action: "/assistants/\(id)")
+            return try await form(
+                context, draft: AssistantDraft(assistant), action: "/assistants/\(id)",
+                icon: ["id": id, "has_image": assistant.hasIconImage, "max_kb": AssistantService.maxIconBytes / 1024])
         }
         router.post("/assistants/{id}") { request, context in
             let user = try context.requireUser()
@@ -59,6 +61,7 @@ struct AssistantsController {
             [
                 "id": assistant.id, "name": assistant.name, "description": assistant.description,
                 "icon": assistant.icon, "model": assistant.model, "version": assistant.version,
+                "has_icon_image": assistant.hasIconImage,
                 "mine": assistant.authorID == user.id, "can_change": AssistantService.canChange(assistant, user),
                 "shared": assistant.visibility != .private,
             ]
@@ -84,8 +87,10 @@ struct AssistantsController {
         return .seeOther("/assistants")
     }
 
+    /// The assistant form; `icon` (an existing assistant's) adds the icon upload form.
     private func form(
-        _ context: AppRequestContext, draft: AssistantDraft, action: String, error: String? = nil
+        _ context: AppRequestContext, draft: AssistantDraft, action: String, error: String? = nil,
+        icon: [String: Any]? = nil
     ) async throws -> Response {
         let user = try context.requireUser()
         let models = try await chat.models(for: user.id).filter { !$0.generatesImages }.map { model in
@@ -106,6 +111,7 @@ struct AssistantsController {
             "visibility_groups": draft.visibility == .groups,
             "generation": GenerationOptionsFields.values(draft.options, model: draft.model.flatMap(chat.catalog.model)),
             "error": error ?? "",
+            "icon_upload": icon.map { [$0] } ?? [],
         ]
         return pages.page(
             "assistant_form", title: action == "/assistants" ? "New assistant" : "Edit assistant", context: context,

@@ -163,6 +163,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         uploadLimits: services.settings.uploadLimits
     ).addRoutes(to: router)
     AssistantsAPIController(assistants: assistants).addRoutes(to: router)
+    AssistantIconController(assistants: assistants).addRoutes(to: router)
     AssistantsController(
         assistants: assistants, chat: services.chat, groups: SQLiteGroupStore(database: services.database),
         pages: services.pages

@@ -16,7 +16,7 @@ struct CSRFMiddleware: RouterMiddleware {
     static let headerName = HTTPField.Name("X-CSRF-Token")!
     /// The routes that read multipart bodies with `UploadForm`.
     static let uploadRoutes: Set<String> = [
-        "/c/{id}/messages", "/api/conversations/{id}/messages", "/settings/import",
+        "/c/{id}/messages", "/api/conversations/{id}/messages", "/settings/import", "/assistants/{id}/icon",
     ]
     let tokens: CSRFTokens
 
