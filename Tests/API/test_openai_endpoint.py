@@ -15,7 +15,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
 import zlib
 
 import openai
@@ -24,22 +23,9 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "PythonSupport"))
 from parley_http import free_port, stop  # noqa: E402
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-PARLEY = os.path.join(ROOT, ".build", "debug", "parley")
-PARLEY_DEV = os.path.join(ROOT, ".build", "debug", "parley-dev")
-PASSWORD = "correct horse battery staple"
+from conftest import PARLEY, PARLEY_DEV, PASSWORD, ROOT, wait_for  # noqa: E402
+
 MOCK_TOKENS = 30
-
-
-def wait_for(condition, seconds=10, what="the condition"):
-    """Polls `condition` until it is true, for at most `seconds` (the servers answer on their own time)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def call(port, method, path, body=None, token=None, timeout=10):
