@@ -13,11 +13,15 @@ public struct SQLiteAssistantStore: AssistantStore {
         writer = database.writer
     }
 
+    /// Who may see an assistant, and its groups.
+    private static let sharing = SharedVisibility(
+        alias: "a", owner: "author_id", groupsTable: "assistant_groups", key: "assistant_id")
+
     /// An assistant's columns (its icon's bytes aside) with its groups, one id a line.
     private static let columns = """
         SELECT a.id, a.author_id, a.name, a.description, a.icon, a.instructions, a.model, a.generation_settings,
                a.starters, a.visibility, a.version, a.created_at, a.updated_at, a.icon_image IS NOT NULL AS has_icon,
-               (SELECT group_concat(group_id, char(10)) FROM assistant_groups WHERE assistant_id = a.id) AS groups
+               \(sharing.groupsColumn)
         FROM assistants a
         """
 
@@ -34,7 +38,7 @@ public struct SQLiteAssistantStore: AssistantStore {
                         """
                 ).execute(arguments: Self.fields(of: assistant) + [now, now])
                 let id = db.lastInsertedRowID
-                try Self.setGroups(assistant, id: id, db)
+                try Self.sharing.setGroups(assistant.groupIDs, visibility: assistant.visibility, of: id, db)
                 return try Self.fetch(id, db) ?? assistant
             }
         }
@@ -52,9 +56,8 @@ public struct SQLiteAssistantStore: AssistantStore {
                         """
                 ).execute(arguments: Self.fields(of: assistant) + [StoredDate.now, assistant.id])
                 guard db.changesCount == 1 else { throw StoreError.notFound }
-                try db.cachedStatement(sql: "DELETE FROM assistant_groups WHERE assistant_id = ?")
-                    .execute(arguments: [assistant.id])
-                try Self.setGroups(assistant, id: assistant.id, db)
+                try Self.sharing.setGroups(
+                    assistant.groupIDs, visibility: assistant.visibility, of: assistant.id, db)
                 guard let updated = try Self.fetch(assistant.id, db) else { throw StoreError.notFound }
                 return updated
             }
@@ -79,13 +82,9 @@ public struct SQLiteAssistantStore: AssistantStore {
             try pool.lookup { db in
                 try Row.fetchAll(
                     db.cachedStatement(
-                        sql: Self.columns + """
-                             WHERE ? OR a.author_id = ? OR a.visibility = 'everyone'
-                                OR (a.visibility = 'groups' AND EXISTS (
-                                    SELECT 1 FROM assistant_groups g JOIN group_members m ON m.group_id = g.group_id
-                                    WHERE g.assistant_id = a.id AND m.user_id = ?))
-                             ORDER BY a.name COLLATE NOCASE, a.id
-                            """), arguments: [isAdmin, userID, userID]
+                        sql: Self.columns
+                            + " WHERE \(Self.sharing.visibleCondition) ORDER BY a.name COLLATE NOCASE, a.id"
+                    ), arguments: [isAdmin, userID, userID]
                 ).map(Assistant.init(row:))
             }
         }
@@ -147,16 +146,6 @@ public struct SQLiteAssistantStore: AssistantStore {
             assistant.model, assistant.options.storedJSON, starters ?? "[]", assistant.visibility.rawValue,
         ]
     }
-
-    /// Shares the assistant with its groups (those that exist), when it is shared with groups.
-    private static func setGroups(_ assistant: Assistant, id: AssistantID, _ db: Database) throws {
-        guard assistant.visibility == .groups else { return }
-        let insert = try db.cachedStatement(
-            sql: """
-                INSERT OR IGNORE INTO assistant_groups (assistant_id, group_id) SELECT ?, id FROM user_groups WHERE id = ?
-                """)
-        for group in assistant.groupIDs { try insert.execute(arguments: [id, group]) }
-    }
 }
 
 extension Assistant {
@@ -164,12 +153,11 @@ extension Assistant {
         let starters = (row["starters"] as String?).flatMap {
             try? JSONDecoder().decode([String].self, from: Data($0.utf8))
         }
-        let groups = (row["groups"] as String?)?.split(separator: "\n").compactMap { GroupID($0) } ?? []
         self.init(
             id: row["id"], authorID: row["author_id"], name: row["name"], description: row["description"],
             icon: row["icon"], instructions: row["instructions"], model: row["model"],
             options: GenerationOptions(json: row["generation_settings"]), starters: starters ?? [],
-            visibility: Visibility(rawValue: row["visibility"]) ?? .private, groupIDs: groups.sorted(),
+            visibility: Visibility(rawValue: row["visibility"]) ?? .private, groupIDs: SharedVisibility.groupIDs(row),
             version: row["version"], hasIconImage: row["has_icon"], createdAt: row.date("created_at"),
             updatedAt: row.date("updated_at"))
     }

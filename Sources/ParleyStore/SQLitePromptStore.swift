@@ -13,19 +13,15 @@ public struct SQLitePromptStore: PromptStore {
         writer = database.writer
     }
 
+    /// Who may see a prompt, and its groups.
+    private static let sharing = SharedVisibility(
+        alias: "p", owner: "user_id", groupsTable: "prompt_groups", key: "prompt_id")
+
     /// A prompt's columns with its groups, one id a line.
-    private static let columns = """
-        SELECT p.*, (SELECT group_concat(group_id, char(10)) FROM prompt_groups WHERE prompt_id = p.id) AS groups
-        FROM prompts p
-        """
+    private static let columns = "SELECT p.*, \(sharing.groupsColumn) FROM prompts p"
 
     /// Whether the prompt `p` is visible to the user (arguments: is admin, user id, user id).
-    private static let visible = """
-        (? OR p.user_id = ? OR p.visibility = 'everyone'
-            OR (p.visibility = 'groups' AND EXISTS (
-                SELECT 1 FROM prompt_groups g JOIN group_members m ON m.group_id = g.group_id
-                WHERE g.prompt_id = p.id AND m.user_id = ?)))
-        """
+    private static let visible = sharing.visibleCondition
 
     public func createPrompt(_ prompt: Prompt) async throws(StoreError) -> Prompt {
         try await perform {
@@ -38,7 +34,7 @@ public struct SQLitePromptStore: PromptStore {
                         """
                 ).execute(arguments: Self.fields(of: prompt) + [now, now])
                 let id = db.lastInsertedRowID
-                try Self.setGroups(prompt, id: id, db)
+                try Self.sharing.setGroups(prompt.groupIDs, visibility: prompt.visibility, of: id, db)
                 return try Self.fetch(id, db) ?? prompt
             }
         }
@@ -54,10 +50,7 @@ public struct SQLitePromptStore: PromptStore {
                         """
                 ).execute(arguments: Self.fields(of: prompt) + [StoredDate.now, prompt.id])
                 guard db.changesCount == 1 else { throw StoreError.notFound }
-                try db.cachedStatement(sql: "DELETE FROM prompt_groups WHERE prompt_id = ?").execute(arguments: [
-                    prompt.id
-                ])
-                try Self.setGroups(prompt, id: prompt.id, db)
+                try Self.sharing.setGroups(prompt.groupIDs, visibility: prompt.visibility, of: prompt.id, db)
                 guard let updated = try Self.fetch(prompt.id, db) else { throw StoreError.notFound }
                 return updated
             }
@@ -123,22 +116,14 @@ public struct SQLitePromptStore: PromptStore {
         [prompt.authorID, prompt.title, prompt.command, prompt.body, prompt.visibility.rawValue]
     }
 
-    /// Shares the prompt with its groups (those that exist), when it is shared with groups.
-    private static func setGroups(_ prompt: Prompt, id: PromptID, _ db: Database) throws {
-        guard prompt.visibility == .groups else { return }
-        let insert = try db.cachedStatement(
-            sql: "INSERT OR IGNORE INTO prompt_groups (prompt_id, group_id) SELECT ?, id FROM user_groups WHERE id = ?")
-        for group in prompt.groupIDs { try insert.execute(arguments: [id, group]) }
-    }
 }
 
 extension Prompt {
     /// A prompt from a row of `columns`, its groups' ids sorted.
     init(row: Row) {
-        let groups = (row["groups"] as String?)?.split(separator: "\n").compactMap { GroupID($0) } ?? []
         self.init(
             id: row["id"], authorID: row["user_id"], title: row["title"], command: row["command"], body: row["body"],
-            visibility: Visibility(rawValue: row["visibility"]) ?? .private, groupIDs: groups.sorted(),
+            visibility: Visibility(rawValue: row["visibility"]) ?? .private, groupIDs: SharedVisibility.groupIDs(row),
             createdAt: row.date("created_at"), updatedAt: row.date("updated_at"))
     }
 }
