@@ -50,7 +50,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]),
-        .target(name: "ParleyDocuments", dependencies: ["ParleyCore"]),
+        .target(
+            name: "ParleyDocuments",
+            dependencies: ["ParleyCore", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "ParleyStore",
             dependencies: [
@@ -83,7 +85,7 @@ let package = Package(
         .target(
             name: "ParleyServer",
             dependencies: [
-                "ParleyCore", "ParleyStore", "ParleyProviders", "ParleyMarkdown", "ParleyJSON",
+                "ParleyCore", "ParleyStore", "ParleyProviders", "ParleyMarkdown", "ParleyJSON", "ParleyDocuments",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),

@@ -14,14 +14,13 @@
       (location.protocol === "https:" ? "; secure" : "");
   }
 
-  /** Posts a form's fields as URL-encoded data with the CSRF header, asking for JSON. */
-  function post(url, fields) {
+  /** Posts a form's fields with the CSRF header, asking for JSON: URL-encoded, or with `multipart` (FormData fields)
+   * as multipart/form-data, the only form in which the server reads a repeated field. */
+  function post(url, fields, multipart = false) {
+    const headers = { "Accept": "application/json", "X-CSRF-Token": csrf };
+    if (!multipart) headers["Content-Type"] = "application/x-www-form-urlencoded";
     return fetch(url, {
-      method: "POST",
-      headers: { "Accept": "application/json", "X-CSRF-Token": csrf,
-                 "Content-Type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams(fields),
-      credentials: "same-origin",
+      method: "POST", headers, body: multipart ? fields : new URLSearchParams(fields), credentials: "same-origin",
     });
   }
 
@@ -131,12 +130,15 @@
   let offline = !navigator.onLine;
   let streaming = false;
 
-  /** Enables each composer's submit button unless offline, or (the chat's) while a reply streams. */
+  /** Enables each composer's submit button unless offline, or (the chat's) while a reply streams or a chosen document
+   * is still uploading or being read (documents.js). */
   function refreshSendButtons() {
+    const documentsPending = window.parleyDocuments?.pending() ?? false;
     for (const button of document.querySelectorAll("form.composer [type=submit]")) {
-      button.disabled = offline || (streaming && button.id === "send");
+      button.disabled = offline || ((streaming || documentsPending) && button.id === "send");
     }
   }
+  document.addEventListener("parley:documents", refreshSendButtons);
 
   /** Shows or hides the offline notice and turns sending off or on. */
   function setOffline(on) {
@@ -459,6 +461,27 @@
     if (listed) listed.textContent = data.title;
   });
 
+  /** Lists a reply's sources under it, as the server's page does: "[1] report.pdf, page 7", each a link to its
+   * document (at that page), opened in a new tab. */
+  function showSources(article, sources) {
+    article.querySelector("ol.sources")?.remove();
+    if (!sources?.length) return;
+    const list = document.createElement("ol");
+    list.className = "sources";
+    list.setAttribute("aria-label", "Sources");
+    for (const source of sources) {
+      const link = document.createElement("a");
+      link.href = source.url;
+      link.target = "_blank";
+      link.rel = "noopener";
+      link.textContent = "[" + source.number + "] " + source.name + (source.page ? ", page " + source.page : "");
+      const item = document.createElement("li");
+      item.appendChild(link);
+      list.appendChild(item);
+    }
+    article.insertBefore(list, article.querySelector(".meta"));
+  }
+
   source.addEventListener("done", (event) => {
     const data = JSON.parse(event.data);
     if (inOtherBranch(data.message_id)) {
@@ -474,6 +497,7 @@
     const reasoningSummary = article.querySelector("details.reasoning summary");
     if (reasoningSummary && typeof data.reasoning_ms === "number") reasoningSummary.textContent = thoughtFor(data.reasoning_ms);
     article.querySelector(".content").innerHTML = data.html;
+    showSources(article, data.sources);
     article.dataset.status = data.status;
     article.removeAttribute("aria-busy");
     const meta = article.querySelector(".meta");
@@ -511,15 +535,18 @@
       showNotice("A reply is still being written. Stop it first, or wait for it to finish.");
       return;
     }
+    if (window.parleyDocuments?.pending()) return; // Send waits, and says so, until the documents are read
     const sendButton = document.getElementById("send");
     sendButton.disabled = true;
     const fields = new FormData(composer);
     fields.delete("image");  // the file input; attachments.js sends images as multipart
     try {
-      // With images, attachments.js uploads the form as multipart with a progress bar.
+      // With images, attachments.js uploads the form as multipart with a progress bar; documents, uploaded already,
+      // go as their repeated `document_id` field.
       const uploads = window.parleyAttachments;
       if (uploads?.blocked()) { refreshSendButtons(); return; }
-      const response = uploads?.count() ? await uploads.send(composer.action) : await post(composer.action, fields);
+      const response = uploads?.count() ? await uploads.send(composer.action)
+        : await post(composer.action, fields, fields.has("document_id"));
       if (response.status === 202) {
         const data = await response.json();
         if (data.message_id && !document.getElementById("m" + data.message_id)) {
@@ -529,6 +556,7 @@
           paragraph.textContent = text;
           article.querySelector(".content").appendChild(paragraph);
           uploads?.moveInto(article);
+          window.parleyDocuments?.moveInto(article);
           addControl(article, editLink(data.message_id));
           addControl(article, formButton("delete-message-form", data.message_id, "Delete"));
           // The reply's `start` event may have arrived first: keep the question above its answer.
@@ -538,6 +566,7 @@
         }
         textarea.value = "";
         uploads?.moveInto(null);
+        window.parleyDocuments?.moveInto(null);
         autogrow(textarea);
         composer.querySelector('input[name="request_id"]').value = newRequestID();
         setStreaming(true);

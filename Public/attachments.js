@@ -27,13 +27,20 @@
   composer.addEventListener("drop", (event) => {
     event.preventDefault();
     composer.classList.remove("dropping");
-    add(event.dataTransfer.files);
+    const images = [...event.dataTransfer.files].filter(isImage);
+    if (images.length) add(images);
   });
   composer.querySelector("textarea").addEventListener("paste", (event) => {
-    const pasted = [...event.clipboardData.items].filter((item) => item.kind === "file").map((item) => item.getAsFile());
+    const pasted = [...event.clipboardData.items].filter((item) => item.kind === "file").map((item) => item.getAsFile())
+      .filter(isImage);
     if (pasted.length) { event.preventDefault(); add(pasted); }
   });
   modelSelect?.addEventListener("change", checkVision);
+
+  /** Whether a dropped or pasted file is this script's: an image (documents.js takes every other file). */
+  function isImage(file) {
+    return file.type.startsWith("image/");
+  }
 
   /** Adds chosen files, refusing (with a note) what the server would refuse anyway. */
   function add(chosen) {

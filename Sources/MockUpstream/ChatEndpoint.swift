@@ -36,7 +36,7 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
             if let error = fault.error(model: chat.model, rejectTurn: rejectTurn, promptTokens: chat.promptTokens) {
                 throw error
             }
-            let (script, cutAtLimit) = fault.script(model: chat.model, configuration: configuration)
+            let (script, cutAtLimit) = fault.script(model: chat.model, configuration: configuration, requestText: text)
                 .honouring(
                     stop: fault == .ignoresLimits ? [] : body.stop,
                     maxTokens: fault == .ignoresLimits ? nil : body.maxTokens)

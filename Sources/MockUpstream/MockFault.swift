@@ -29,6 +29,9 @@ enum MockFault: String, CaseIterable, Sendable {
     /// Ignores `stop` and `max_tokens` (every other model honours them, as vendors do), so that the client's own cuts
     /// are what ends the reply.
     case ignoresLimits = "mock-deaf"
+    /// Answers by citing every numbered source (`<source id="n"`) its request holds, as `[1] [2]`, as a model given
+    /// documents does.
+    case cite = "mock-cite"
 
     /// The fault selected by `model`.
     init(model: String) {
@@ -55,9 +58,11 @@ enum MockFault: String, CaseIterable, Sendable {
         }
     }
 
-    /// The stream to play for `model` under `configuration`.
-    func script(model: String, configuration: MockUpstreamConfiguration) -> StreamScript {
-        let chunks = MockReply.chunks(model: model, tokens: configuration.tokens)
+    /// The stream to play for `model` under `configuration`, answering the request body `requestText`.
+    func script(model: String, configuration: MockUpstreamConfiguration, requestText: String = "") -> StreamScript {
+        let chunks =
+            self == .cite
+            ? MockReply.citations(in: requestText) : MockReply.chunks(model: model, tokens: configuration.tokens)
         let partial = Array(chunks.prefix(MockReply.tokensBeforeFault))
         let ending: StreamScript.Ending
         switch self {

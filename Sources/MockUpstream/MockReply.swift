@@ -26,6 +26,17 @@ public enum MockReply {
         [.think, .thinkTag].contains(MockFault(model: model)) ? reasoningWords.joined() : ""
     }
 
+    /// `mock-cite`'s reply to a request body: a citation of each numbered source in it, in order.
+    static func citations(in requestText: String) -> [String] {
+        // In the JSON body the attribute's quotes are escaped.
+        let marker = "<source id=\\\""
+        let numbers = requestText.components(separatedBy: marker).dropFirst().compactMap { rest in
+            Int(rest.prefix { $0.isNumber })
+        }
+        guard !numbers.isEmpty else { return ["No", " sources", " were", " given."] }
+        return ["From", " the", " documents:"] + numbers.map { " [\($0)]" } + ["."]
+    }
+
     /// The reasoning `mock-think` streams apart from its answer, one token a chunk (none for other models).
     static func reasoningChunks(model: String) -> [String] {
         MockFault(model: model) == .think ? reasoningWords : []

@@ -10,6 +10,7 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [
             LoadBench.self, MarkdownBench.self, PageBench.self, StartupBench.self,
             SSEBench.self, FlushBench.self, SendPathBench.self, AdminBench.self, SoakCommand.self,
+            RetrievalBench.self,
         ],
         defaultSubcommand: LoadBench.self)
 }

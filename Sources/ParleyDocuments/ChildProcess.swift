@@ -36,10 +36,10 @@ struct ChildProcess {
         process.standardInput = FileHandle.nullDevice
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
-            FileManager.default.createFile(atPath: errorPath, contents: nil)
+            _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
             process.standardError = FileHandle(forWritingAtPath: errorPath)
             if let output {
-                FileManager.default.createFile(atPath: output, contents: nil)
+                _ = FileManager.default.createFile(atPath: output, contents: nil)
                 process.standardOutput = FileHandle(forWritingAtPath: output)
             } else {
                 process.standardOutput = FileHandle.nullDevice
@@ -54,13 +54,19 @@ struct ChildProcess {
             if process.isRunning { process.terminate() }
         }
         defer { timer.cancel() }
-        let started: Result<Void, Failure> = await withCheckedContinuation { continuation in
-            process.terminationHandler = { _ in continuation.resume(returning: .success(())) }
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(returning: .failure(.notStarted("\(error)")))
+        // A cancelled reading (a shutdown) ends the tool at once.
+        let started: Result<Void, Failure> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard !Task.isCancelled else { return continuation.resume(returning: .failure(.overLimit)) }
+                process.terminationHandler = { _ in continuation.resume(returning: .success(())) }
+                do {
+                    try process.run()
+                } catch {
+                    continuation.resume(returning: .failure(.notStarted("\(error)")))
+                }
             }
+        } onCancel: { [process] in
+            if process.isRunning { process.terminate() }
         }
         if case .failure(let failure) = started { throw failure }
         guard process.terminationReason == .exit else { throw .overLimit }

@@ -1,13 +1,5 @@
 import ParleyCore
 
-/// A piece of a document's text as retrieval finds it: its place, the page it is on, and its text.
-public struct DocumentChunk: Sendable, Equatable {
-    public var ordinal: Int
-    /// The page, from 1 (1 for a document without pages).
-    public var page: Int
-    public var text: String
-}
-
 /// Splits a document's pages into chunks of about `target` tokens (never more than `limit`): by paragraphs, a heading
 /// starting a new chunk once the current one is big enough, each chunk on one page, and the last short paragraph of a
 /// chunk repeated at the start of the next, so that a passage cut between two is whole in one of them.

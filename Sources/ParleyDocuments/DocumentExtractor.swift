@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 
 /// A document's text, read once at upload: its kind, its pages' text (one page for all but PDFs) and its chunks.
 public struct ExtractedDocument: Sendable, Equatable {
@@ -28,9 +29,20 @@ public struct DocumentExtractor: Sendable {
 
     /// The text of the document `name` holding `bytes`.
     public func extract(name: String, bytes: [UInt8]) async throws(DocumentRejection) -> ExtractedDocument {
+        try await read(check(name: name, bytes: bytes), name: name, bytes: bytes)
+    }
+
+    /// The kind of the document `name` holding `bytes`, once its name, size and type are checked (without reading it).
+    public func check(name: String, bytes: [UInt8]) throws(DocumentRejection) -> DocumentKind {
         guard Self.isAcceptable(name: name) else { throw .badName }
         guard bytes.count <= maxBytes else { throw .tooLarge(limit: maxBytes) }
-        let kind = try DocumentKind.detect(name: name, bytes: bytes)
+        return try DocumentKind.detect(name: name, bytes: bytes)
+    }
+
+    /// The text of a checked document of `kind`: PDF and DOCX read in child processes, under limits.
+    public func read(_ kind: DocumentKind, name: String, bytes: [UInt8]) async throws(DocumentRejection)
+        -> ExtractedDocument
+    {
         let pages =
             kind == .pdf || kind == .docx
             ? try await readInChild(kind, bytes: bytes) : try Self.readInProcess(name: name, bytes: bytes)

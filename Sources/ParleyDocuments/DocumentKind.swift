@@ -1,12 +1,6 @@
-/// What a document is, decided from its name's extension and checked against its bytes.
-public enum DocumentKind: Sendable, Equatable {
-    case pdf
-    case docx
-    /// Text: plain, Markdown, CSV, JSON, source code and the like, read as it is.
-    case text
-    /// HTML, read as its text.
-    case html
+import ParleyCore
 
+extension DocumentKind {
     /// The extensions read as text.
     static let textExtensions: Set<String> = [
         "txt", "text", "md", "markdown", "csv", "tsv", "json", "jsonl", "xml", "yaml", "yml", "toml", "ini", "log",

@@ -573,6 +573,94 @@ enum Migrations {
                     ALTER TABLE assistants ADD COLUMN icon_type TEXT;
                     """)
         }
+        migrator.registerMigration("v20: documents and knowledge collections") { db in
+            // A document is its owner's: attached to a message (uploaded in a conversation, `message_id` set once it is
+            // sent), or in one of their knowledge collections. Its text is read once, off the request path: `status`
+            // goes from `reading` to `ready` (pages and chunks written) or `failed` (`failure` says why). The pages
+            // hold the text sent whole; the chunks, indexed by FTS5 with the search's tokenizer, are what retrieval
+            // ranks. A document counts its bytes and its text's toward the storage quota.
+            try db.execute(
+                sql: """
+                    CREATE TABLE knowledge_collections (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        description TEXT NOT NULL DEFAULT '',
+                        created_at DATETIME NOT NULL,
+                        updated_at DATETIME NOT NULL
+                    );
+                    CREATE INDEX knowledge_collections_by_user ON knowledge_collections(user_id);
+                    CREATE TABLE conversation_collections (
+                        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+                        collection_id INTEGER NOT NULL REFERENCES knowledge_collections(id) ON DELETE CASCADE,
+                        PRIMARY KEY (conversation_id, collection_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX conversation_collections_by_collection ON conversation_collections(collection_id);
+                    CREATE TABLE assistant_collections (
+                        assistant_id INTEGER NOT NULL REFERENCES assistants(id) ON DELETE CASCADE,
+                        collection_id INTEGER NOT NULL REFERENCES knowledge_collections(id) ON DELETE CASCADE,
+                        PRIMARY KEY (assistant_id, collection_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX assistant_collections_by_collection ON assistant_collections(collection_id);
+                    CREATE TABLE documents (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        conversation_id INTEGER REFERENCES conversations(id) ON DELETE CASCADE,
+                        message_id INTEGER REFERENCES messages(id) ON DELETE CASCADE,
+                        collection_id INTEGER REFERENCES knowledge_collections(id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL DEFAULT 0,
+                        name TEXT NOT NULL,
+                        kind TEXT NOT NULL,
+                        byte_count INTEGER NOT NULL,
+                        digest TEXT NOT NULL,
+                        status TEXT NOT NULL DEFAULT 'reading',
+                        failure TEXT,
+                        page_count INTEGER NOT NULL DEFAULT 0,
+                        token_count INTEGER NOT NULL DEFAULT 0,
+                        text_bytes INTEGER NOT NULL DEFAULT 0,
+                        data BLOB NOT NULL,
+                        created_at DATETIME NOT NULL
+                    );
+                    CREATE INDEX documents_by_user ON documents(user_id, created_at);
+                    CREATE INDEX documents_by_conversation ON documents(conversation_id, message_id);
+                    CREATE INDEX documents_by_collection ON documents(collection_id) WHERE collection_id IS NOT NULL;
+                    CREATE TABLE document_pages (
+                        document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+                        page INTEGER NOT NULL,
+                        text TEXT NOT NULL,
+                        PRIMARY KEY (document_id, page)
+                    ) WITHOUT ROWID;
+                    CREATE TABLE document_chunks (
+                        id INTEGER PRIMARY KEY,
+                        document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+                        ordinal INTEGER NOT NULL,
+                        page INTEGER NOT NULL,
+                        tokens INTEGER NOT NULL,
+                        text TEXT NOT NULL
+                    );
+                    CREATE INDEX document_chunks_by_document ON document_chunks(document_id, ordinal);
+                    CREATE VIRTUAL TABLE document_chunks_fts USING fts5(
+                        text, content = 'document_chunks', content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2');
+                    CREATE TRIGGER document_chunks_index AFTER INSERT ON document_chunks BEGIN
+                        INSERT INTO document_chunks_fts (rowid, text) VALUES (new.id, new.text);
+                    END;
+                    CREATE TRIGGER document_chunks_unindex AFTER DELETE ON document_chunks BEGIN
+                        INSERT INTO document_chunks_fts (document_chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+                    END;
+                    CREATE TRIGGER documents_stored_insert AFTER INSERT ON documents BEGIN
+                        UPDATE users SET stored_bytes = stored_bytes + new.byte_count + new.text_bytes WHERE id = new.user_id;
+                    END;
+                    CREATE TRIGGER documents_stored_update AFTER UPDATE OF text_bytes ON documents BEGIN
+                        UPDATE users SET stored_bytes = stored_bytes - old.text_bytes + new.text_bytes WHERE id = new.user_id;
+                    END;
+                    CREATE TRIGGER documents_stored_delete AFTER DELETE ON documents BEGIN
+                        UPDATE users SET stored_bytes = stored_bytes - old.byte_count - old.text_bytes WHERE id = old.user_id;
+                    END;
+                    ALTER TABLE messages ADD COLUMN document_tokens INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE messages ADD COLUMN sources TEXT;
+                    ALTER TABLE usage_daily ADD COLUMN document_tokens INTEGER NOT NULL DEFAULT 0;
+                    """)
+        }
         return migrator
     }
 }

@@ -22,6 +22,7 @@ extension Conversation {
             assistant: (row["assistant_name"] as String?).map {
                 AssistantReference(id: row["assistant_id"], name: $0, version: row["assistant_version"] ?? 1)
             })
+        collectionIDs = (row["collection_ids"] as String?)?.split(separator: ",").compactMap { CollectionID($0) } ?? []
     }
 }
 
@@ -46,7 +47,7 @@ extension Message {
         "id", "conversation_id", "role", "content", "status", "model", "request_id", "parent_id",
         "prompt_tokens", "cached_prompt_tokens", "completion_tokens", "cost_micros",
         "usage_estimated", "error_code", "error_message", "created_at", "reasoning", "reasoning_tokens",
-        "reasoning_ms",
+        "reasoning_ms", "sources", "document_tokens",
     ]
 
     /// The select list for `init(row:)`, qualified by `table` (a table name or alias).
@@ -66,6 +67,8 @@ extension Message {
                 promptTokens: row[8], cachedPromptTokens: row[9], completionTokens: row[10], reasoningTokens: row[17],
                 costMicros: row[11], estimated: row[12]),
             failure: failure, createdAt: row.date(15))
+        sources = DocumentSource.decoded(json: row[19])
+        documentTokens = row[20]
     }
 }
 
@@ -101,5 +104,18 @@ extension Message {
             reasoningMilliseconds: row["reasoning_ms"], status: MessageStatus(rawValue: row["status"]) ?? .complete,
             model: row["model"],
             createdAt: row.date("created_at"))
+    }
+}
+
+extension DocumentSource {
+    /// Sources stored as `json` (none for NULL or anything unreadable, which only Parley writes).
+    static func decoded(json: String?) -> [DocumentSource] {
+        json.flatMap { try? JSONDecoder().decode([DocumentSource].self, from: Data($0.utf8)) } ?? []
+    }
+
+    /// The stored form of `sources`: NULL for none.
+    static func storedJSON(_ sources: [DocumentSource]) -> String? {
+        guard !sources.isEmpty, let data = try? JSONEncoder().encode(sources) else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -132,6 +132,7 @@ extension SQLiteChatStore {
         }
         messages.reverse()
         try AttachmentRows.attach(db, to: &messages, of: conversationID)
+        try DocumentRows.attach(db, to: &messages, of: conversationID)
         return messages
     }
 

@@ -130,6 +130,7 @@ public struct SQLiteChatStore: ChatStore {
                 ).map(Message.init(row:))
                 if let message = messages.first {
                     try AttachmentRows.attach(db, to: &messages, of: message.conversationID)
+                    try DocumentRows.attach(db, to: &messages, of: message.conversationID)
                 }
                 return messages.first
             }
@@ -143,8 +144,8 @@ public struct SQLiteChatStore: ChatStore {
     }
 
     public func beginExchange(
-        conversationID: ConversationID, userContent: String?, images: [NewImage], requestID: String?,
-        model: String, anchor: ExchangeAnchor
+        conversationID: ConversationID, userContent: String?, images: [NewImage], documents: [DocumentID],
+        requestID: String?, model: String, anchor: ExchangeAnchor
     ) async throws(StoreError) -> Exchange {
         try await perform {
             try await writer.write { db in
@@ -167,6 +168,7 @@ public struct SQLiteChatStore: ChatStore {
                     question = db.lastInsertedRowID
                     let attachments = try AttachmentRows.insert(
                         db, images: images, messageID: question, conversationID: conversationID, now: now.date)
+                    try DocumentRows.send(db, documents, messageID: question, conversationID: conversationID)
                     userMessage = Message(
                         id: question, conversationID: conversationID, role: .user, content: userContent,
                         status: .complete, model: model, requestID: requestID, parentID: parentID,
@@ -230,7 +232,7 @@ public struct SQLiteChatStore: ChatStore {
                         UPDATE messages SET content = ?, reasoning = ?, reasoning_ms = ?, status = ?, model = COALESCE(?, model), provider = ?,
                             prompt_tokens = ?, cached_prompt_tokens = ?, completion_tokens = ?, reasoning_tokens = ?,
                             cost_micros = ?, usage_estimated = ?, price_version_id = ?, error_code = ?, error_message = ?,
-                            updated_at = ?
+                            updated_at = ?, sources = ?, document_tokens = ?
                         WHERE id = ?
                         """
                 ).execute(arguments: [
@@ -238,7 +240,8 @@ public struct SQLiteChatStore: ChatStore {
                     outcome.pricing?.modelID,
                     outcome.pricing?.providerID, usage.promptTokens, usage.cachedPromptTokens, usage.completionTokens,
                     usage.reasoningTokens, usage.costMicros, usage.estimated, priceID, outcome.failure?.code,
-                    outcome.failure?.message, now, id,
+                    outcome.failure?.message, now, DocumentSource.storedJSON(outcome.sources),
+                    outcome.documentTokens, id,
                 ])
                 try indexHeldQuestions(db, ofRepliesWhere: "id = ?", arguments: [id])
                 try db.cachedStatement(
@@ -247,7 +250,9 @@ public struct SQLiteChatStore: ChatStore {
                         """
                 ).execute(arguments: [now, id])
                 if let pricing = outcome.pricing {
-                    try UsageRollup.add(db, replyID: id, model: pricing.modelID, usage: usage, day: UsageDay(now.date))
+                    try UsageRollup.add(
+                        db, replyID: id, model: pricing.modelID, usage: usage, documentTokens: outcome.documentTokens,
+                        day: UsageDay(now.date))
                 }
                 return usage
             }
@@ -303,7 +308,14 @@ public struct SQLiteChatStore: ChatStore {
 
     func ownedConversation(_ db: Database, id: ConversationID, userID: UserID) throws -> Conversation? {
         try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT * FROM conversations WHERE id = ? AND user_id = ?"),
+            db.cachedStatement(
+                sql: """
+                    SELECT c.*, (SELECT group_concat(collection_id) FROM (
+                        SELECT collection_id FROM conversation_collections WHERE conversation_id = c.id
+                        UNION SELECT collection_id FROM assistant_collections WHERE assistant_id = c.assistant_id)
+                    ) AS collection_ids
+                    FROM conversations c WHERE c.id = ? AND c.user_id = ?
+                    """),
             arguments: [id, userID]
         )
         .map(Conversation.init(row:))
@@ -323,6 +335,7 @@ public struct SQLiteChatStore: ChatStore {
                         """), arguments: [conversationID, afterID ?? 0, limit ?? -1]
             ).map(Message.init(row:)))
         try AttachmentRows.attach(db, to: &messages, of: conversationID)
+        try DocumentRows.attach(db, to: &messages, of: conversationID)
         return messages
     }
 

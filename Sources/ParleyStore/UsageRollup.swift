@@ -5,11 +5,15 @@ import ParleyCore
 /// OpenAI-compatible endpoint's completions), added to in the transaction that charges one.
 enum UsageRollup {
     /// Adds a charged reply to its owner's row for `day` and `model`.
-    static func add(_ db: Database, replyID: MessageID, model: String, usage: Usage, day: UsageDay) throws {
+    static func add(
+        _ db: Database, replyID: MessageID, model: String, usage: Usage, documentTokens: Int, day: UsageDay
+    ) throws {
+        var totals = UsageTotals(reply: usage)
+        totals.documentTokens = Int64(documentTokens)
         try add(
             db,
             owner: "SELECT c.user_id FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE m.id = ?",
-            of: replyID, model: model, totals: UsageTotals(reply: usage), day: day)
+            of: replyID, model: model, totals: totals, day: day)
     }
 
     /// Adds a charged title request to its conversation owner's row for `day` and `model`: its tokens and cost count
@@ -43,14 +47,15 @@ enum UsageRollup {
             sql: """
                 INSERT INTO usage_daily (day, user_id, model, source, requests, input_tokens, cached_input_tokens, output_tokens,
                                          cost_micros, estimated_tokens, estimated_cost_micros, title_tokens, title_cost_micros,
-                                         reasoning_tokens)
-                SELECT ?, owner.user_id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM (\(owner)) AS owner WHERE true
+                                         reasoning_tokens, document_tokens)
+                SELECT ?, owner.user_id, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM (\(owner)) AS owner WHERE true
                 ON CONFLICT (day, user_id, model, source) DO UPDATE SET
                     requests = requests + excluded.requests,
                     input_tokens = input_tokens + excluded.input_tokens,
                     cached_input_tokens = cached_input_tokens + excluded.cached_input_tokens,
                     output_tokens = output_tokens + excluded.output_tokens,
                     reasoning_tokens = reasoning_tokens + excluded.reasoning_tokens,
+                    document_tokens = document_tokens + excluded.document_tokens,
                     cost_micros = cost_micros + excluded.cost_micros,
                     estimated_tokens = estimated_tokens + excluded.estimated_tokens,
                     estimated_cost_micros = estimated_cost_micros + excluded.estimated_cost_micros,
@@ -60,7 +65,7 @@ enum UsageRollup {
         ).execute(arguments: [
             day.description, model, source.rawValue, totals.requests, totals.inputTokens, totals.cachedInputTokens,
             totals.outputTokens, totals.costMicros, totals.estimatedTokens, totals.estimatedCostMicros,
-            totals.titleTokens, totals.titleCostMicros, totals.reasoningTokens, key,
+            totals.titleTokens, totals.titleCostMicros, totals.reasoningTokens, totals.documentTokens, key,
         ])
     }
 }

@@ -414,6 +414,58 @@ def test_prompts(server, owner, stranger, anonymous):
     assert owner.call("GET", path).status == 404
 
 
+def test_knowledge_collections(server, owner, stranger, anonymous):
+    made = owner.call("POST", "/api/collections", {"name": "Handbook", "description": "How we work"})
+    assert made.status == 201 and made.json()["document_count"] == 0
+    path = f"/api/collections/{made.json()['id']}"
+    listed = owner.call("GET", "/api/collections")
+    assert listed.status == 200 and [c["name"] for c in listed.json()["data"]] == ["Handbook"]
+    assert owner.call("GET", path).json()["description"] == "How we work"
+    assert owner.call("PATCH", path, {"name": "Guide"}).json()["name"] == "Guide"
+    assert owner.call("PATCH", path, {"name": ""}).status == 422
+    assert owner.call("POST", "/api/collections", {"name": "x" * 101}).status == 422
+    assert_bad_bodies(owner, "POST", "/api/collections")
+    assert_bad_bodies(owner, "PATCH", path)
+
+    files, content_type = multipart([], [("document", "notes.md", "text/markdown", b"# Notes\n\nThe code is 42.\n"),
+                                        ("document", "tool.exe", "application/octet-stream", b"MZ\x90\x00")])
+    uploaded = owner.call("POST", path + "/documents", raw=files, content_type=content_type)
+    assert uploaded.status == 201, uploaded.body
+    assert [d["name"] for d in uploaded.json()["data"]] == ["notes.md"]
+    assert [(r["name"], r["status"]) for r in uploaded.json()["refused"]] == [("tool.exe", 415)]
+    document_id = uploaded.json()["data"][0]["id"]
+    bad, bad_type = multipart([], [("document", "fake.pdf", "application/pdf", b"not a pdf")])
+    assert owner.call("POST", path + "/documents", raw=bad, content_type=bad_type).status == 415
+    assert owner.call("POST", path + "/documents", {"document": "x"}, check_request=False).status == 415
+    def read():
+        documents = owner.call("GET", path + "/documents").json()["data"]
+        return documents if documents and documents[0]["status"] == "ready" else None
+    assert [d["name"] for d in wait_for(read, what="the document to be read")] == ["notes.md"]
+
+    conversation = new_conversation(owner)
+    attached = owner.call("PATCH", f"/api/conversations/{conversation['id']}", {"collection_ids": [made.json()["id"]]})
+    assert attached.status == 200
+    theirs = stranger.call("POST", "/api/collections", {"name": "Theirs"}).json()["id"]
+    refused = owner.call("PATCH", f"/api/conversations/{conversation['id']}", {"collection_ids": [theirs]})
+    assert refused.status == 422 and refused.error_code == "unknown_collection"
+    assistant = owner.call("POST", "/api/assistants", {"name": "Helper", "collection_ids": [made.json()["id"]]})
+    assert assistant.status == 201 and assistant.json()["collection_ids"] == [made.json()["id"]]
+
+    for method, body in (("GET", None), ("PATCH", {"name": "Stolen"})):
+        assert_refusals(owner, stranger, anonymous, method, path, body)
+    assert_refusals(owner, stranger, anonymous, "GET", path + "/documents")
+    assert_refusals(owner, stranger, anonymous, "DELETE", f"{path}/documents/{document_id}")
+    assert stranger.call("POST", path + "/documents", raw=files, content_type=content_type).status == 404
+    assert anonymous.call("POST", path + "/documents", raw=files, content_type=content_type,
+                          check_request=False).status == 401
+    assert_refusals(owner, stranger, anonymous, "DELETE", path)
+    assert owner.call("GET", path).json()["name"] == "Guide"
+    assert owner.call("DELETE", f"{path}/documents/{document_id}").status == 204
+    assert owner.call("GET", path + "/documents").json()["data"] == []
+    assert owner.call("DELETE", path).status == 204
+    assert owner.call("GET", path).status == 404
+
+
 def test_the_openai_compatible_operations(server, owner, anonymous):
     key = Api(server.port, server.make_key(owner.token))
     models = key.call("GET", "/v1/models")

@@ -24,13 +24,16 @@ struct AbuseTests {
         "POST /api/conversations/{id}/unpin", "POST /api/conversations/{id}/archive",
         "POST /api/conversations/{id}/unarchive", "POST /prompts/{id}/delete", "POST /prompts/{id}/duplicate",
         "DELETE /api/prompts/{id}", "POST /api/prompts/{id}/duplicate",
+        "POST /knowledge/{id}/delete", "POST /knowledge/{id}/documents/{document_id}/delete",
+        "DELETE /api/collections/{id}", "DELETE /api/collections/{id}/documents/{document_id}",
     ]
 
     /// Routes that refuse a form body before its size matters: the import reads only a file (multipart, below) or JSON,
-    /// the OpenAI-compatible endpoint JSON alone, and an icon's upload first finds the assistant (none has the
-    /// conversation's id here).
+    /// the OpenAI-compatible endpoint JSON alone, and an icon's upload and a collection's first find the assistant or
+    /// the collection (none has the conversation's id here).
     static let refusesFormBodies: [String: Int] = [
         "POST /settings/import": 415, "POST /v1/chat/completions": 415, "POST /assistants/{id}/icon": 404,
+        "POST /knowledge/{id}/documents": 404, "POST /api/collections/{id}/documents": 404,
     ]
 
     /// The largest image the oversized-body test lets an upload carry (`PARLEY_MAX_UPLOAD_MB`).
@@ -41,7 +44,12 @@ struct AbuseTests {
         "/c/{id}/messages": ("image", maxUploadBytes), "/api/conversations/{id}/messages": ("image", maxUploadBytes),
         "/settings/import": ("file", ImportReader.maxBytes),
         "/assistants/{id}/icon": ("icon", AssistantService.maxIconBytes),
+        "/knowledge/{id}/documents": ("document", maxDocumentBytes),
+        "/api/collections/{id}/documents": ("document", maxDocumentBytes),
     ]
+
+    /// The largest document the oversized-body test lets an upload carry (`PARLEY_MAX_DOCUMENT_MB`).
+    static let maxDocumentBytes = 1 << 20
 
     @Test(
         "a body far over the limit gets 413 on every route that reads one, and a multipart file over its route's limit too; never a 5xx, nothing stored, the server carries on"
@@ -50,6 +58,7 @@ struct AbuseTests {
         try await withTestServer(configure: { settings in
             settings.signup = .open
             settings.maxUploadBytes = Self.maxUploadBytes
+            settings.maxDocumentBytes = Self.maxDocumentBytes
             settings.sendRateLimit = nil
         }) { server in
             var browser = server.browser()
@@ -93,6 +102,8 @@ struct AbuseTests {
             let assistant = try #require(
                 try await api.request(.POST, "/api/assistants", json: ["name": "Big icon", "model": "mock-fast"])
                     .json()["id"] as? Int)
+            let collection = try #require(
+                try await api.request(.POST, "/api/collections", json: ["name": "Big documents"]).json()["id"] as? Int)
             for route in CSRFMiddleware.uploadRoutes.sorted() {
                 let limit = try #require(
                     Self.uploadLimits[route], "\(route) reads uploads but has no limit in this test")
@@ -104,8 +115,12 @@ struct AbuseTests {
                         bytes: [UInt8](repeating: 0x89, count: limit.maxBytes + AppRequestContext.maxBodySize)
                     )
                 ]
-                let path = route.replacingOccurrences(
-                    of: "{id}", with: route.hasPrefix("/assistants/") ? "\(assistant)" : "\(conversation)")
+                let owner =
+                    route.hasPrefix("/assistants/")
+                    ? assistant
+                    : route.hasPrefix("/knowledge/") || route.hasPrefix("/api/collections/")
+                        ? collection : Int(conversation)
+                let path = route.replacingOccurrences(of: "{id}", with: "\(owner)")
                 let response = try await browser.send(
                     .POST, path, headers: [("Content-Type", body.contentType), ("Accept", "application/json")],
                     bytes: body.bytes)

@@ -81,6 +81,13 @@ struct AccessMatrixTests {
         "POST /settings/sessions/{id}/sign-out": .owner,
         "POST /admin/users/{id}/delete": .admin, "POST /admin/invites": .admin,
         "POST /admin/invites/{id}/revoke": .admin,
+        "GET /knowledge": .signedIn, "POST /knowledge": .signedIn, "GET /knowledge/{id}": .owner,
+        "POST /knowledge/{id}": .owner, "POST /knowledge/{id}/delete": .owner, "POST /knowledge/{id}/documents": .owner,
+        "POST /knowledge/{id}/documents/{document_id}/delete": .owner,
+        "GET /api/collections": .signedIn, "POST /api/collections": .signedIn, "GET /api/collections/{id}": .owner,
+        "PATCH /api/collections/{id}": .owner, "DELETE /api/collections/{id}": .owner,
+        "GET /api/collections/{id}/documents": .owner, "POST /api/collections/{id}/documents": .owner,
+        "DELETE /api/collections/{id}/documents/{document_id}": .owner,
     ]
 
     /// Form fields that every owner route accepts, so that a refusal is about who asks, not what they sent.
@@ -103,6 +110,9 @@ struct AccessMatrixTests {
         var assistantID: Int64
         /// The owner's private prompt.
         var promptID: Int64
+        /// The owner's knowledge collection, and a document in it.
+        var collectionID: Int64
+        var collectionDocumentID: Int64
 
         /// The route's path with its captures filled with the owner's ids.
         func path(for template: String) -> String {
@@ -114,8 +124,13 @@ struct AccessMatrixTests {
                     : template.hasPrefix("/settings/sessions/")
                         ? sessionHandle
                         : template.contains("/assistants/")
-                            ? "\(assistantID)" : template.contains("/prompts/") ? "\(promptID)" : "\(conversation)"
+                            ? "\(assistantID)"
+                            : template.contains("/prompts/")
+                                ? "\(promptID)"
+                                : template.hasPrefix("/knowledge/") || template.hasPrefix("/api/collections/")
+                                    ? "\(collectionID)" : "\(conversation)"
             return template.replacingOccurrences(of: "{id}", with: capture)
+                .replacingOccurrences(of: "{document_id}", with: "\(collectionDocumentID)")
                 .replacingOccurrences(of: "{token}", with: template.hasPrefix("/invite/") ? inviteToken : shareToken)
                 .replacingOccurrences(of: "{message_id}", with: "\(message)")
                 .replacingOccurrences(of: "**", with: "katex/katex.min.css")
@@ -160,10 +175,17 @@ struct AccessMatrixTests {
             let prompt = try await api.request(
                 .POST, "/api/prompts", json: ["title": "Owned", "command": "owned", "body": "Owned {{thing}}"])
             let promptID = try #require(try prompt.json()["id"] as? Int)
+            let collection = try await api.request(.POST, "/api/collections", json: ["name": "Owned"])
+            let collectionID = try #require(try collection.json()["id"] as? Int)
+            let collectionDocument = try await SQLiteDocumentStore(database: database).addDocument(
+                NewDocument(
+                    name: "owned.txt", kind: .text, bytes: Array("owned".utf8), place: .collection(Int64(collectionID))),
+                userID: 1)
             let owned = OwnedThings(
                 conversation: conversation, shareToken: String(url.split(separator: "/").last ?? ""),
                 shareID: shareID, attachmentID: attachment.id, message: Int64(question), sessionHandle: sessionHandle,
-                inviteToken: inviteToken, assistantID: Int64(assistantID), promptID: Int64(promptID))
+                inviteToken: inviteToken, assistantID: Int64(assistantID), promptID: Int64(promptID),
+                collectionID: Int64(collectionID), collectionDocumentID: collectionDocument.id)
             var other = server.browser()
             _ = try await other.signUp("other@example.com")
             let otherAPI = try await APIClient.signIn(server, email: "other@example.com")
@@ -217,6 +239,8 @@ struct AccessMatrixTests {
             #expect(try await anonymous.get("/invite/\(inviteToken)").status == 200)
             let kept = try await api.request(.GET, "/api/prompts/\(promptID)").json()
             #expect(kept["title"] as? String == "Owned" && kept["body"] as? String == "Owned {{thing}}")
+            let keptCollection = try await api.request(.GET, "/api/collections/\(collectionID)").json()
+            #expect(keptCollection["name"] as? String == "Owned" && keptCollection["document_count"] as? Int == 1)
         }
     }
 }

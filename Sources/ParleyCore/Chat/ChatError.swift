@@ -19,6 +19,11 @@ public enum ChatError: Error, Equatable, Sendable {
     case modelNotAllowed(String)
     /// More than `ChatService.maxImagesPerMessage` images came with one message.
     case tooManyImages
+    /// More than `ChatService.maxDocumentsPerMessage` documents came with one message, or one came twice.
+    case tooManyDocuments
+    /// A document sent with a message is not one of the user's read documents waiting in this conversation (still
+    /// being read, refused when read, sent already, or not theirs); the text says which.
+    case documentNotReady(String)
     /// Images came with a message for a model that cannot see them.
     case modelCannotSeeImages(String)
     /// An assistant's field is out of its limits; the text says which.

@@ -11,6 +11,8 @@ public struct ChatService: Sendable {
     public static let maxSystemPromptLength = 20_000
     /// The most images one message may carry.
     public static let maxImagesPerMessage = 4
+    /// The most documents one message may carry.
+    public static let maxDocumentsPerMessage = 10
 
     let store: any ChatStore
     public let generations: GenerationManager
@@ -53,20 +55,25 @@ public struct ChatService: Sendable {
 
     /// Stores a user message and starts the reply; a repeated request id returns the first result
     /// (or `.requestInFlight` while that reply still runs). A conversation still under the placeholder title is
-    /// titled from the message's first words. Images (already checked by `NewImage`) need a model that can see them.
+    /// titled from the message's first words. Images (already checked by `NewImage`) need a model that can see them;
+    /// documents (uploaded to this conversation first) must have been read.
     /// A repeat is found when it cannot start (the conversation is busy, the server full, or the store refuses the
     /// request id a second time), so that a first send reads nothing more for its request id. `receivedAt` is when the
     /// request reached Parley, from which Parley's part of the reply's first token is timed.
     /// With `editOf`, the message is a new version of that question of the conversation: its sibling, with the same
     /// earlier messages.
     public func send(
-        userID: UserID, conversationID: ConversationID, content: String, images: [NewImage] = [], model: String?,
-        requestID: String?, editOf: MessageID? = nil, receivedAt: ContinuousClock.Instant
+        userID: UserID, conversationID: ConversationID, content: String, images: [NewImage] = [],
+        documents: [DocumentID] = [], model: String?, requestID: String?, editOf: MessageID? = nil,
+        receivedAt: ContinuousClock.Instant
     ) async throws(ChatError) -> SendResult {
         let content = Self.storable(content)
         guard !content.allSatisfy(\.isWhitespace) else { throw .emptyMessage }
         guard content.count <= Self.maxMessageLength else { throw .messageTooLong }
         guard images.count <= Self.maxImagesPerMessage else { throw .tooManyImages }
+        guard documents.count <= Self.maxDocumentsPerMessage, Set(documents).count == documents.count else {
+            throw .tooManyDocuments
+        }
         let conversation = try await self.conversation(conversationID, userID: userID)
         let model = try await resolveModel(model, current: conversation.model, userID: userID)
         guard images.isEmpty || model.vision else { throw .modelCannotSeeImages(model.id) }
@@ -77,7 +84,7 @@ public struct ChatService: Sendable {
             var userMessageID: MessageID?
             let job = try await generations.start(conversationID: conversationID, receivedAt: receivedAt) {
                 let exchange = try await store.beginExchange(
-                    conversationID: conversationID, userContent: content, images: images,
+                    conversationID: conversationID, userContent: content, images: images, documents: documents,
                     requestID: requestID, model: model.id, anchor: editOf.map { .newVersion(of: $0) } ?? .currentLeaf)
                 userMessageID = exchange.userMessage?.id
                 var job = makeJob(for: conversation, model: model, exchange: exchange)
@@ -124,8 +131,8 @@ public struct ChatService: Sendable {
         do {
             let job = try await generations.start(conversationID: conversationID, receivedAt: receivedAt) {
                 let exchange = try await store.beginExchange(
-                    conversationID: conversationID, userContent: nil, images: [], requestID: nil, model: model.id,
-                    anchor: anchor)
+                    conversationID: conversationID, userContent: nil, images: [], documents: [], requestID: nil,
+                    model: model.id, anchor: anchor)
                 return makeJob(for: conversation, model: model, exchange: exchange)
             }
             return SendResult(
@@ -353,11 +360,13 @@ public struct ChatService: Sendable {
     }
 
     private func makeJob(for conversation: Conversation, model: ModelInfo, exchange: Exchange) -> GenerationJob {
-        GenerationJob(
+        var job = GenerationJob(
             conversationID: conversation.id, userID: conversation.userID,
             assistantMessageID: exchange.assistantMessage.id,
             systemPrompt: conversation.systemPrompt, model: model, options: conversation.options,
             history: exchange.history)
+        job.collectionIDs = conversation.collectionIDs
+        return job
     }
 
     private func validTitle(_ title: String) throws(ChatError) -> String {

@@ -50,13 +50,20 @@ extension GenerationManager {
     /// image model, or ended already (no provider key, or a context that cannot fit).
     private func plan(_ reply: ReplyRun) async -> ReplyPlan {
         let request: CompletionRequest
+        let passages: [DocumentPassage]
         do {
-            request = try await completionRequest(for: reply.job, history: reply.takeHistory())
+            let history = reply.takeHistory()
+            passages = try await self.passages(for: reply.job, history: history)
+            request = try await completionRequest(for: reply.job, history: history, passages: passages)
         } catch let failure {
             return .end(.failed(failure))
         }
         let promptTokens = request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1) }
-        reply.updateReport { $0.estimatedPromptTokens = promptTokens }
+        reply.updateReport { report in
+            report.estimatedPromptTokens = promptTokens
+            report.sources = passages.map(\.source)
+            report.documentTokens = passages.reduce(0) { $0 + ContextWindow.estimatedTokens($1.text) }
+        }
         let model = reply.job.model
         if model.generatesImages { return .draw(prompt: request.turns.last { $0.role == .user }?.content ?? "") }
         guard let provider = catalog.provider(for: model) else {
@@ -65,13 +72,34 @@ extension GenerationManager {
         return .stream(UpstreamAttempt(modelID: model.id, provider: provider, request: request))
     }
 
-    /// The context sent upstream: the system prompt and the conversation before the reply, trimmed to fit, with the
-    /// images of the kept turns when the model can see them.
-    private func completionRequest(for job: GenerationJob, history: [HistoryMessage]) async throws(FailureReason)
-        -> CompletionRequest
+    /// The passages of the documents sent in the branch and of the conversation's collections that the reply is
+    /// given (none, without a read, when there are neither).
+    private func passages(for job: GenerationJob, history: [HistoryMessage]) async throws(FailureReason)
+        -> [DocumentPassage]
     {
+        let documentIDs = history.flatMap(\.documentIDs)
+        guard let documents, !documentIDs.isEmpty || !job.collectionIDs.isEmpty else { return [] }
+        let historyTokens = history.reduce(0) { $0 + ContextWindow.estimatedTokens($1.content) }
+        let query = SourceQuery(
+            documentIDs: documentIDs, collectionIDs: job.collectionIDs,
+            question: history.last { $0.role == .user }?.content ?? "",
+            budget: SourcesPrompt.budget(
+                window: job.model.contextWindow, reserve: settings.replyReserve, historyTokens: historyTokens))
+        do {
+            return try await documents.passages(for: query)
+        } catch {
+            logger.error("reading the conversation's documents failed", metadata: ["error": "\(error)"])
+            throw FailureReason(code: "internal_error", message: "Parley could not read this conversation's documents.")
+        }
+    }
+
+    /// The context sent upstream: the system prompt (with the documents' passages) and the conversation before the
+    /// reply, trimmed to fit, with the images of the kept turns when the model can see them.
+    private func completionRequest(
+        for job: GenerationJob, history: [HistoryMessage], passages: [DocumentPassage]
+    ) async throws(FailureReason) -> CompletionRequest {
         let (turns, kept) = try ReplyContext.fittedTurns(
-            systemPrompt: job.systemPrompt, history: history,
+            systemPrompt: SourcesPrompt.systemPrompt(job.systemPrompt, passages: passages), history: history,
             model: job.model, reserve: settings.replyReserve)
         // Only the turns that keep images (for a model that sees them) hold placeholders to fill.
         let withImages = kept.filter { !turns[$0.index].images.isEmpty }
@@ -174,7 +202,8 @@ extension GenerationManager {
             usage: Self.chargedUsage(
                 text: text, reasoning: reasoning, reported: report.providerUsage,
                 estimatedPrompt: report.estimatedPromptTokens),
-            failure: failure, pricing: ReplyPricing(model))
+            failure: failure, pricing: ReplyPricing(model), sources: report.sources,
+            documentTokens: report.documentTokens)
         // The final save must happen even when this task is being cancelled by a shutdown. The store prices the reply.
         let saved: Result<Usage, StoreError> = await uncancelled { [store] in
             do throws(StoreError) {
@@ -200,8 +229,9 @@ extension GenerationManager {
             usage: usage)
         if let failure { reply.publish(.error(messageID: job.assistantMessageID, reason: failure), to: hub) }
         let done = StreamEvent.done(
-            messageID: job.assistantMessageID, status: status, html: MarkdownRenderer.html(text), usage: usage,
-            reasoningMilliseconds: outcome.reasoningMilliseconds)
+            messageID: job.assistantMessageID, status: status,
+            html: DocumentSource.linkingCitations(in: MarkdownRenderer.html(text), to: report.sources), usage: usage,
+            reasoningMilliseconds: outcome.reasoningMilliseconds, sources: report.sources)
         reply.end(with: done, in: hub)
         if status == .complete || status == .truncated { await improveTitle(of: job, model: model, answer: text) }
     }

@@ -10,6 +10,8 @@ public final class GenerationManager: Sendable {
     /// The replies' tasks, which a shutdown waits for.
     let replyTasks = ReplyTasks()
     let store: any ChatStore
+    /// Where replies find their documents' passages; without it, replies draw on no document.
+    let documents: (any DocumentStore)?
     let catalog: ModelCatalog
     let settings: GenerationSettings
     let logger: Logger
@@ -24,9 +26,11 @@ public final class GenerationManager: Sendable {
 
     /// Creates a manager; nothing runs until `run()`.
     public init(
-        store: any ChatStore, catalog: ModelCatalog, settings: GenerationSettings = GenerationSettings(), logger: Logger
+        store: any ChatStore, documents: (any DocumentStore)? = nil, catalog: ModelCatalog,
+        settings: GenerationSettings = GenerationSettings(), logger: Logger
     ) {
         self.store = store
+        self.documents = documents
         self.catalog = catalog
         self.settings = settings
         self.logger = logger

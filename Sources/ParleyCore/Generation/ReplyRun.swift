@@ -60,6 +60,9 @@ final class ReplyRun: Sendable {
         /// The provider ended the reply at its output limit.
         var isCutAtLimit = false
         var estimatedPromptTokens = 0
+        /// The numbered passages of documents the reply was given, and their estimated tokens.
+        var sources: [DocumentSource] = []
+        var documentTokens = 0
         /// The fallback model answering instead of the job's, if the job's failed.
         var model: ModelInfo?
     }

@@ -8,9 +8,11 @@ public enum StreamEvent: Sendable {
     /// New text of the model's reasoning, shown apart from the answer.
     case reasoning(messageID: MessageID, text: String)
     case error(messageID: MessageID, reason: FailureReason)
-    /// The reply's end; `reasoningMilliseconds` is how long it reasoned (nil when it showed no reasoning, or unknown).
+    /// The reply's end; `reasoningMilliseconds` is how long it reasoned (nil when it showed no reasoning, or unknown),
+    /// `sources` the numbered documents' passages it was given (its `html` links its citations of them).
     case done(
-        messageID: MessageID, status: MessageStatus, html: String, usage: Usage, reasoningMilliseconds: Int? = nil)
+        messageID: MessageID, status: MessageStatus, html: String, usage: Usage, reasoningMilliseconds: Int? = nil,
+        sources: [DocumentSource] = [])
 
     /// What an event is, which names it in the stream.
     public enum Kind: UInt8, Sendable {
@@ -52,7 +54,7 @@ public enum StreamEvent: Sendable {
     public var messageID: MessageID {
         switch self {
         case .start(let messageID, _), .token(let messageID, _, _), .reasoning(let messageID, _),
-            .error(let messageID, _), .done(let messageID, _, _, _, _):
+            .error(let messageID, _), .done(let messageID, _, _, _, _, _):
             messageID
         }
     }
@@ -73,11 +75,12 @@ public enum StreamEvent: Sendable {
         case .error(_, let reason):
             json.field("code", reason.code)
             json.field("message", reason.message)
-        case .done(_, let status, let html, let usage, let reasoningMilliseconds):
+        case .done(_, let status, let html, let usage, let reasoningMilliseconds, let sources):
             json.field("status", status.rawValue)
             json.field("html", html)
             json.field("usage", object: usage.json)
             if let reasoningMilliseconds { json.field("reasoning_ms", reasoningMilliseconds) }
+            if !sources.isEmpty { json.field("sources", objects: sources.map(\.json)) }
         }
         return json
     }
@@ -121,8 +124,9 @@ public enum StreamEvent: Sendable {
     /// The `done` event of a finished message, as stored.
     public static func done(for message: Message) -> StreamEvent {
         .done(
-            messageID: message.id, status: message.status, html: MarkdownRenderer.html(message.content),
-            usage: message.usage, reasoningMilliseconds: message.reasoningMilliseconds)
+            messageID: message.id, status: message.status,
+            html: DocumentSource.linkingCitations(in: MarkdownRenderer.html(message.content), to: message.sources),
+            usage: message.usage, reasoningMilliseconds: message.reasoningMilliseconds, sources: message.sources)
     }
 
     /// The frames that end a finished message, as a stream that joins after its end sends them: its `error` (with the
@@ -146,5 +150,24 @@ extension Usage {
         object.field("cost_usd", costUSD)
         object.field("estimated", estimated)
         return object
+    }
+}
+
+extension DocumentSource {
+    /// The source as the `done` event and the API show it: its number, document, name, page and link.
+    public var json: JSONText {
+        var object = JSONText()
+        object.field("number", number)
+        object.field("document_id", documentID)
+        object.field("name", name)
+        if let page { object.field("page", page) }
+        object.field("url", path)
+        return object
+    }
+
+    /// A reply's rendered `html` with its citations of `sources` (`[n]` in its text) made links to them.
+    public static func linkingCitations(in html: String, to sources: [DocumentSource]) -> String {
+        guard !sources.isEmpty else { return html }
+        return CitationLinks.html(html, links: Dictionary(sources.map { ($0.number, $0.path) }) { first, _ in first })
     }
 }

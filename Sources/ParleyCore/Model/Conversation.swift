@@ -19,6 +19,9 @@ public struct Conversation: Sendable, Equatable {
     public var options: GenerationOptions
     /// The assistant it was started with, if any.
     public var assistant: AssistantReference?
+    /// The knowledge collections its replies draw on: its own and its assistant's (read with one conversation only;
+    /// empty in lists).
+    public var collectionIDs: [CollectionID] = []
 
     /// Creates a conversation value.
     public init(

@@ -12,3 +12,7 @@ public typealias GroupID = Int64
 public typealias APICompletionID = Int64
 /// The row id of an assistant.
 public typealias AssistantID = Int64
+/// The row id of a document (uploaded in a conversation or into a knowledge collection).
+public typealias DocumentID = Int64
+/// The row id of a knowledge collection.
+public typealias CollectionID = Int64

@@ -106,6 +106,12 @@ public struct Message: Sendable, Equatable {
     public var createdAt: Date
     /// The images of the message (uploaded with a user message, generated as a reply), in order, without bytes.
     public var attachments: [Attachment]
+    /// The documents sent with a user message, in order.
+    public var documents: [Document] = []
+    /// The numbered sources a reply was given (and cites as `[n]`); empty when it drew on no document.
+    public var sources: [DocumentSource] = []
+    /// The input tokens of a reply that were its sources' text.
+    public var documentTokens = 0
     /// Its place among the other versions of its turn, when read as part of a branch.
     public var versions = MessageVersions()
 
@@ -142,17 +148,25 @@ public struct HistoryMessage: Sendable, Equatable {
     public var content: String
     /// The message's images, in order, without bytes.
     public var attachments: [Attachment]
+    /// The documents sent with the message that were read, whose text a reply may draw on.
+    public var documentIDs: [DocumentID]
 
     /// Creates a history message.
-    public init(id: MessageID, role: MessageRole, content: String, attachments: [Attachment] = []) {
+    public init(
+        id: MessageID, role: MessageRole, content: String, attachments: [Attachment] = [],
+        documentIDs: [DocumentID] = []
+    ) {
         self.id = id
         self.role = role
         self.content = content
         self.attachments = attachments
+        self.documentIDs = documentIDs
     }
 
     /// The parts of `message` a reply's request needs.
     public init(_ message: Message) {
-        self.init(id: message.id, role: message.role, content: message.content, attachments: message.attachments)
+        self.init(
+            id: message.id, role: message.role, content: message.content, attachments: message.attachments,
+            documentIDs: message.documents.filter { $0.status == .ready }.map(\.id))
     }
 }

@@ -58,12 +58,19 @@ public struct ReplyOutcome: Sendable, Equatable {
     public var failure: FailureReason?
     /// How to charge the reply; without it the usage is stored as given and not counted in the rollup.
     public var pricing: ReplyPricing?
+    /// The numbered sources the reply was given.
+    public var sources: [DocumentSource]
+    /// The input tokens that were its sources' text.
+    public var documentTokens: Int
 
     /// Creates an outcome.
     public init(
         content: String, reasoning: String? = nil, reasoningMilliseconds: Int? = nil, status: MessageStatus,
-        usage: Usage, failure: FailureReason? = nil, pricing: ReplyPricing? = nil
+        usage: Usage, failure: FailureReason? = nil, pricing: ReplyPricing? = nil, sources: [DocumentSource] = [],
+        documentTokens: Int = 0
     ) {
+        self.sources = sources
+        self.documentTokens = documentTokens
         self.content = content
         self.reasoning = reasoning
         self.reasoningMilliseconds = reasoningMilliseconds
@@ -129,7 +136,8 @@ public protocol ChatStore: AttachmentStore {
     func message(id: MessageID, userID: UserID) async throws(StoreError) -> Message?
     /// The exchange that a send with this request id created, if any.
     func exchange(conversationID: ConversationID, requestID: String) async throws(StoreError) -> Exchange?
-    /// Writes the user message (if any) with its images and an empty streaming assistant message in one transaction,
+    /// Writes the user message (if any) with its images and documents (read ones of the user's waiting in this
+    /// conversation, else `.notFound`) and an empty streaming assistant message in one transaction,
     /// where `anchor` says, and makes the reply the current leaf; its history is the branch from the root to the
     /// question. `.notFound` when the anchor is not a user message of the conversation; `.duplicate` when the request
     /// id was used already in this conversation. When the owner has a monthly budget,
@@ -137,8 +145,8 @@ public protocol ChatStore: AttachmentStore {
     /// `.budgetReplyRunning` while another reply of theirs is streaming (so they cannot overspend by more than one
     /// reply).
     func beginExchange(
-        conversationID: ConversationID, userContent: String?, images: [NewImage], requestID: String?,
-        model: String, anchor: ExchangeAnchor
+        conversationID: ConversationID, userContent: String?, images: [NewImage], documents: [DocumentID],
+        requestID: String?, model: String, anchor: ExchangeAnchor
     ) async throws(StoreError) -> Exchange
     /// Saves the partial text and reasoning of running replies, in short transactions that let other writes go in
     /// between; after an error, some of them may be saved.
@@ -162,14 +170,24 @@ public protocol ChatStore: AttachmentStore {
 }
 
 extension ChatStore {
+    /// `beginExchange` for a message without documents.
+    public func beginExchange(
+        conversationID: ConversationID, userContent: String?, images: [NewImage], requestID: String?,
+        model: String, anchor: ExchangeAnchor
+    ) async throws(StoreError) -> Exchange {
+        try await beginExchange(
+            conversationID: conversationID, userContent: userContent, images: images, documents: [],
+            requestID: requestID, model: model, anchor: anchor)
+    }
+
     /// Writes a text-only user message after the current leaf and an empty streaming reply in one transaction.
     public func beginExchange(
         conversationID: ConversationID, userContent: String?, images: [NewImage] = [], requestID: String?,
         model: String
     ) async throws(StoreError) -> Exchange {
         try await beginExchange(
-            conversationID: conversationID, userContent: userContent, images: images, requestID: requestID,
-            model: model, anchor: .currentLeaf)
+            conversationID: conversationID, userContent: userContent, images: images, documents: [],
+            requestID: requestID, model: model, anchor: .currentLeaf)
     }
 
     /// Saves the partial text of running replies that showed no reasoning.

@@ -17,6 +17,8 @@ public struct UsageTotals: Sendable, Equatable {
     public var apiRequests: Int64
     public var apiTokens: Int64
     public var apiCostMicros: Int64
+    /// The part of the input tokens that was documents' text sent as sources.
+    public var documentTokens: Int64 = 0
 
     /// Creates totals.
     public init(
@@ -65,5 +67,6 @@ public struct UsageTotals: Sendable, Equatable {
         lhs.apiRequests += rhs.apiRequests
         lhs.apiTokens += rhs.apiTokens
         lhs.apiCostMicros += rhs.apiCostMicros
+        lhs.documentTokens += rhs.documentTokens
     }
 }

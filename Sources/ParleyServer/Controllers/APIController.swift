@@ -8,9 +8,11 @@ struct APIController {
     static let maxLimit = 200
     let chat: ChatService
     let assistants: AssistantService
+    let knowledge: KnowledgeService
     let pages: PageRenderer
     /// What a message's images may weigh, as on the page.
     let uploadLimits: UploadLimits
+    let documents: DocumentUploads
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -30,13 +32,15 @@ struct APIController {
     }
 
     /// The body of `POST /api/conversations` (with `assistant_id`, a copy of that assistant's set-up), and of
-    /// `PATCH /api/conversations/{id}` (which changes what it names).
+    /// `PATCH /api/conversations/{id}` (which changes what it names; `collection_ids` are the knowledge collections
+    /// it draws on, all of them).
     struct NewConversation: Decodable {
         var title: String?
         var model: String?
         var systemPrompt: String?
         var settings: GenerationOptions?
         var assistantId: AssistantID?
+        var collectionIds: [CollectionID]?
     }
 
     /// The body of `POST /api/conversations/{id}/messages`; with `edit_of`, a new version of that question.
@@ -45,6 +49,8 @@ struct APIController {
         var model: String?
         var requestId: String?
         var editOf: MessageID?
+        /// Documents uploaded to the conversation before, to send with the message.
+        var documentIds: [DocumentID]?
     }
 
     /// The body of `POST /api/conversations/{id}/regenerate` (the current leaf's reply by default) and of
@@ -67,10 +73,12 @@ struct APIController {
     private func createConversation(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let body = try await request.decodeJSON(NewConversation.self, context: context)
+        let collections = try await knowledge.owned(body.collectionIds ?? [], by: user.id)
         guard let assistantID = body.assistantId else {
             let conversation = try await chat.createConversation(
                 userID: user.id, title: body.title, model: body.model, systemPrompt: body.systemPrompt,
                 options: body.settings ?? GenerationOptions())
+            try await knowledge.attach(collections, toConversation: conversation.id, userID: user.id)
             return try .json(ConversationJSON(conversation), status: .created)
         }
         guard body.model == nil, body.systemPrompt == nil, body.settings == nil else {
@@ -80,6 +88,7 @@ struct APIController {
                     + "change them once it is made.")
         }
         var conversation = try await assistants.startConversation(with: assistantID, by: user)
+        try await knowledge.attach(collections, toConversation: conversation.id, userID: user.id)
         if let title = body.title {
             try await chat.rename(userID: user.id, conversationID: conversation.id, title: title)
             conversation = try await chat.conversation(conversation.id, userID: user.id)
@@ -87,19 +96,22 @@ struct APIController {
         return try .json(ConversationJSON(conversation), status: .created)
     }
 
-    /// Changes what the body names: the title, and the model, system prompt and generation settings (each kept when
-    /// left out); answers the conversation.
+    /// Changes what the body names: the title, the model, system prompt and generation settings, and the knowledge
+    /// collections (each kept when left out); answers the conversation.
     private func updateConversation(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let id = try context.rowID()
         let body = try await request.decodeJSON(NewConversation.self, context: context)
         let current = try await chat.conversation(id, userID: user.id)
+        var collections: [CollectionID]?
+        if let ids = body.collectionIds { collections = try await knowledge.owned(ids, by: user.id) }
         if body.model != nil || body.systemPrompt != nil || body.settings != nil {
             try await chat.configure(
                 userID: user.id, conversationID: id, model: body.model,
                 systemPrompt: body.systemPrompt ?? current.systemPrompt, options: body.settings ?? current.options)
         }
         if let title = body.title { try await chat.rename(userID: user.id, conversationID: id, title: title) }
+        if let collections { try await knowledge.attach(collections, toConversation: id, userID: user.id) }
         return try .json(ConversationJSON(try await chat.conversation(id, userID: user.id)))
     }
 
@@ -168,12 +180,17 @@ struct APIController {
         } else {
             let body = try await request.decodeJSON(NewMessage.self, context: context)
             message = MessageForm(
-                content: body.content, model: body.model, requestID: body.requestId, editOf: body.editOf, images: [])
+                content: body.content, model: body.model, requestID: body.requestId, editOf: body.editOf, images: [],
+                documentIDs: body.documentIds ?? [])
         }
-        let result = try await chat.send(
-            userID: user.id, conversationID: id, content: message.content, images: message.images,
-            model: message.model, requestID: message.requestID, editOf: message.editOf,
-            receivedAt: context.receivedAt)
+        let result = try await documents.sending(
+            files: message.documentFiles, ids: message.documentIDs, conversationID: id, userID: user.id
+        ) { documentIDs in
+            try await chat.send(
+                userID: user.id, conversationID: id, content: message.content, images: message.images,
+                documents: documentIDs, model: message.model, requestID: message.requestID, editOf: message.editOf,
+                receivedAt: context.receivedAt)
+        }
         return try await answer(result, request: request, userID: user.id)
     }
 

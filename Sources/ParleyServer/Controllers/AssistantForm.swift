@@ -1,7 +1,8 @@
 import ParleyCore
 
-/// The assistant form's fields: text fields, `starter` repeated (up to four), `visibility`, `groups[]` and the
-/// generation options' fields.
+/// The assistant form's fields: text fields, `starter` repeated (up to four), `visibility`, `groups[]`, the
+/// generation options' fields, and the knowledge collections ticked (`collection[]`, read when `collections_listed`
+/// says the form listed them).
 struct AssistantForm: Decodable {
     var name: String?
     var description: String?
@@ -12,11 +13,15 @@ struct AssistantForm: Decodable {
     var visibility: String?
     var groups: [GroupID]?
     var options: GenerationOptionsFields
+    var collections: [CollectionID]?
+    var collectionsListed: FormFlag?
 
     enum CodingKeys: String, CodingKey {
         case name, description, icon, instructions, model, visibility
         case starters = "starter"
         case groups
+        case collections = "collection"
+        case collectionsListed = "collections_listed"
     }
 
     init(from decoder: any Decoder) throws {
@@ -30,6 +35,8 @@ struct AssistantForm: Decodable {
         visibility = try container.decodeIfPresent(String.self, forKey: .visibility)
         groups = try container.decodeIfPresent([GroupID].self, forKey: .groups)
         options = try GenerationOptionsFields(from: decoder)
+        collections = try container.decodeIfPresent([CollectionID].self, forKey: .collections)
+        collectionsListed = try container.decodeIfPresent(FormFlag.self, forKey: .collectionsListed)
     }
 
     /// The draft the form describes, or a 422 naming a field that cannot be read.

@@ -9,6 +9,7 @@ struct ConversationController {
     let settings: ServerSettings
     let chat: ChatService
     let assistants: AssistantService
+    let knowledge: KnowledgeService
     let pages: PageRenderer
 
     /// Adds the routes.
@@ -50,7 +51,8 @@ struct ConversationController {
     }
 
     /// The forms of a conversation: a new one (with its first message), its title, and its settings (with the
-    /// generation options as text fields, empty when not set).
+    /// generation options as text fields, empty when not set, and, when `collections_listed` says the form listed
+    /// them, the knowledge collections ticked as `collection[]`).
     struct ConversationForm: Decodable {
         var title: String?
         var model: String?
@@ -60,11 +62,15 @@ struct ConversationController {
         /// The assistant a new conversation starts with (its model and instructions then win over the form's).
         var assistant: AssistantID?
         var options: GenerationOptionsFields
+        var collections: [CollectionID]?
+        var collectionsListed: FormFlag?
 
         enum CodingKeys: String, CodingKey {
             case title, model, content, assistant
             case systemPrompt = "system_prompt"
             case requestID = "request_id"
+            case collections = "collection"
+            case collectionsListed = "collections_listed"
         }
 
         init(from decoder: any Decoder) throws {
@@ -80,6 +86,8 @@ struct ConversationController {
             }
             assistant = AssistantID(assistantText)
             options = try GenerationOptionsFields(from: decoder)
+            collections = try container.decodeIfPresent([CollectionID].self, forKey: .collections)
+            collectionsListed = try container.decodeIfPresent(FormFlag.self, forKey: .collectionsListed)
         }
     }
 
@@ -133,6 +141,7 @@ struct ConversationController {
         let sidebar = try await chat.conversations(userID: user.id, before: nil, limit: Self.pageSize).items
         let budget = try await chat.budgetStatus(userID: user.id)
         let starters = messages.isEmpty ? try await starters(of: conversation, user: user) : []
+        let attached = try await knowledge.collectionIDs(ofConversation: id, userID: user.id)
         return pages.page(
             "conversation", title: conversation.title, context: context,
             values: [
@@ -155,6 +164,7 @@ struct ConversationController {
                 "can_continue": messages.last?.status == .truncated,
                 "continue_prompt": Self.continuePrompt,
                 "models": try await modelOptions(selected: conversation.model, userID: user.id),
+                "collection_choices": try await knowledge.choices(of: user.id, checked: attached),
                 "upload": settings.uploadLimits.templateValues,
                 "sections": ConversationGroups.sections(
                     sidebar, now: Date(), timeZone: ConversationGroups.timeZone(of: request)
@@ -204,9 +214,13 @@ struct ConversationController {
         let user = try context.requireUser()
         let id = try context.rowID()
         let form = try await request.decode(as: ConversationForm.self, context: context)
+        let collections = try await knowledge.owned(form.collections ?? [], by: user.id)
         try await chat.configure(
             userID: user.id, conversationID: id, model: form.model,
             systemPrompt: form.systemPrompt ?? "", options: try form.options.options())
+        if form.collectionsListed.isOn {
+            try await knowledge.attach(collections, toConversation: id, userID: user.id)
+        }
         return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
     }
 

@@ -1,12 +1,14 @@
 import HTTPTypes
 import Hummingbird
 import ParleyCore
+import ParleyDocuments
 
 /// Sending, stopping and regenerating replies, and the conversation's event stream, for the browser.
 struct ReplyController {
     let settings: ServerSettings
     let chat: ChatService
     let eventStreams: EventStreamLimit
+    let documents: DocumentUploads
 
     /// Adds the routes.
     func addRoutes(to router: Router<AppRequestContext>) {
@@ -21,10 +23,14 @@ struct ReplyController {
         let user = try context.requireUser()
         let id = try context.rowID()
         let message = try await MessageForm.read(request, context: context, limits: settings.uploadLimits)
-        let result = try await chat.send(
-            userID: user.id, conversationID: id, content: message.content,
-            images: message.images, model: message.model,
-            requestID: message.requestID, editOf: message.editOf, receivedAt: context.receivedAt)
+        let result = try await documents.sending(
+            files: message.documentFiles, ids: message.documentIDs, conversationID: id, userID: user.id
+        ) { documentIDs in
+            try await chat.send(
+                userID: user.id, conversationID: id, content: message.content,
+                images: message.images, documents: documentIDs, model: message.model,
+                requestID: message.requestID, editOf: message.editOf, receivedAt: context.receivedAt)
+        }
         return try accepted(result, request: request)
     }
 

@@ -77,6 +77,12 @@ struct MessageJSON: Codable {
     var createdAt: Date
     var usage: UsageJSON
     var attachments: [AttachmentJSON] = []
+    /// The documents sent with a user message (absent from exports written before documents were kept).
+    var documents: [DocumentJSON]?
+    /// The numbered sources a reply was given.
+    var sources: [SourceJSON]?
+    /// The input tokens of a reply that were its sources' text.
+    var documentTokens: Int?
     var error: ErrorJSON?
 
     init(_ message: Message) {
@@ -98,6 +104,9 @@ struct MessageJSON: Codable {
         attachments = message.attachments.map {
             AttachmentJSON(id: $0.id, contentType: $0.format.contentType, bytes: $0.byteCount)
         }
+        documents = message.documents.map(DocumentJSON.init)
+        sources = message.sources.map(SourceJSON.init)
+        documentTokens = message.documentTokens
         error = message.failure.map { ErrorJSON(code: $0.code, message: $0.message) }
     }
 }

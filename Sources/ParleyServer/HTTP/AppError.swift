@@ -54,9 +54,11 @@ public struct AppError: Error, Sendable {
     init?(mapping error: any Error) {
         switch error {
         case let error as AppError: self = error
-        case ChatError.storage, ShareError.storage, AccountError.failed, PromptError.storage: return nil
+        case ChatError.storage, ShareError.storage, AccountError.failed, PromptError.storage, KnowledgeError.storage:
+            return nil
         case let error as AccountError: self.init(error)
         case let error as PromptError: self.init(error)
+        case let error as KnowledgeError: self.init(error)
         case let error as ChatError: self.init(error)
         case let error as ShareError: self.init(error)
         case StoreError.storageFull(let status): self = .storageFull(status)
@@ -105,6 +107,12 @@ public struct AppError: Error, Sendable {
             self.init(
                 .unprocessableContent, code: "too_many_images",
                 message: "A message can carry at most \(ChatService.maxImagesPerMessage) images.")
+        case .tooManyDocuments:
+            self.init(
+                .unprocessableContent, code: "too_many_documents",
+                message: "A message can carry at most \(ChatService.maxDocumentsPerMessage) documents, each once.")
+        case .documentNotReady(let problem):
+            self.init(.unprocessableContent, code: "document_not_ready", message: problem)
         case .modelCannotSeeImages(let model):
             self.init(
                 .unprocessableContent, code: "model_cannot_see_images",

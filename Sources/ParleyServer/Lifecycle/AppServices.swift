@@ -1,4 +1,5 @@
 import ParleyCore
+import ParleyDocuments
 import ParleyStore
 
 /// Everything the controllers need, built once at start-up.
@@ -18,4 +19,8 @@ struct AppServices: Sendable {
     let singleSignOn: SingleSignOnController?
     /// The event streams each user holds open (`PARLEY_MAX_STREAMS_PER_USER`).
     let eventStreams: EventStreamLimit
+    /// Takes uploaded documents and reads them off the request path.
+    let documentIntake: DocumentIntake
+    /// The documents' store.
+    let documents: any DocumentStore
 }

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ParleyCore
+import ParleyDocuments
 import ParleyProviders
 import ParleyStore
 import ServiceLifecycle
@@ -67,8 +68,12 @@ public func buildApplication(
                 store: accounts, signupMode: settings.signup, adminGroups: Set(sso.adminGroups), logger: logger),
             sessions: sessions, csrf: csrf, now: settings.wallClock)
     }
+    let documents = SQLiteDocumentStore(database: database)
+    let documentIntake = DocumentIntake(
+        store: documents, extractor: DocumentExtractor(maxBytes: settings.maxDocumentBytes),
+        concurrency: System.coreCount, logger: logger)
     let generations = GenerationManager(
-        store: chatStore, catalog: catalog, settings: generationSettings, logger: logger)
+        store: chatStore, documents: documents, catalog: catalog, settings: generationSettings, logger: logger)
     let services = AppServices(
         settings: settings, database: database, accounts: accounts,
         chat: ChatService(store: chatStore, generations: generations, catalog: catalog, logger: logger),
@@ -81,12 +86,14 @@ public func buildApplication(
             signUpThrottle: settings.signupRateLimit.map { SlidingWindowLimiter(limit: $0, window: 300) },
             passwordSignIn: settings.passwordLogin, logger: logger),
         pages: pages, singleSignOn: singleSignOn,
-        eventStreams: EventStreamLimit(maximum: settings.maxEventStreamsPerUser))
+        eventStreams: EventStreamLimit(maximum: settings.maxEventStreamsPerUser),
+        documentIntake: documentIntake, documents: documents)
 
     let router = buildRouter(services)
     // The upstream client's users come after it: a service group stops its services in reverse order.
     var httpServices: [any Service] = [
         HTTPClientService(client: client),
+        DocumentIntakeService(intake: documentIntake),
         ModelDiscoveryService(
             providers: providers, catalog: catalog, client: client, interval: settings.modelRefreshInterval,
             retryDelay: settings.modelRetryDelay, answeredAtStart: answered, logger: logger),
@@ -150,24 +157,33 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     let assistants = AssistantService(
         store: SQLiteAssistantStore(database: services.database), chat: services.chat,
         usersMayShare: services.settings.userSharing)
+    let knowledge = KnowledgeService(
+        store: SQLiteKnowledgeStore(database: services.database), documents: services.documents)
+    let knowledgeUpload = KnowledgeUpload(intake: services.documentIntake, limit: services.settings.documentLimit)
     ConversationController(
-        settings: services.settings, chat: services.chat, assistants: assistants, pages: services.pages
+        settings: services.settings, chat: services.chat, assistants: assistants, knowledge: knowledge,
+        pages: services.pages
     ).addRoutes(to: router)
     let keys = APIKeysController(store: apiKeys, pages: services.pages, now: services.settings.wallClock)
     keys.addRoutes(to: router)
 
-    ReplyController(settings: services.settings, chat: services.chat, eventStreams: services.eventStreams)
-        .addRoutes(to: router)
-    APIController(
-        chat: services.chat, assistants: assistants, pages: services.pages,
-        uploadLimits: services.settings.uploadLimits
+    let documentUploads = DocumentUploads(intake: services.documentIntake, documents: services.documents)
+    ReplyController(
+        settings: services.settings, chat: services.chat, eventStreams: services.eventStreams,
+        documents: documentUploads
     ).addRoutes(to: router)
-    AssistantsAPIController(assistants: assistants).addRoutes(to: router)
+    APIController(
+        chat: services.chat, assistants: assistants, knowledge: knowledge, pages: services.pages,
+        uploadLimits: services.settings.uploadLimits, documents: documentUploads
+    ).addRoutes(to: router)
+    AssistantsAPIController(assistants: assistants, knowledge: knowledge).addRoutes(to: router)
     AssistantIconController(assistants: assistants).addRoutes(to: router)
     AssistantsController(
-        assistants: assistants, chat: services.chat, groups: SQLiteGroupStore(database: services.database),
-        pages: services.pages
+        assistants: assistants, chat: services.chat, knowledge: knowledge,
+        groups: SQLiteGroupStore(database: services.database), pages: services.pages
     ).addRoutes(to: router)
+    KnowledgeController(knowledge: knowledge, upload: knowledgeUpload, pages: services.pages).addRoutes(to: router)
+    KnowledgeAPIController(knowledge: knowledge, upload: knowledgeUpload).addRoutes(to: router)
     let prompts = PromptService(
         store: SQLitePromptStore(database: services.database), usersMayShare: services.settings.userSharing)
     PromptsAPIController(prompts: prompts, chat: services.chat).addRoutes(to: router)
@@ -199,6 +215,9 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         .addRoutes(to: router)
     ShareController(shares: services.shares, pages: services.pages).addRoutes(to: router)
     AttachmentController(chat: services.chat, shares: services.shares).addRoutes(to: router)
+    DocumentController(
+        intake: services.documentIntake, documents: services.documents, limit: services.settings.documentLimit
+    ).addRoutes(to: router)
     let admin = router.group("admin").add(middleware: AdminOnlyMiddleware())
     let usage = SQLiteUsageStore(database: services.database)
     UsageAPIController(chat: services.chat, usage: usage).addRoutes(to: router)

@@ -17,6 +17,8 @@ struct CSRFMiddleware: RouterMiddleware {
     /// The routes that read multipart bodies with `UploadForm`.
     static let uploadRoutes: Set<String> = [
         "/c/{id}/messages", "/api/conversations/{id}/messages", "/settings/import", "/assistants/{id}/icon",
+        "/c/{id}/documents", "/api/conversations/{id}/documents", "/knowledge/{id}/documents",
+        "/api/collections/{id}/documents",
     ]
     let tokens: CSRFTokens
 

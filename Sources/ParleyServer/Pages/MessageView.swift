@@ -6,9 +6,10 @@ import ParleyMarkdown
 /// through a mustache partial each spent most of its time in the template engine.
 enum MessageView {
     /// The `<article>` of a message: its markdown rendered (safely) to HTML, its images at the URLs `imageURL` gives
-    /// (the owner's, or a share's), its status, and in the owner's view its usage and the controls that walk its
-    /// versions, edit a question and regenerate a reply. The controls hold no token: their buttons belong to forms of
-    /// the page (`version-form`, `regenerate-form`), so that the HTML can be kept for every session.
+    /// (the owner's, or a share's), a question's documents and a reply's sources (its citations linked to them), its
+    /// status, and in the owner's view its usage and the controls that walk its versions, edit a question and
+    /// regenerate a reply. The controls hold no token: their buttons belong to forms of the page (`version-form`,
+    /// `regenerate-form`), so that the HTML can be kept for every session.
     static func html(
         _ message: Message, imageURL: (Attachment) -> String = AttachmentController.ownerURL,
         isOwnersView: Bool = true
@@ -18,7 +19,8 @@ enum MessageView {
             "<article class=\"message \(role)\" id=\"m\(message.id)\" data-id=\"\(message.id)\" data-status=\"\(status)\">\n"
         // A question's uploads are listed above it; a reply's pictures (an image model's) are in its markdown, where
         // their URLs become `imageURL`'s too.
-        var content = MarkdownRenderer.html(message.content)
+        var content = DocumentSource.linkingCitations(
+            in: MarkdownRenderer.html(message.content), to: message.sources)
         if message.role == .assistant {
             for attachment in message.attachments
             where imageURL(attachment) != AttachmentController.ownerURL(attachment) {
@@ -36,10 +38,12 @@ enum MessageView {
             }
             html += "</ul>\n"
         }
+        if !message.documents.isEmpty { html += documentList(message.documents) }
         if let reasoning = message.reasoning, !reasoning.isEmpty {
             html += reasoningSection(reasoning, of: message)
         }
         html += "  <div class=\"content\">\(content)</div>\n"
+        if !message.sources.isEmpty { html += sourceList(message.sources) }
         if message.status == .streaming {
             html += "  <p class=\"typing\" aria-label=\"The reply is being written\">…</p>\n"
         }
@@ -61,6 +65,50 @@ enum MessageView {
         let created = message.createdAt.formatted(.iso8601)
         html += "    <time datetime=\"\(created)\">\(created)</time>\n  </footer>\n</article>\n"
         return html
+    }
+
+    /// A question's documents as chips: each its name, type and pages (a PDF) or size, linking to the document, which
+    /// opens in a new tab (documents.js writes the same for a question just sent).
+    private static func documentList(_ documents: [Document]) -> String {
+        var html = "  <ul class=\"documents\" aria-label=\"Documents\">"
+        for document in documents {
+            html +=
+                "<li><a href=\"/documents/\(document.id)\" target=\"_blank\" rel=\"noopener\">"
+                + "<span class=\"document-name\">\(HTMLText.escaped(document.name))</span> "
+                + "<span class=\"document-detail\">\(documentSummary(document))</span></a></li>"
+        }
+        return html + "</ul>\n"
+    }
+
+    /// "PDF · 12 pages", "Text · 3 KB": a document's type, then its pages for a PDF, else its size.
+    private static func documentSummary(_ document: Document) -> String {
+        document.kind.label + " · "
+            + (document.kind == .pdf ? counted(document.pageCount, "page") : byteSize(document.byteCount))
+    }
+
+    /// "1 page", "12 pages".
+    private static func counted(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)" + (number == 1 ? "" : "s")
+    }
+
+    /// A size in bytes, KB or MB (1,024 based): "512 bytes", "3 KB", "1.5 MB".
+    private static func byteSize(_ bytes: Int) -> String {
+        if bytes < 1024 { return counted(bytes, "byte") }
+        if bytes < 1_048_576 { return "\(Int((Double(bytes) / 1024).rounded())) KB" }
+        return String(format: "%.1f MB", Double(bytes) / 1_048_576)
+    }
+
+    /// A reply's numbered sources under it: "[1] report.pdf, page 7", each linking to its document at that page, in a
+    /// new tab (app.js writes the same when the reply ends on the page).
+    private static func sourceList(_ sources: [DocumentSource]) -> String {
+        var html = "  <ol class=\"sources\" aria-label=\"Sources\">"
+        for source in sources {
+            let page = source.page.map { ", page \($0)" } ?? ""
+            html +=
+                "<li><a href=\"\(HTMLText.escaped(source.path))\" target=\"_blank\" rel=\"noopener\">"
+                + "[\(source.number)] \(HTMLText.escaped(source.name))\(page)</a></li>"
+        }
+        return html + "</ol>\n"
     }
 
     /// A reply's reasoning, collapsed under a summary of how long it took (while it streams, that it is underway; when

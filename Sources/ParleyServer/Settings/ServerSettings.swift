@@ -69,6 +69,8 @@ public struct ServerSettings: Sendable {
     public var modelRetryDelay: Duration = .seconds(5)
     /// The largest image one upload may carry, in bytes (`PARLEY_MAX_UPLOAD_MB`).
     public var maxUploadBytes = 20 * 1024 * 1024
+    /// The largest document one upload may carry, in bytes (`PARLEY_MAX_DOCUMENT_MB`).
+    public var maxDocumentBytes = 32 * 1024 * 1024
     /// The bytes of images and message text one user may store, unless an admin sets their own
     /// (`PARLEY_USER_STORAGE_MB`).
     public var userStorageBytes: Int64 = 1024 * 1_048_576
@@ -167,6 +169,10 @@ public struct ServerSettings: Sendable {
             try read.value("PARLEY_MAX_UPLOAD_MB", expected: "a whole number of megabytes from 1 to 1024") {
                 Int($0).filter { (1...1024).contains($0) }.map { $0 * 1024 * 1024 }
             } ?? maxUploadBytes
+        maxDocumentBytes =
+            try read.value("PARLEY_MAX_DOCUMENT_MB", expected: "a whole number of megabytes from 1 to 256") {
+                Int($0).filter { (1...256).contains($0) }.map { $0 * 1024 * 1024 }
+            } ?? maxDocumentBytes
         maxEventStreamsPerUser =
             try read.value("PARLEY_MAX_STREAMS_PER_USER", expected: "a whole number from 1 to 10000") {
                 Int($0).filter { (1...10_000).contains($0) }
@@ -190,9 +196,15 @@ public struct ServerSettings: Sendable {
             } ?? sendRateLimit
     }
 
-    /// The limits of an image upload.
+    /// The limits of a message's upload: its images and its documents.
     var uploadLimits: UploadLimits {
         UploadLimits(maxFileBytes: maxUploadBytes, maxFiles: ChatService.maxImagesPerMessage)
+            .adding("document", documentLimit)
+    }
+
+    /// The limits of the `document` files of an upload.
+    var documentLimit: FileFieldLimit {
+        FileFieldLimit(maxFileBytes: maxDocumentBytes, maxFiles: ChatService.maxDocumentsPerMessage)
     }
 
     /// Refuses a templates or static-files folder that is not there, naming its setting and the full path looked at

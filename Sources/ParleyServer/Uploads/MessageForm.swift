@@ -1,7 +1,8 @@
 import Hummingbird
 import ParleyCore
 
-/// A message as a browser sends it: a URL-encoded form, or a multipart one with images (checked by their bytes).
+/// A message as a browser sends it: a URL-encoded form, or a multipart one with images (checked by their bytes) and
+/// documents (files, and ids of documents uploaded before).
 struct MessageForm: Sendable {
     var content: String
     var model: String?
@@ -9,12 +10,20 @@ struct MessageForm: Sendable {
     /// The question this message is a new version of.
     var editOf: MessageID?
     var images: [NewImage]
+    /// Documents sent as files with the message, read before it is sent.
+    var documentFiles: [UploadedFile] = []
+    /// Documents uploaded to the conversation before (`document_id`, repeated).
+    var documentIDs: [DocumentID] = []
 
     /// Reads the form of `request`; images that are not acceptable are refused with 415 (or 422 for their size).
     static func read(_ request: Request, context: AppRequestContext, limits: UploadLimits) async throws -> MessageForm {
         if request.multipartBoundary != nil {
             let form = try await UploadForm.read(request, limits: limits, expectedCSRF: context.csrfTokenForUploadForm)
-            let images = try form.files.map { file throws(AppError) in try NewImage(uploaded: file) }
+            let images = try form.files(named: "image").map { file throws(AppError) in try NewImage(uploaded: file) }
+            let documentIDs = try form.values(named: "document_id").map { text throws(AppError) in
+                guard let id = DocumentID(text), id > 0 else { throw AppError.malformed("document_id must be an id.") }
+                return id
+            }
             var editOf: MessageID?
             if let text = form["edit_of"], !text.isEmpty {
                 guard let id = MessageID(text), id > 0 else {
@@ -24,7 +33,7 @@ struct MessageForm: Sendable {
             }
             return MessageForm(
                 content: form["content"] ?? "", model: form["model"], requestID: form["request_id"], editOf: editOf,
-                images: images)
+                images: images, documentFiles: form.files(named: "document"), documentIDs: documentIDs)
         }
         let form = try await request.decode(as: Fields.self, context: context)
         return MessageForm(

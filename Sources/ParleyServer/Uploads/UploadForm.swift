@@ -3,8 +3,9 @@ import Hummingbird
 import NIOCore
 import ParleyCore
 
-/// A file part of an upload: the name it had on the sender's machine and its bytes.
+/// A file part of an upload: its field, the name it had on the sender's machine and its bytes.
 struct UploadedFile: Sendable {
+    var field: String
     var fileName: String
     var bytes: [UInt8]
 }
@@ -14,11 +15,18 @@ struct UploadedFile: Sendable {
 /// the rest. When the CSRF check was left to the form (a browser's multipart post), the `csrf_token` field must come
 /// before any file and match, else 403 before any file byte is kept.
 struct UploadForm: Sendable {
-    var fields: [String: String] = [:]
+    /// The text fields' values, in order, by name.
+    var fields: [String: [String]] = [:]
     var files: [UploadedFile] = []
 
-    /// The value of a text field.
-    subscript(name: String) -> String? { fields[name] }
+    /// The (first) value of a text field.
+    subscript(name: String) -> String? { fields[name]?.first }
+
+    /// Every value of a repeated text field.
+    func values(named name: String) -> [String] { fields[name] ?? [] }
+
+    /// The files of one file field, in order.
+    func files(named name: String) -> [UploadedFile] { files.filter { $0.field == name } }
 
     /// Reads the form of `request`; `expectedCSRF` is the token the form must repeat, when the middleware left it to
     /// us.
@@ -68,9 +76,12 @@ private final class PartCollector {
 
     private enum PartKind {
         case field(String)
-        case file(name: String)
+        case file(name: String, limit: FileFieldLimit)
         case ignored
     }
+
+    /// The form field of the part being read.
+    private var fieldName = ""
 
     init(limits: UploadLimits, expectedCSRF: String?) {
         self.limits = limits
@@ -91,8 +102,10 @@ private final class PartCollector {
         case .field:
             fieldBytes += buffer.count
             guard fieldBytes <= limits.maxFieldBytes else { return refuse(.uploadTooLarge(limits)) }
-        case .file:
-            guard bytes.count + buffer.count <= limits.maxFileBytes else { return refuse(.uploadTooLarge(limits)) }
+        case .file(_, let limit):
+            guard bytes.count + buffer.count <= limit.maxFileBytes else {
+                return refuse(.uploadTooLarge(limits, field: limit))
+            }
         case .ignored:
             return
         }
@@ -104,9 +117,9 @@ private final class PartCollector {
         let kind = partKind ?? classify()
         switch kind {
         case .field(let name):
-            if form.fields[name] == nil { form.fields[name] = String(decoding: bytes, as: UTF8.self) }
-        case .file(let name):
-            form.files.append(UploadedFile(fileName: name, bytes: bytes))
+            form.fields[name, default: []].append(String(decoding: bytes, as: UTF8.self))
+        case .file(let name, _):
+            form.files.append(UploadedFile(field: fieldName, fileName: name, bytes: bytes))
         case .ignored:
             break
         }
@@ -134,9 +147,11 @@ private final class PartCollector {
             return .ignored
         }
         let disposition = ContentDisposition(value)
-        guard let fileName = disposition.fileName else { return .field(disposition.name ?? "") }
-        guard disposition.name == limits.fileField else {
-            refuse(.malformed("Only “\(limits.fileField)” files can be uploaded here."))
+        fieldName = disposition.name ?? ""
+        guard let fileName = disposition.fileName else { return .field(fieldName) }
+        guard let limit = limits.fileLimit(fieldName) else {
+            let names = ([limits.fileField] + limits.otherFileFields.keys.sorted()).map { "“\($0)”" }
+            refuse(.malformed("Only \(names.joined(separator: " and ")) files can be uploaded here."))
             return .ignored
         }
         if expectedCSRF != nil, !csrfMatches {
@@ -144,18 +159,24 @@ private final class PartCollector {
             return .ignored
         }
         if fileName.isEmpty { return .ignored }  // a file input left empty
-        guard form.files.count < limits.maxFiles else {
-            refuse(
-                limits.fileField == "image"
-                    ? AppError(ChatError.tooManyImages)
-                    : AppError(.unprocessableContent, code: "too_many_files", message: "Send one file at a time."))
+        guard form.files.count(where: { $0.field == fieldName }) < limit.maxFiles else {
+            refuse(tooManyFiles(fieldName))
             return .ignored
         }
-        return .file(name: fileName)
+        return .file(name: fileName, limit: limit)
+    }
+
+    /// The refusal of one file too many in `field`.
+    private func tooManyFiles(_ field: String) -> AppError {
+        switch field {
+        case "image": AppError(ChatError.tooManyImages)
+        case "document": AppError(ChatError.tooManyDocuments)
+        default: AppError(.unprocessableContent, code: "too_many_files", message: "Send one file at a time.")
+        }
     }
 
     private var csrfMatches: Bool {
-        guard let expectedCSRF, let sent = form.fields[CSRFMiddleware.fieldName] else { return false }
+        guard let expectedCSRF, let sent = form[CSRFMiddleware.fieldName] else { return false }
         return CSRFTokenMask.matches(sent, token: expectedCSRF)
     }
 
@@ -182,11 +203,12 @@ extension Request {
 }
 
 extension AppError {
-    /// A 413 naming the limits.
-    static func uploadTooLarge(_ limits: UploadLimits) -> AppError {
-        AppError(
+    /// A 413 naming the limits (of `field`, when a file of it is too large).
+    static func uploadTooLarge(_ limits: UploadLimits, field: FileFieldLimit? = nil) -> AppError {
+        let limit = field ?? FileFieldLimit(maxFileBytes: limits.maxFileBytes, maxFiles: limits.maxFiles)
+        return AppError(
             .contentTooLarge, code: "upload_too_large",
-            message: "A file can be at most \(limits.maxFileBytes / (1024 * 1024)) MB"
-                + (limits.maxFiles > 1 ? ", and \(limits.maxFiles) can be sent at once." : "."))
+            message: "A file can be at most \(limit.maxFileBytes / (1024 * 1024)) MB"
+                + (limit.maxFiles > 1 ? ", and \(limit.maxFiles) can be sent at once." : "."))
     }
 }
