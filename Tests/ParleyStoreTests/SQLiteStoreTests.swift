@@ -90,11 +90,14 @@ func expectStoreError(
             }
             #expect(
                 tables == [
-                    "api_completions", "api_keys", "assistant_groups", "assistants", "attachment_data", "attachments",
-                    "conversations",
+                    "api_completions", "api_keys", "assistant_collections", "assistant_groups", "assistants",
+                    "attachment_data", "attachments", "conversation_collections", "conversations",
                     "conversations_fts",
                     "conversations_fts_config", "conversations_fts_data", "conversations_fts_docsize",
-                    "conversations_fts_idx", "group_members", "invites", "messages", "messages_fts",
+                    "conversations_fts_idx", "document_chunks", "document_chunks_fts", "document_chunks_fts_config",
+                    "document_chunks_fts_data", "document_chunks_fts_docsize", "document_chunks_fts_idx",
+                    "document_pages", "documents", "group_members", "invites", "knowledge_collections", "messages",
+                    "messages_fts",
                     "messages_fts_config",
                     "messages_fts_data", "messages_fts_docsize", "messages_fts_idx", "model_access", "model_prices",
                     "prompt_groups", "prompts", "sessions", "settings", "share_attachments", "share_messages", "shares",
