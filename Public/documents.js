@@ -227,6 +227,7 @@
     return entries.some((entry) => entry.status === "uploading" || entry.status === "reading");
   }
 
+  /** Shows a note under the tray (read out as a status), or hides it when `text` is empty. */
   function say(text) {
     note.textContent = text;
     note.hidden = !text;

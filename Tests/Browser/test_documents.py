@@ -15,6 +15,7 @@ from selenium.webdriver.support.ui import Select
 from mock_upstream import parley_with_mock_upstream
 from parley_pages import assert_accessible, replies, sign_up, start_conversation, until, wait_for_reply
 from pdf_fixture import pdf
+from test_pages import reload_until_complete
 
 PAGES = ["The first page of the report.", "Page two: the budget is 42 zebras.", "Page three closes the report."]
 NOTES = "Meeting notes: the zebras arrive on Tuesday.\n"
@@ -93,6 +94,7 @@ def settled(browser, count):
 
 
 def detail(chip):
+    """What a chip says of its document: uploading…, reading…, its type and pages or size, or why it failed."""
     return chip.find_element(By.CSS_SELECTOR, ".document-detail").text
 
 
@@ -241,6 +243,7 @@ def test_without_javascript_the_plain_form_sends_a_document(browsers, server, wr
     browser = browsers.new(javascript=False)
     sign_up(browser, server)
     start_conversation(browser, "No script here")
+    reload_until_complete(browser)  # Send is off while a reply is written
     notes = write_file("notes.txt", NOTES)
     file_input = browser.find_element(By.CSS_SELECTOR, '#composer input[type="file"][name="document"]')
     assert file_input.is_displayed()
