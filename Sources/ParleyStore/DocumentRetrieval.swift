@@ -32,9 +32,8 @@ struct DocumentRetrieval {
         var left = query.budget
         for piece in pieces {
             guard let document = byID[piece.documentID] else { continue }
-            let tokens = ContextWindow.estimatedTokens(piece.text)
-            guard tokens <= left else { continue }
-            left -= tokens
+            guard piece.tokens <= left else { continue }
+            left -= piece.tokens
             passages.append(
                 DocumentPassage(
                     source: DocumentSource(
@@ -45,11 +44,12 @@ struct DocumentRetrieval {
         return passages
     }
 
-    /// A page or chunk of a document.
+    /// A page or chunk of a document, and its estimated tokens.
     private struct Piece {
         var documentID: DocumentID
         var page: Int
         var text: String
+        var tokens: Int
     }
 
     /// The read documents sent in the branch or in the collections, oldest first.
@@ -63,6 +63,15 @@ struct DocumentRetrieval {
         if !query.collectionIDs.isEmpty {
             conditions.append("collection_id IN (\(databaseQuestionMarks(count: query.collectionIDs.count)))")
             arguments += query.collectionIDs
+        }
+        if let conversationID = query.knowledgeOf {
+            conditions.append(
+                """
+                collection_id IN (SELECT collection_id FROM conversation_collections WHERE conversation_id = ?
+                    UNION SELECT a.collection_id FROM assistant_collections a
+                    JOIN conversations c ON c.assistant_id = a.assistant_id WHERE c.id = ?)
+                """)
+            arguments += [conversationID, conversationID]
         }
         return try Row.fetchAll(
             db,
@@ -86,7 +95,12 @@ struct DocumentRetrieval {
                 WHERE document_id IN (\(databaseQuestionMarks(count: ids.count))) AND trim(text) != ''
                 ORDER BY document_id, page
                 """, arguments: StatementArguments(ids)
-        ).map { Piece(documentID: $0["document_id"], page: $0["page"], text: $0["text"]) }
+        ).map { row in
+            let text: String = row["text"]
+            return Piece(
+                documentID: row["document_id"], page: row["page"], text: text,
+                tokens: ContextWindow.estimatedTokens(text))
+        }
     }
 
     /// The chunks of the documents that best match the question, best first; without a match, each document's chunks
@@ -97,7 +111,7 @@ struct DocumentRetrieval {
             let best = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT c.document_id, c.page, c.text FROM document_chunks_fts f JOIN document_chunks c ON c.id = f.rowid
+                    SELECT c.document_id, c.page, c.text, c.tokens FROM document_chunks_fts f JOIN document_chunks c ON c.id = f.rowid
                     WHERE document_chunks_fts MATCH ? AND \(inScope) ORDER BY f.rank LIMIT \(Self.maxRanked)
                     """, arguments: StatementArguments([match] + ids))
             if !best.isEmpty { return best.map(Self.piece) }
@@ -105,13 +119,13 @@ struct DocumentRetrieval {
         return try Row.fetchAll(
             db,
             sql: """
-                SELECT c.document_id, c.page, c.text FROM document_chunks c WHERE \(inScope)
+                SELECT c.document_id, c.page, c.text, c.tokens FROM document_chunks c WHERE \(inScope)
                 ORDER BY c.ordinal, c.document_id LIMIT \(Self.maxRanked)
                 """, arguments: StatementArguments(ids)
         ).map(Self.piece)
     }
 
     private static func piece(_ row: Row) -> Piece {
-        Piece(documentID: row["document_id"], page: row["page"], text: row["text"])
+        Piece(documentID: row["document_id"], page: row["page"], text: row["text"], tokens: row["tokens"])
     }
 }

@@ -660,6 +660,37 @@ enum Migrations {
                     ALTER TABLE messages ADD COLUMN sources TEXT;
                     ALTER TABLE usage_daily ADD COLUMN document_tokens INTEGER NOT NULL DEFAULT 0;
                     """)
+            // `uses_knowledge` says whether a conversation, or its assistant, may have collections attached, so that
+            // a reply looks them up only then: set when one is attached, worked out again when one is taken off. It
+            // may stay set after its assistant is deleted, which costs a reply one lookup that finds nothing.
+            try db.execute(
+                sql: """
+                    ALTER TABLE conversations ADD COLUMN uses_knowledge INTEGER NOT NULL DEFAULT 0;
+                    CREATE TRIGGER conversation_collections_added AFTER INSERT ON conversation_collections BEGIN
+                        UPDATE conversations SET uses_knowledge = 1 WHERE id = new.conversation_id;
+                    END;
+                    CREATE TRIGGER conversation_collections_removed AFTER DELETE ON conversation_collections BEGIN
+                        UPDATE conversations SET uses_knowledge =
+                            EXISTS (SELECT 1 FROM conversation_collections WHERE conversation_id = old.conversation_id)
+                            OR EXISTS (SELECT 1 FROM assistant_collections a WHERE a.assistant_id = conversations.assistant_id)
+                        WHERE id = old.conversation_id;
+                    END;
+                    CREATE TRIGGER assistant_collections_added AFTER INSERT ON assistant_collections BEGIN
+                        UPDATE conversations SET uses_knowledge = 1 WHERE assistant_id = new.assistant_id;
+                    END;
+                    CREATE TRIGGER assistant_collections_removed AFTER DELETE ON assistant_collections BEGIN
+                        UPDATE conversations SET uses_knowledge =
+                            EXISTS (SELECT 1 FROM conversation_collections c WHERE c.conversation_id = conversations.id)
+                            OR EXISTS (SELECT 1 FROM assistant_collections WHERE assistant_id = old.assistant_id)
+                        WHERE assistant_id = old.assistant_id;
+                    END;
+                    CREATE TRIGGER conversations_started_with_knowledge AFTER INSERT ON conversations
+                    WHEN new.assistant_id IS NOT NULL BEGIN
+                        UPDATE conversations SET uses_knowledge =
+                            EXISTS (SELECT 1 FROM assistant_collections WHERE assistant_id = new.assistant_id)
+                        WHERE id = new.id;
+                    END;
+                    """)
         }
         return migrator
     }

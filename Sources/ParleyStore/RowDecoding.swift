@@ -22,7 +22,7 @@ extension Conversation {
             assistant: (row["assistant_name"] as String?).map {
                 AssistantReference(id: row["assistant_id"], name: $0, version: row["assistant_version"] ?? 1)
             })
-        collectionIDs = (row["collection_ids"] as String?)?.split(separator: ",").compactMap { CollectionID($0) } ?? []
+        usesKnowledge = row["uses_knowledge"] ?? false
     }
 }
 

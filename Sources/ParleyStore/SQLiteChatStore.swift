@@ -308,14 +308,7 @@ public struct SQLiteChatStore: ChatStore {
 
     func ownedConversation(_ db: Database, id: ConversationID, userID: UserID) throws -> Conversation? {
         try Row.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    SELECT c.*, (SELECT group_concat(collection_id) FROM (
-                        SELECT collection_id FROM conversation_collections WHERE conversation_id = c.id
-                        UNION SELECT collection_id FROM assistant_collections WHERE assistant_id = c.assistant_id)
-                    ) AS collection_ids
-                    FROM conversations c WHERE c.id = ? AND c.user_id = ?
-                    """),
+            db.cachedStatement(sql: "SELECT * FROM conversations WHERE id = ? AND user_id = ?"),
             arguments: [id, userID]
         )
         .map(Conversation.init(row:))

@@ -77,13 +77,17 @@ public struct SQLiteDocumentStore: DocumentStore {
     }
 
     public func passages(for query: SourceQuery) async throws(StoreError) -> [DocumentPassage] {
-        guard !query.documentIDs.isEmpty || !query.collectionIDs.isEmpty, query.budget > 0 else { return [] }
+        guard !query.documentIDs.isEmpty || !query.collectionIDs.isEmpty || query.knowledgeOf != nil, query.budget > 0
+        else { return [] }
         return try await perform { try await pool.scan { db in try DocumentRetrieval(query: query).passages(db) } }
     }
 
     /// Writes a read document's pages and chunks (the chunks' trigger indexes them) and marks it `ready`, with its
-    /// text's size counted toward its owner's storage.
+    /// text's size counted toward its owner's storage; nothing when it was deleted while it was read.
     private static func insert(pages: [String], chunks: [DocumentChunk], of id: DocumentID, _ db: Database) throws {
+        guard
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM documents WHERE id = ?"), arguments: [id]) == true
+        else { return }
         let page = try db.cachedStatement(sql: "INSERT INTO document_pages (document_id, page, text) VALUES (?, ?, ?)")
         for (index, text) in pages.enumerated() { try page.execute(arguments: [id, index + 1, text]) }
         let chunk = try db.cachedStatement(

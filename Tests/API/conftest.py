@@ -96,6 +96,7 @@ def mock_models_config(mock_port):
         "models": [
             {"id": "mock-fast", "provider": "mock", "vision": True, "price": {"input": 10, "output": 20}},
             {"id": "mock-slow", "provider": "mock"},
+            {"id": "mock-cite", "provider": "mock"},
             {"id": "parley-demo"},
         ],
     }

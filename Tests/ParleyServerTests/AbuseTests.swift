@@ -26,14 +26,16 @@ struct AbuseTests {
         "DELETE /api/prompts/{id}", "POST /api/prompts/{id}/duplicate",
         "POST /knowledge/{id}/delete", "POST /knowledge/{id}/documents/{document_id}/delete",
         "DELETE /api/collections/{id}", "DELETE /api/collections/{id}/documents/{document_id}",
+        "DELETE /api/documents/{id}",
     ]
 
-    /// Routes that refuse a form body before its size matters: the import reads only a file (multipart, below) or JSON,
-    /// the OpenAI-compatible endpoint JSON alone, and an icon's upload and a collection's first find the assistant or
+    /// Routes that refuse a form body before its size matters: the import and a conversation's document upload read only
+    /// files (multipart, below) or JSON, the OpenAI-compatible endpoint JSON alone, and an icon's upload and a collection's first find the assistant or
     /// the collection (none has the conversation's id here).
     static let refusesFormBodies: [String: Int] = [
         "POST /settings/import": 415, "POST /v1/chat/completions": 415, "POST /assistants/{id}/icon": 404,
         "POST /knowledge/{id}/documents": 404, "POST /api/collections/{id}/documents": 404,
+        "POST /c/{id}/documents": 415, "POST /api/conversations/{id}/documents": 415,
     ]
 
     /// The largest image the oversized-body test lets an upload carry (`PARLEY_MAX_UPLOAD_MB`).
@@ -46,6 +48,8 @@ struct AbuseTests {
         "/assistants/{id}/icon": ("icon", AssistantService.maxIconBytes),
         "/knowledge/{id}/documents": ("document", maxDocumentBytes),
         "/api/collections/{id}/documents": ("document", maxDocumentBytes),
+        "/c/{id}/documents": ("document", maxDocumentBytes),
+        "/api/conversations/{id}/documents": ("document", maxDocumentBytes),
     ]
 
     /// The largest document the oversized-body test lets an upload carry (`PARLEY_MAX_DOCUMENT_MB`).

@@ -88,6 +88,8 @@ struct AccessMatrixTests {
         "PATCH /api/collections/{id}": .owner, "DELETE /api/collections/{id}": .owner,
         "GET /api/collections/{id}/documents": .owner, "POST /api/collections/{id}/documents": .owner,
         "DELETE /api/collections/{id}/documents/{document_id}": .owner,
+        "POST /c/{id}/documents": .owner, "POST /api/conversations/{id}/documents": .owner,
+        "GET /documents/{id}": .owner, "GET /api/documents/{id}": .owner, "DELETE /api/documents/{id}": .owner,
     ]
 
     /// Form fields that every owner route accepts, so that a refusal is about who asks, not what they sent.
@@ -128,7 +130,9 @@ struct AccessMatrixTests {
                             : template.contains("/prompts/")
                                 ? "\(promptID)"
                                 : template.hasPrefix("/knowledge/") || template.hasPrefix("/api/collections/")
-                                    ? "\(collectionID)" : "\(conversation)"
+                                    ? "\(collectionID)"
+                                    : template.hasPrefix("/documents/") || template.hasPrefix("/api/documents/")
+                                        ? "\(collectionDocumentID)" : "\(conversation)"
             return template.replacingOccurrences(of: "{id}", with: capture)
                 .replacingOccurrences(of: "{document_id}", with: "\(collectionDocumentID)")
                 .replacingOccurrences(of: "{token}", with: template.hasPrefix("/invite/") ? inviteToken : shareToken)

@@ -99,6 +99,48 @@ struct DocumentTests {
         }
     }
 
+    @Test("a conversation's collections and its assistant's are drawn on, and no longer once taken off")
+    func knowledgeCollections() async throws {
+        try await Self.withDocumentServer { server in
+            var (browser, api) = try await server.signUp("librarian@example.com")
+            let collection = try #require(
+                try await api.request(.POST, "/api/collections", json: ["name": "Reports"]).json()["id"] as? Int)
+            let uploaded = try await browser.postMultipart(
+                "/api/collections/\(collection)/documents", fields: [],
+                files: [("field-report.pdf", "application/pdf", try Self.report())], fileField: "document")
+            let id = try #require((try uploaded.json()["data"] as? [[String: Any]])?.first?["id"] as? Int)
+            _ = try await Self.read(api, id)
+
+            /// Asks in `conversation` and returns the reply's source names.
+            func sources(_ conversation: Int64) async throws -> [String] {
+                _ = try await api.send(conversation, "What is the launch code?")
+                let reply = try #require(
+                    try await api.lastMessage(of: conversation) {
+                        $0?["role"] as? String == "assistant" && $0?["status"] as? String != "streaming"
+                    })
+                return (reply["sources"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            }
+            let conversation = try await api.createConversation(model: "cite-narrow")
+            #expect(try await sources(conversation).isEmpty)
+            let attached = try await api.request(
+                .PATCH, "/api/conversations/\(conversation)", json: ["collection_ids": [collection]])
+            #expect(attached.status == 200, "\(attached.body)")
+            #expect(try await sources(conversation) == ["field-report.pdf"])
+            _ = try await api.request(.PATCH, "/api/conversations/\(conversation)", json: ["collection_ids": []])
+            #expect(try await sources(conversation).isEmpty)
+
+            let assistant = try #require(
+                try await api.request(
+                    .POST, "/api/assistants",
+                    json: ["name": "Archivist", "model": "cite-narrow", "collection_ids": [collection]]
+                ).json()["id"] as? Int)
+            let started = try #require(
+                try await api.request(.POST, "/api/conversations", json: ["assistant_id": assistant]).json()["id"]
+                    as? Int)
+            #expect(try await sources(Int64(started)) == ["field-report.pdf"])
+        }
+    }
+
     @Test("documents that fit the window are sent whole, a source a page")
     func wholeWhenTheyFit() async throws {
         try await Self.withDocumentServer { server in

@@ -365,7 +365,7 @@ public struct ChatService: Sendable {
             assistantMessageID: exchange.assistantMessage.id,
             systemPrompt: conversation.systemPrompt, model: model, options: conversation.options,
             history: exchange.history)
-        job.collectionIDs = conversation.collectionIDs
+        job.usesKnowledge = conversation.usesKnowledge
         return job
     }
 

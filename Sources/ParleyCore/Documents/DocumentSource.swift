@@ -41,18 +41,24 @@ public struct DocumentPassage: Sendable, Equatable {
     }
 }
 
-/// What a reply draws on: the documents sent in its branch and the knowledge collections of its conversation, the
-/// question to rank their chunks by, and how many tokens their text may take.
+/// What a reply draws on: the documents sent in its branch and knowledge collections (named, and those of a
+/// conversation and its assistant), the question to rank their chunks by, and how many tokens their text may take.
 public struct SourceQuery: Sendable, Equatable {
     public var documentIDs: [DocumentID]
     public var collectionIDs: [CollectionID]
+    /// The conversation whose collections, and whose assistant's, are drawn on too.
+    public var knowledgeOf: ConversationID?
     public var question: String
     public var budget: Int
 
     /// Creates a query.
-    public init(documentIDs: [DocumentID], collectionIDs: [CollectionID], question: String, budget: Int) {
+    public init(
+        documentIDs: [DocumentID], collectionIDs: [CollectionID], knowledgeOf: ConversationID? = nil,
+        question: String, budget: Int
+    ) {
         self.documentIDs = documentIDs
         self.collectionIDs = collectionIDs
+        self.knowledgeOf = knowledgeOf
         self.question = question
         self.budget = budget
     }

@@ -12,8 +12,8 @@ public struct GenerationJob: Sendable, Equatable {
     public var provisionalTitle: String?
     /// The conversation the reply answers, oldest first (the exchange's history); the reply takes it when it starts.
     public var history: [HistoryMessage]
-    /// The knowledge collections the reply draws on (the conversation's and its assistant's).
-    public var collectionIDs: [CollectionID] = []
+    /// Whether the reply looks up the knowledge collections of its conversation and its assistant.
+    public var usesKnowledge = false
 
     /// Creates a job.
     public init(

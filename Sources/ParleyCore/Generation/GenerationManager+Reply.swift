@@ -78,10 +78,10 @@ extension GenerationManager {
         -> [DocumentPassage]
     {
         let documentIDs = history.flatMap(\.documentIDs)
-        guard let documents, !documentIDs.isEmpty || !job.collectionIDs.isEmpty else { return [] }
+        guard let documents, !documentIDs.isEmpty || job.usesKnowledge else { return [] }
         let historyTokens = history.reduce(0) { $0 + ContextWindow.estimatedTokens($1.content) }
         let query = SourceQuery(
-            documentIDs: documentIDs, collectionIDs: job.collectionIDs,
+            documentIDs: documentIDs, collectionIDs: [], knowledgeOf: job.usesKnowledge ? job.conversationID : nil,
             question: history.last { $0.role == .user }?.content ?? "",
             budget: SourcesPrompt.budget(
                 window: job.model.contextWindow, reserve: settings.replyReserve, historyTokens: historyTokens))

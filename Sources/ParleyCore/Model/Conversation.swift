@@ -19,9 +19,8 @@ public struct Conversation: Sendable, Equatable {
     public var options: GenerationOptions
     /// The assistant it was started with, if any.
     public var assistant: AssistantReference?
-    /// The knowledge collections its replies draw on: its own and its assistant's (read with one conversation only;
-    /// empty in lists).
-    public var collectionIDs: [CollectionID] = []
+    /// Whether knowledge collections may be attached to it or to its assistant, so that its replies look them up.
+    public var usesKnowledge = false
 
     /// Creates a conversation value.
     public init(

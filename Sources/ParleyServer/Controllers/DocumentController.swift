@@ -8,6 +8,7 @@ import ParleyDocuments
 /// `/api/conversations/{id}/documents`, read in the background), looked at while they are read (`GET /api/documents/{id}`), removed before they are sent
 /// (`DELETE /api/documents/{id}`), and served as uploaded (`GET /documents/{id}`).
 struct DocumentController {
+    let chat: ChatService
     let intake: DocumentIntake
     let documents: any DocumentStore
     let limit: FileFieldLimit
@@ -24,21 +25,16 @@ struct DocumentController {
     /// Where a document's original is served.
     static func url(of id: DocumentID) -> String { "/documents/\(id)" }
 
-    /// The limits of a `document` upload.
-    var uploadLimits: UploadLimits {
-        UploadLimits(fileField: "document", maxFileBytes: limit.maxFileBytes, maxFiles: limit.maxFiles)
-    }
-
     /// Stores the request's documents in the conversation's composer and answers 201 with them, `reading`; one refused
     /// refuses them all, and none is kept.
     private func upload(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let user = try context.requireUser()
         let conversationID = try context.rowID()
-        let form = try await UploadForm.read(
-            request, limits: uploadLimits, expectedCSRF: context.csrfTokenForUploadForm)
-        guard !form.files.isEmpty else { throw AppError.malformed("Choose a document to upload.") }
+        // Someone else's conversation is refused before its upload is read.
+        _ = try await chat.conversation(conversationID, userID: user.id)
+        let files = try await DocumentForm.files(of: request, context: context, limit: limit)
         let uploaded = try await DocumentUploads(intake: intake, documents: documents).accept(
-            form.files, place: .conversation(conversationID), userID: user.id, waiting: false)
+            files, place: .conversation(conversationID), userID: user.id, waiting: false)
         struct Uploaded: Encodable { var documents: [DocumentJSON] }
         return try .json(Uploaded(documents: uploaded.map(DocumentJSON.init)), status: .created)
     }

@@ -98,7 +98,7 @@ struct KnowledgeController {
         let id = try context.rowID()
         let collection = try await knowledge.collection(id, of: user.id)
         let documents = try await knowledge.documents(in: id, of: user.id).map(Self.documentValues)
-        let limits = upload.limits
+        let limit = upload.limit
         return pages.page(
             "knowledge_collection", title: collection.name, context: context,
             values: [
@@ -112,7 +112,7 @@ struct KnowledgeController {
                 "documents": documents, "has_reading": documents.contains { $0["is_reading"] as? Bool == true },
                 "refusals": refused.map { ["name": $0.name, "message": $0.error.message] },
                 "has_refusals": !refused.isEmpty, "error": error?.message ?? "",
-                "max_files": limits.maxFiles, "max_megabytes": limits.maxFileBytes / (1024 * 1024),
+                "max_files": limit.maxFiles, "max_megabytes": limit.maxFileBytes / (1024 * 1024),
                 "max_name": KnowledgeService.maxNameLength, "max_description": KnowledgeService.maxDescriptionLength,
             ], status: error?.status ?? refused.first?.error.status ?? .ok)
     }

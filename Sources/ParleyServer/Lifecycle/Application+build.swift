@@ -216,7 +216,8 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     ShareController(shares: services.shares, pages: services.pages).addRoutes(to: router)
     AttachmentController(chat: services.chat, shares: services.shares).addRoutes(to: router)
     DocumentController(
-        intake: services.documentIntake, documents: services.documents, limit: services.settings.documentLimit
+        chat: services.chat, intake: services.documentIntake, documents: services.documents,
+        limit: services.settings.documentLimit
     ).addRoutes(to: router)
     let admin = router.group("admin").add(middleware: AdminOnlyMiddleware())
     let usage = SQLiteUsageStore(database: services.database)

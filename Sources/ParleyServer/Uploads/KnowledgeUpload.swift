@@ -15,26 +15,12 @@ struct KnowledgeUpload: Sendable {
         var refused: [(name: String, error: AppError)] = []
     }
 
-    /// The upload's limits: `document` files only, within `limit`.
-    var limits: UploadLimits {
-        UploadLimits(fileField: "document", maxFileBytes: limit.maxFileBytes, maxFiles: limit.maxFiles)
-    }
-
     /// Reads the multipart form and hands each of its documents to the intake, into collection `id` of the user's
     /// (which the caller found first); 415 for a body that is not multipart, 422 for one without documents.
     func receive(_ request: Request, context: AppRequestContext, into id: CollectionID, userID: UserID)
         async throws -> Outcome
     {
-        guard request.multipartBoundary != nil else {
-            throw AppError(
-                .unsupportedMediaType, code: "unsupported_media_type",
-                message: "Send documents as multipart/form-data, in “document” fields.")
-        }
-        let form = try await UploadForm.read(request, limits: limits, expectedCSRF: context.csrfTokenForUploadForm)
-        let files = form.files(named: "document")
-        guard !files.isEmpty else {
-            throw AppError(.unprocessableContent, code: "no_documents", message: "Choose at least one document.")
-        }
+        let files = try await DocumentForm.files(of: request, context: context, limit: limit)
         var outcome = Outcome()
         for file in files {
             do {

@@ -170,7 +170,10 @@ private final class PartCollector {
     private func tooManyFiles(_ field: String) -> AppError {
         switch field {
         case "image": AppError(ChatError.tooManyImages)
-        case "document": AppError(ChatError.tooManyDocuments)
+        case "document":
+            AppError(
+                .unprocessableContent, code: "too_many_documents",
+                message: "At most \(ChatService.maxDocumentsPerMessage) documents can be uploaded at once.")
         default: AppError(.unprocessableContent, code: "too_many_files", message: "Send one file at a time.")
         }
     }

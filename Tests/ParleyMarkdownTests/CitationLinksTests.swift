@@ -1,0 +1,41 @@
+import ParleyMarkdown
+import Testing
+
+/// A reply's `[n]` citations become links to their sources in its rendered HTML, and nothing else does.
+@Suite struct CitationLinksTests {
+    let links = [1: "/documents/4#page=7", 2: "/documents/5"]
+
+    @Test("citations in prose become links, the brackets kept; lists of numbers link each")
+    func prose() {
+        let html = MarkdownRenderer.html("The code is zebra [1]. Both agree [1, 2] and [2,1].")
+        #expect(
+            CitationLinks.html(html, links: links)
+                == "<p>The code is zebra [<a class=\"citation\" href=\"/documents/4#page=7\">1</a>]. Both agree "
+                + "[<a class=\"citation\" href=\"/documents/4#page=7\">1</a>, "
+                + "<a class=\"citation\" href=\"/documents/5\">2</a>] and "
+                + "[<a class=\"citation\" href=\"/documents/5\">2</a>, "
+                + "<a class=\"citation\" href=\"/documents/4#page=7\">1</a>].</p>\n")
+    }
+
+    @Test("code, links, unknown numbers and other brackets are left as they are")
+    func untouched() {
+        for markdown in [
+            "`[1]` in code", "```\n[1]\n```", "[1](https://example.com)", "source [3] is unknown", "[1, 3] partly",
+            "array[1]x", "[x1]", "[]", "[12345]", "[1",
+        ] {
+            let html = MarkdownRenderer.html(markdown)
+            let linked = CitationLinks.html(html, links: links)
+            if markdown == "array[1]x" {
+                #expect(linked.contains("class=\"citation\""), "a citation right after a word still cites")
+            } else {
+                #expect(linked == html, "\(markdown)")
+            }
+        }
+    }
+
+    @Test("without sources the HTML is returned unchanged, tags and entities included")
+    func noSources() {
+        let html = MarkdownRenderer.html("a <b>[1]</b> &amp; [2]")
+        #expect(CitationLinks.html(html, links: [:]) == html)
+    }
+}
