@@ -13,7 +13,7 @@ public struct SQLiteUsageStore: UsageStore {
         + "SUM(estimated_tokens), SUM(estimated_cost_micros), SUM(title_tokens), SUM(title_cost_micros), "
         + "SUM(reasoning_tokens), SUM(CASE WHEN source = 'api' THEN requests ELSE 0 END), "
         + "SUM(CASE WHEN source = 'api' THEN input_tokens + output_tokens ELSE 0 END), "
-        + "SUM(CASE WHEN source = 'api' THEN cost_micros ELSE 0 END)"
+        + "SUM(CASE WHEN source = 'api' THEN cost_micros ELSE 0 END), SUM(document_tokens)"
 
     /// Creates the store over an open database.
     public init(database: ParleyDatabase) {
@@ -36,7 +36,7 @@ public struct SQLiteUsageStore: UsageStore {
                             SELECT g.*, u.email FROM (SELECT user_id, \(Self.sums) FROM usage_daily WHERE day BETWEEN ? AND ? GROUP BY user_id) g
                             LEFT JOIN users u ON u.id = g.user_id
                             """), arguments: range
-                ).map { UserUsage(userID: $0[0], email: $0[14], totals: UsageTotals(row: $0, at: 1)) }
+                ).map { UserUsage(userID: $0[0], email: $0[15], totals: UsageTotals(row: $0, at: 1)) }
                 var byModel: [String: UsageTotals] = [:]
                 var totals = UsageTotals()
                 for row in daily {
@@ -156,9 +156,9 @@ public struct SQLiteUsageStore: UsageStore {
 }
 
 extension UsageTotals {
-    /// The totals in up to thirteen columns of a row from `index` on: requests, input, cached input and output tokens,
-    /// cost, estimated tokens and cost, titles' tokens and cost, reasoning tokens, and the sums' API requests, tokens
-    /// and cost (0 where a row has no such columns).
+    /// The totals in up to fourteen columns of a row from `index` on: requests, input, cached input and output tokens,
+    /// cost, estimated tokens and cost, titles' tokens and cost, reasoning tokens, and the sums' API requests, tokens,
+    /// cost and documents' input tokens (0 where a row has no such columns).
     init(row: Row, at index: Int) {
         self.init(
             requests: row[index] ?? 0, inputTokens: row[index + 1] ?? 0, cachedInputTokens: row[index + 2] ?? 0,
@@ -168,5 +168,6 @@ extension UsageTotals {
             apiRequests: row.count > index + 12 ? row[index + 10] ?? 0 : 0,
             apiTokens: row.count > index + 12 ? row[index + 11] ?? 0 : 0,
             apiCostMicros: row.count > index + 12 ? row[index + 12] ?? 0 : 0)
+        documentTokens = row.count > index + 13 ? row[index + 13] ?? 0 : 0
     }
 }

@@ -96,6 +96,9 @@ struct DocumentTests {
                 (done.json["html"] as? String)?.contains(
                     "[<a class=\"citation\" href=\"/documents/\(id)#page=7\">1</a>]") == true, "\(done.data)")
             #expect((done.json["sources"] as? [[String: Any]])?.first?["page"] as? Int == 7)
+            let tokens = try #require(reply["document_tokens"] as? Int)
+            let dashboard = try await browser.get("/admin").body
+            #expect(dashboard.contains("<dt>Input tokens from documents</dt><dd>\(tokens)</dd>"), "\(dashboard)")
         }
     }
 

@@ -267,7 +267,8 @@ import Testing
                                    SUM(m.completion_tokens) AS output_tokens, SUM(m.cost_micros) AS cost_micros,
                                    SUM(CASE WHEN m.usage_estimated THEN m.prompt_tokens + m.completion_tokens ELSE 0 END) AS estimated_tokens,
                                    SUM(CASE WHEN m.usage_estimated THEN m.cost_micros ELSE 0 END) AS estimated_cost_micros,
-                                   0 AS title_tokens, 0 AS title_cost_micros, SUM(m.reasoning_tokens) AS reasoning_tokens
+                                   0 AS title_tokens, 0 AS title_cost_micros, SUM(m.reasoning_tokens) AS reasoning_tokens,
+                                   SUM(m.document_tokens) AS document_tokens
                             FROM messages m JOIN conversations c ON c.id = m.conversation_id JOIN model_prices p ON p.id = m.price_version_id
                             GROUP BY 1, 2, 3)
                         SELECT COUNT(*) FROM (SELECT * FROM replies EXCEPT SELECT * FROM usage_daily

@@ -36,6 +36,7 @@ enum UsageViews {
             "api_requests": MicroDollars.grouped(totals.apiRequests),
             "api_tokens": MicroDollars.grouped(totals.apiTokens),
             "api_cost": MicroDollars.display(totals.apiCostMicros),
+            "document_tokens": MicroDollars.grouped(totals.documentTokens),
         ]
     }
 
