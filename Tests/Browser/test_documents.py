@@ -15,7 +15,6 @@ from selenium.webdriver.support.ui import Select
 from mock_upstream import parley_with_mock_upstream
 from parley_pages import assert_accessible, replies, sign_up, start_conversation, until, wait_for_reply
 from pdf_fixture import pdf
-from test_pages import reload_until_complete
 
 PAGES = ["The first page of the report.", "Page two: the budget is 42 zebras.", "Page three closes the report."]
 NOTES = "Meeting notes: the zebras arrive on Tuesday.\n"
@@ -238,15 +237,28 @@ def test_dropped_and_pasted_files_go_to_images_or_documents(browser, server):
     assert not browser.find_element(By.CSS_SELECTOR, ".attachment-note").is_displayed()  # no image refused
     assert not browser.find_element(By.CSS_SELECTOR, ".document-note").is_displayed()  # no document refused
 
+    # A message carries at most 10 documents: the browser refuses the rest at once.
+    browser.execute_script("""
+        const files = new DataTransfer();
+        for (let number = 1; number <= 9; number++) files.items.add(new File(['Note ' + number], 'note' + number + '.txt'));
+        document.getElementById('composer').dispatchEvent(
+            new DragEvent('drop', {dataTransfer: files, bubbles: true, cancelable: true}));
+    """)
+    until(browser, lambda b: settled(b, 10))
+    assert browser.find_element(By.CSS_SELECTOR, ".document-note").text == "A message can carry at most 10 documents."
+    assert "note9.txt" not in chips(browser)
+
 
 def test_without_javascript_the_plain_form_sends_a_document(browsers, server, write_file):
     browser = browsers.new(javascript=False)
     sign_up(browser, server)
     start_conversation(browser, "No script here")
-    reload_until_complete(browser)  # Send is off while a reply is written
+    # Send is off while a reply is written: reload until it is done.
+    until(browser, lambda b: b.refresh() or b.find_element(By.ID, "send").is_enabled(), seconds=20)
     notes = write_file("notes.txt", NOTES)
     file_input = browser.find_element(By.CSS_SELECTOR, '#composer input[type="file"][name="document"]')
     assert file_input.is_displayed()
+    assert file_input.find_element(By.XPATH, "..").text == "Documents (up to 10, 32 MB each)"
     file_input.send_keys(notes)
     browser.find_element(By.ID, "content").send_keys("What do my notes say?")
     browser.find_element(By.ID, "send").click()
