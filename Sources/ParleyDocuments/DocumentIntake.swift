@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ParleyCore
 import Synchronization
@@ -79,9 +80,20 @@ public final class DocumentIntake: Sendable {
         }
     }
 
-    /// Reads queued documents, `concurrency` at once, until cancelled; documents a restart left `reading` go first.
-    /// Waiters still waiting when it ends get their documents as they are (`reading`, read again at the next start).
+    /// How long a document uploaded to a conversation may wait unsent before a start deletes it.
+    public static let unsentLifetime: Duration = .seconds(24 * 3600)
+
+    /// Reads queued documents, `concurrency` at once, until cancelled; documents a restart left `reading` go first,
+    /// and those left unsent in a composer for `unsentLifetime` are deleted. Waiters still waiting when it ends get
+    /// their documents as they are (`reading`, read again at the next start).
     public func run() async {
+        do {
+            let deleted = try await store.deleteUnsentDocuments(
+                before: Date().addingTimeInterval(-(Self.unsentLifetime / .seconds(1))))
+            if deleted > 0 { logger.info("deleted documents left unsent", metadata: ["count": "\(deleted)"]) }
+        } catch {
+            logger.error("deleting documents left unsent failed", metadata: ["error": "\(error)"])
+        }
         do {
             for content in try await store.documentsToRead() { enqueue(content) }
         } catch {

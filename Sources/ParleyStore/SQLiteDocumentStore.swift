@@ -65,6 +65,19 @@ public struct SQLiteDocumentStore: DocumentStore {
         }
     }
 
+    public func deleteUnsentDocuments(before date: Date) async throws(StoreError) -> Int {
+        try await perform {
+            try await writer.write { db in
+                try db.cachedStatement(
+                    sql: """
+                        DELETE FROM documents WHERE conversation_id IS NOT NULL AND message_id IS NULL AND created_at < ?
+                        """
+                ).execute(arguments: [StoredDate(date)])
+                return db.changesCount
+            }
+        }
+    }
+
     public func documentsToRead() async throws(StoreError) -> [DocumentContent] {
         try await perform {
             try await pool.scan { db in

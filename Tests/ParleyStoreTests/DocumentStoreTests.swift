@@ -120,6 +120,28 @@ import Testing
         }
     }
 
+    @Test("documents left unsent in a composer are deleted after a while; sent ones and a collection's stay")
+    func unsentDocumentsGo() async throws {
+        try await StoreFixture.run { store in
+            let documents = SQLiteDocumentStore(database: store.database)
+            let alice = try await store.user("alice@example.com")
+            let chat = try await store.conversation(alice.id)
+            let sent = try await Self.readDocument(documents, userID: alice.id, place: .conversation(chat.id))
+            _ = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "q", images: [], documents: [sent.id], requestID: nil,
+                model: "m", anchor: .currentLeaf)
+            let unsent = try await Self.readDocument(documents, userID: alice.id, place: .conversation(chat.id))
+            let collection = try await SQLiteKnowledgeStore(database: store.database).createCollection(
+                userID: alice.id, name: "Kept", description: "")
+            let kept = try await Self.readDocument(documents, userID: alice.id, place: .collection(collection.id))
+            #expect(try await documents.deleteUnsentDocuments(before: Date().addingTimeInterval(-60)) == 0)
+            #expect(try await documents.deleteUnsentDocuments(before: Date().addingTimeInterval(60)) == 1)
+            #expect(try await documents.document(id: unsent.id, userID: alice.id) == nil)
+            #expect(try await documents.document(id: sent.id, userID: alice.id) != nil)
+            #expect(try await documents.document(id: kept.id, userID: alice.id) != nil)
+        }
+    }
+
     @Test("documents that fit are sent whole, a page a source; others by their best chunks for the question")
     func passages() async throws {
         try await StoreFixture.run { store in

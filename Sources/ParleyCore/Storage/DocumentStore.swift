@@ -1,3 +1,5 @@
+import Foundation
+
 /// Documents: stored at upload as `reading`, read off the request path, and ranked for replies; always scoped by their
 /// owner.
 public protocol DocumentStore: Sendable {
@@ -13,6 +15,9 @@ public protocol DocumentStore: Sendable {
     /// Deletes one of the user's documents that no message has been sent with (waiting in a composer, or in a
     /// collection); `.notFound` otherwise.
     func deleteDocument(id: DocumentID, userID: UserID) async throws(StoreError)
+    /// Deletes the documents uploaded to conversations before `date` and never sent (a composer left with them);
+    /// returns how many.
+    func deleteUnsentDocuments(before date: Date) async throws(StoreError) -> Int
     /// The documents still `reading` (left so by a restart), with their bytes, to read again.
     func documentsToRead() async throws(StoreError) -> [DocumentContent]
     /// The passages a reply is sent, numbered from 1: the documents whole (a source a page) when all of them fit the
