@@ -57,6 +57,9 @@ final class APICompletionListener: UpstreamListener {
         case .cutAtLimit:
             received.withLock { $0.isCutAtLimit = true }
             return .zero
+        case .toolCall:
+            // The endpoint offers no tool, so a model asks for none.
+            return .zero
         }
         onText(chunk)
         return generations.settings.coalesceInterval(running: generations.streamingCount)

@@ -164,6 +164,9 @@ extension GenerationManager {
         case .cutAtLimit:
             reply.updateReport { $0.isCutAtLimit = true }
             return .zero
+        case .toolCall(let call):
+            reply.updateReport { $0.toolCalls.append(call) }
+            return .zero
         }
     }
 

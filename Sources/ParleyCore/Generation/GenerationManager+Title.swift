@@ -80,7 +80,7 @@ extension GenerationManager {
                                 Usage(
                                     promptTokens: prompt, cachedPromptTokens: cached, completionTokens: completion,
                                     reasoningTokens: reasoning))
-                        case .reasoning, .cutAtLimit: break
+                        case .reasoning, .cutAtLimit, .toolCall: break
                         }
                         return .zero
                     }

@@ -60,6 +60,8 @@ final class ReplyRun: Sendable {
         /// The provider ended the reply at its output limit.
         var isCutAtLimit = false
         var estimatedPromptTokens = 0
+        /// The tool calls the model asked for in the current step.
+        var toolCalls: [ToolCall] = []
         /// The numbered passages of documents the reply was given, and their estimated tokens.
         var sources: [DocumentSource] = []
         var documentTokens = 0

@@ -19,12 +19,23 @@ public struct ChatTurn: Sendable, Equatable {
     public var content: String
     /// Images attached to the turn (sent to vision models only).
     public var images: [TurnImage]
+    /// The tools an assistant turn asked to call (its `content` may be empty then).
+    public var toolCalls: [ToolCall]
+    /// The results of the previous turn's calls, which this user-role turn carries back (its `content` empty); each
+    /// vendor sends them in its own form (OpenAI `tool` messages, Anthropic `tool_result` blocks, Gemini
+    /// `functionResponse` parts).
+    public var toolResults: [ToolResult]
 
     /// Creates a turn.
-    public init(role: MessageRole, content: String, images: [TurnImage] = []) {
+    public init(
+        role: MessageRole, content: String, images: [TurnImage] = [], toolCalls: [ToolCall] = [],
+        toolResults: [ToolResult] = []
+    ) {
         self.role = role
         self.content = content
         self.images = images
+        self.toolCalls = toolCalls
+        self.toolResults = toolResults
     }
 }
 
@@ -46,6 +57,8 @@ public struct CompletionRequest: Sendable, Equatable {
     /// How hard a reasoning model thinks: OpenAI-compatible servers get it as `reasoning_effort`; for Anthropic and
     /// Gemini it sets the thinking budget (over `thinkingBudget`).
     public var reasoningEffort: ReasoningEffort?
+    /// The tools the model may call (none: it is offered no tool).
+    public var tools: [ToolDefinition] = []
 
     /// The thinking budget asked of Anthropic and Gemini: the effort's, else the model's.
     public var effectiveThinkingBudget: Int? { reasoningEffort?.thinkingBudget ?? thinkingBudget }
@@ -100,6 +113,9 @@ public enum CompletionChunk: Sendable, Equatable {
     case usage(promptTokens: Int, completionTokens: Int, cachedPromptTokens: Int = 0, reasoningTokens: Int = 0)
     /// The reply stopped at its output limit, not where the model ended it.
     case cutAtLimit
+    /// The model asks for a tool call, its arguments complete (a provider gathers a call's streamed pieces first); a
+    /// completion with calls ends when the model waits for their results.
+    case toolCall(ToolCall)
 }
 
 /// An upstream that streams completions (OpenAI-compatible, Anthropic, Gemini, the demo).

@@ -26,7 +26,7 @@ final class CompletionFeed: Sendable {
             switch chunk {
             case .text(let text): batch.text += text
             case .reasoning(let text): batch.reasoning += text
-            case .usage, .cutAtLimit: break
+            case .usage, .cutAtLimit, .toolCall: break
             }
         }
     }
