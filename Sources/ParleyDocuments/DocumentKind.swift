@@ -1,6 +1,12 @@
 import ParleyCore
 
 extension DocumentKind {
+    /// The extensions read as HTML.
+    static let htmlExtensions: Set<String> = ["html", "htm", "xhtml"]
+
+    /// Every extension Parley reads, sorted: what a file input's `accept` offers.
+    public static let acceptedExtensions = (["pdf", "docx"] + htmlExtensions + textExtensions).sorted()
+
     /// The extensions read as text.
     static let textExtensions: Set<String> = [
         "txt", "text", "md", "markdown", "csv", "tsv", "json", "jsonl", "xml", "yaml", "yml", "toml", "ini", "log",
@@ -17,7 +23,7 @@ extension DocumentKind {
         switch ext {
         case "pdf": kind = .pdf
         case "docx": kind = .docx
-        case "html", "htm", "xhtml": kind = .html
+        case _ where htmlExtensions.contains(ext): kind = .html
         case _ where textExtensions.contains(ext): kind = .text
         default: throw .unsupported(name: name)
         }

@@ -22,7 +22,7 @@ public enum CitationLinks {
                 out.append(UInt8(ascii: "["))
                 for (position, number) in numbers.enumerated() {
                     if position > 0 { out.append(contentsOf: Array(", ".utf8)) }
-                    out.append(contentsOf: Array("<a class=\"citation\" href=\"\(links[number]!)\">\(number)</a>".utf8))
+                    out.append(contentsOf: Array(Self.link(number, to: links[number]!).utf8))
                 }
                 out.append(UInt8(ascii: "]"))
                 index = end
@@ -32,6 +32,11 @@ public enum CitationLinks {
             }
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The link of citation `number` to `url`, which opens beside the conversation, as the Sources list's do.
+    public static func link(_ number: Int, to url: String) -> String {
+        "<a class=\"citation\" href=\"\(url)\" target=\"_blank\" rel=\"noopener\">\(number)</a>"
     }
 
     /// +1 for an opening `a`, `code` or `pre` tag, -1 for its closing tag, 0 for any other tag.

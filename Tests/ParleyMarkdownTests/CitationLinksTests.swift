@@ -8,13 +8,11 @@ import Testing
     @Test("citations in prose become links, the brackets kept; lists of numbers link each")
     func prose() {
         let html = MarkdownRenderer.html("The code is zebra [1]. Both agree [1, 2] and [2,1].")
+        let (one, two) = (CitationLinks.link(1, to: links[1]!), CitationLinks.link(2, to: links[2]!))
         #expect(
             CitationLinks.html(html, links: links)
-                == "<p>The code is zebra [<a class=\"citation\" href=\"/documents/4#page=7\">1</a>]. Both agree "
-                + "[<a class=\"citation\" href=\"/documents/4#page=7\">1</a>, "
-                + "<a class=\"citation\" href=\"/documents/5\">2</a>] and "
-                + "[<a class=\"citation\" href=\"/documents/5\">2</a>, "
-                + "<a class=\"citation\" href=\"/documents/4#page=7\">1</a>].</p>\n")
+                == "<p>The code is zebra [\(one)]. Both agree [\(one), \(two)] and [\(two), \(one)].</p>\n")
+        #expect(one == "<a class=\"citation\" href=\"/documents/4#page=7\" target=\"_blank\" rel=\"noopener\">1</a>")
     }
 
     @Test("code, links, unknown numbers and other brackets are left as they are")

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import NIOCore
 import ParleyCore
+import ParleyMarkdown
 import ParleyServer
 import Testing
 
@@ -94,7 +95,7 @@ struct DocumentTests {
             let done = try #require(try await events.collect { event, _ in event.name == "done" }.last)
             #expect(
                 (done.json["html"] as? String)?.contains(
-                    "[<a class=\"citation\" href=\"/documents/\(id)#page=7\">1</a>]") == true, "\(done.data)")
+                    "[\(CitationLinks.link(1, to: "/documents/\(id)#page=7"))]") == true, "\(done.data)")
             #expect((done.json["sources"] as? [[String: Any]])?.first?["page"] as? Int == 7)
             let tokens = try #require(reply["document_tokens"] as? Int)
             let dashboard = try await browser.get("/admin").body

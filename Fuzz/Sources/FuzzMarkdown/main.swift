@@ -27,7 +27,7 @@ public func fuzzMarkdown(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     }
     let links = [1: "/documents/1#page=1", 2: "/documents/2"]
     let unlinked = links.reduce(CitationLinks.html(whole, links: links)) { text, link in
-        text.replacingOccurrences(of: "<a class=\"citation\" href=\"\(link.value)\">\(link.key)</a>", with: "\(link.key)")
+        text.replacingOccurrences(of: CitationLinks.link(link.key, to: link.value), with: "\(link.key)")
     }
     if unlinked != whole {
         fatalError("linking citations changed more than the numbers\nlinked: \(unlinked.debugDescription)")

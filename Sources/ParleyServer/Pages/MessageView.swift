@@ -59,7 +59,9 @@ enum MessageView {
             html += "    <span class=\"status\">\(status)</span>\n"
         }
         if isOwnersView, message.role == .assistant, message.status != .streaming {
-            html += "    <span class=\"usage\">" + usageText(message.usage) + "</span>\n"
+            html +=
+                "    <span class=\"usage\">" + usageText(message.usage, documentTokens: message.documentTokens)
+                + "</span>\n"
         }
         if isOwnersView { html += controls(message) }
         let created = message.createdAt.formatted(.iso8601)
@@ -166,8 +168,10 @@ enum MessageView {
     }
 
     /// A reply's token counts, marked when estimated; "nothing billed" when there are none.
-    static func usageText(_ usage: Usage) -> String {
+    static func usageText(_ usage: Usage, documentTokens: Int = 0) -> String {
         guard usage.promptTokens > 0 || usage.completionTokens > 0 else { return "nothing billed" }
-        return "\(usage.promptTokens) in · \(usage.completionTokens) out" + (usage.estimated ? " (estimated)" : "")
+        let documents = documentTokens > 0 ? " (\(documentTokens) from documents)" : ""
+        return "\(usage.promptTokens) in\(documents) · \(usage.completionTokens) out"
+            + (usage.estimated ? " (estimated)" : "")
     }
 }

@@ -1,3 +1,6 @@
+import ParleyCore
+import ParleyDocuments
+
 /// What a multipart upload may carry: its first file field's name, bytes per file and files per request, other file
 /// fields with their own limits, and bytes of text fields.
 struct UploadLimits: Sendable {
@@ -26,12 +29,15 @@ struct UploadLimits: Sendable {
 
     /// The limits as the composer template shows and the browser scripts check them: the images', and the documents'
     /// when the upload takes them.
-    var templateValues: [String: Int] {
-        var values = ["max_images": maxFiles, "max_bytes": maxFileBytes, "max_megabytes": maxFileBytes / (1024 * 1024)]
+    var templateValues: [String: Any] {
+        var values: [String: Any] = [
+            "max_images": maxFiles, "max_bytes": maxFileBytes, "max_megabytes": maxFileBytes / (1024 * 1024),
+        ]
         if let documents = otherFileFields["document"] {
             values["max_documents"] = documents.maxFiles
             values["max_document_bytes"] = documents.maxFileBytes
             values["max_document_megabytes"] = documents.maxFileBytes / (1024 * 1024)
+            values["document_accept"] = DocumentKind.acceptedExtensions.map { "." + $0 }.joined(separator: ",")
         }
         return values
     }
