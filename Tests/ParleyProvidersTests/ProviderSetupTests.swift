@@ -227,6 +227,7 @@ import Testing
                             "mock-slow", "mock-429", "mock-500", "mock-reset", "mock-stall", "mock-garbage",
                             "mock-long", "mock-empty",
                             "mock-nousage", "mock-window", "mock-length", "mock-think", "mock-think-tag", "mock-deaf",
+                            "mock-cite",
                         ]
                         .map { ModelInfo(id: $0, providerID: "mock", contextWindow: ModelInfo.discoveredContextWindow) }
                 )
