@@ -319,6 +319,35 @@
     return section;
   }
 
+  /** The collapsed row of a tool call in a streaming reply, as the server writes it (`ToolStepsView`): the tool and
+   *  how the call goes, opening on its arguments (and its result, once it comes); text only, never markup. */
+  function toolRow(article, callID, tool, args) {
+    let list = article.querySelector(".tool-steps");
+    if (!list) {
+      list = document.createElement("div");
+      list.className = "tool-steps";
+      article.querySelector(".content").before(list);
+    }
+    const row = document.createElement("details");
+    row.className = "tool-call";
+    row.dataset.callId = callID;
+    row.dataset.status = "running";
+    const summary = document.createElement("summary");
+    const name = document.createElement("span");
+    name.className = "tool-name";
+    name.textContent = tool;
+    const status = document.createElement("span");
+    status.className = "tool-status";
+    status.textContent = "running…";
+    summary.append(name, " ", status);
+    const argumentsBlock = document.createElement("pre");
+    argumentsBlock.className = "tool-arguments";
+    argumentsBlock.textContent = args;
+    row.append(summary, argumentsBlock);
+    list.append(row);
+    return row;
+  }
+
   /** Ends a reply's thinking once its answer starts (or it ends): the section closes and says how long it took. */
   function endThinking(article) {
     const section = article.querySelector("details.reasoning[data-started-at]");
@@ -419,6 +448,28 @@
     else if (data.text) showPendingText(tail, data.text);
     decorateCode(article);
     followIfAtBottom(wasAtBottom);
+  });
+
+  source.addEventListener("tool_call", (event) => {
+    const data = JSON.parse(event.data);
+    const article = streamingArticle(data);
+    if (!article) return;
+    const wasAtBottom = nearBottom();
+    toolRow(article, data.call_id, data.tool, data.arguments);
+    followIfAtBottom(wasAtBottom);
+  });
+
+  source.addEventListener("tool_result", (event) => {
+    const data = JSON.parse(event.data);
+    const article = streamingArticle(data);
+    const row = article?.querySelector(`details.tool-call[data-call-id="${CSS.escape(data.call_id)}"]`);
+    if (!row) return;
+    row.dataset.status = data.ok ? "ok" : "failed";
+    row.querySelector(".tool-status").textContent = data.ok ? "done" : "failed";
+    const result = document.createElement("pre");
+    result.className = "tool-result";
+    result.textContent = data.summary;
+    row.append(result);
   });
 
   source.addEventListener("reasoning", (event) => {

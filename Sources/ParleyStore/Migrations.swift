@@ -692,6 +692,16 @@ enum Migrations {
                     END;
                     """)
         }
+        migrator.registerMigration("v21: tool calls") { db in
+            // A reply's tool calls with how each went (JSON, as in `ToolStep`), also in a share's snapshot; the MCP
+            // servers a conversation turned on (JSON list of server ids; NULL: the servers on by default).
+            try db.execute(
+                sql: """
+                    ALTER TABLE messages ADD COLUMN tool_steps TEXT;
+                    ALTER TABLE share_messages ADD COLUMN tool_steps TEXT;
+                    ALTER TABLE conversations ADD COLUMN tool_servers TEXT;
+                    """)
+        }
         return migrator
     }
 }

@@ -23,6 +23,7 @@ extension Conversation {
                 AssistantReference(id: row["assistant_id"], name: $0, version: row["assistant_version"] ?? 1)
             })
         usesKnowledge = row["uses_knowledge"] ?? false
+        toolServers = (row["tool_servers"] as String?).map { StoredJSONList.decoded($0) }
     }
 }
 
@@ -47,7 +48,7 @@ extension Message {
         "id", "conversation_id", "role", "content", "status", "model", "request_id", "parent_id",
         "prompt_tokens", "cached_prompt_tokens", "completion_tokens", "cost_micros",
         "usage_estimated", "error_code", "error_message", "created_at", "reasoning", "reasoning_tokens",
-        "reasoning_ms", "sources", "document_tokens",
+        "reasoning_ms", "sources", "document_tokens", "tool_steps",
     ]
 
     /// The select list for `init(row:)`, qualified by `table` (a table name or alias).
@@ -67,8 +68,9 @@ extension Message {
                 promptTokens: row[8], cachedPromptTokens: row[9], completionTokens: row[10], reasoningTokens: row[17],
                 costMicros: row[11], estimated: row[12]),
             failure: failure, createdAt: row.date(15))
-        sources = DocumentSource.decoded(json: row[19])
+        sources = StoredJSONList.decoded(row[19])
         documentTokens = row[20]
+        toolSteps = StoredJSONList.decoded(row[21])
     }
 }
 
@@ -104,18 +106,20 @@ extension Message {
             reasoningMilliseconds: row["reasoning_ms"], status: MessageStatus(rawValue: row["status"]) ?? .complete,
             model: row["model"],
             createdAt: row.date("created_at"))
+        toolSteps = StoredJSONList.decoded(row["tool_steps"] as String?)
     }
 }
 
-extension DocumentSource {
-    /// Sources stored as `json` (none for NULL or anything unreadable, which only Parley writes).
-    static func decoded(json: String?) -> [DocumentSource] {
-        json.flatMap { try? JSONDecoder().decode([DocumentSource].self, from: Data($0.utf8)) } ?? []
+/// Lists stored as JSON text in a column: NULL for none, and none for anything unreadable (only Parley writes them).
+enum StoredJSONList {
+    /// The items stored as `json`.
+    static func decoded<Item: Decodable>(_ json: String?) -> [Item] {
+        json.flatMap { try? JSONDecoder().decode([Item].self, from: Data($0.utf8)) } ?? []
     }
 
-    /// The stored form of `sources`: NULL for none.
-    static func storedJSON(_ sources: [DocumentSource]) -> String? {
-        guard !sources.isEmpty, let data = try? JSONEncoder().encode(sources) else { return nil }
+    /// The stored form of `items`: NULL for none.
+    static func json<Item: Encodable>(_ items: [Item]) -> String? {
+        guard !items.isEmpty, let data = try? JSONEncoder().encode(items) else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 }

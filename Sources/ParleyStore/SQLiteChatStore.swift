@@ -100,6 +100,16 @@ public struct SQLiteChatStore: ChatStore {
             arguments: [model, systemPrompt, options.storedJSON, id, userID])
     }
 
+    public func setToolServers(_ servers: [String]?, conversationID: ConversationID, userID: UserID)
+        async throws(StoreError)
+    {
+        let stored = servers.map { String(decoding: (try? JSONEncoder().encode($0)) ?? Data("[]".utf8), as: UTF8.self) }
+        try await updateOwned(
+            id: conversationID, userID: userID,
+            sql: "UPDATE conversations SET tool_servers = ? WHERE id = ? AND user_id = ?",
+            arguments: [stored, conversationID, userID])
+    }
+
     public func deleteConversation(id: ConversationID, userID: UserID) async throws(StoreError) {
         try await updateOwned(
             id: id, userID: userID, sql: "DELETE FROM conversations WHERE id = ? AND user_id = ?",
@@ -232,7 +242,7 @@ public struct SQLiteChatStore: ChatStore {
                         UPDATE messages SET content = ?, reasoning = ?, reasoning_ms = ?, status = ?, model = COALESCE(?, model), provider = ?,
                             prompt_tokens = ?, cached_prompt_tokens = ?, completion_tokens = ?, reasoning_tokens = ?,
                             cost_micros = ?, usage_estimated = ?, price_version_id = ?, error_code = ?, error_message = ?,
-                            updated_at = ?, sources = ?, document_tokens = ?
+                            updated_at = ?, sources = ?, document_tokens = ?, tool_steps = ?
                         WHERE id = ?
                         """
                 ).execute(arguments: [
@@ -240,8 +250,8 @@ public struct SQLiteChatStore: ChatStore {
                     outcome.pricing?.modelID,
                     outcome.pricing?.providerID, usage.promptTokens, usage.cachedPromptTokens, usage.completionTokens,
                     usage.reasoningTokens, usage.costMicros, usage.estimated, priceID, outcome.failure?.code,
-                    outcome.failure?.message, now, DocumentSource.storedJSON(outcome.sources),
-                    outcome.documentTokens, id,
+                    outcome.failure?.message, now, StoredJSONList.json(outcome.sources),
+                    outcome.documentTokens, StoredJSONList.json(outcome.toolSteps), id,
                 ])
                 try indexHeldQuestions(db, ofRepliesWhere: "id = ?", arguments: [id])
                 try db.cachedStatement(

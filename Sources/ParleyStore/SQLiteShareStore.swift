@@ -196,8 +196,9 @@ public struct SQLiteShareStore: ShareStore {
     private func insertMessages(_ db: Database, shareID: ShareID, _ messages: [Message]) throws {
         let statement = try db.cachedStatement(
             sql: """
-                INSERT INTO share_messages (share_id, position, role, content, reasoning, reasoning_ms, status, model, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO share_messages (share_id, position, role, content, reasoning, reasoning_ms, status, model, created_at,
+                                            tool_steps)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         let attachments = try db.cachedStatement(
             sql: "INSERT INTO share_attachments (share_message_id, attachment_id, position) VALUES (?, ?, ?)")
@@ -205,6 +206,7 @@ public struct SQLiteShareStore: ShareStore {
             try statement.execute(arguments: [
                 shareID, position, message.role.rawValue, message.content, message.reasoning,
                 message.reasoningMilliseconds, message.status.rawValue, message.model, message.createdAt,
+                StoredJSONList.json(message.toolSteps),
             ])
             let sharedMessageID = db.lastInsertedRowID
             for (index, attachment) in message.attachments.enumerated() {

@@ -195,6 +195,16 @@ public struct ChatService: Sendable {
         }
     }
 
+    /// Sets which MCP servers' tools the conversation's replies may call (nil: those on by default); the caller has
+    /// checked that they exist.
+    public func setToolServers(_ servers: [String]?, userID: UserID, conversationID: ConversationID)
+        async throws(ChatError)
+    {
+        try await storing {
+            try await store.setToolServers(servers, conversationID: conversationID, userID: userID)
+        }
+    }
+
     /// Deletes the user's conversation, stopping its reply first.
     public func delete(userID: UserID, conversationID: ConversationID) async throws(ChatError) {
         _ = try await conversation(conversationID, userID: userID)
@@ -366,6 +376,7 @@ public struct ChatService: Sendable {
             systemPrompt: conversation.systemPrompt, model: model, options: conversation.options,
             history: exchange.history)
         job.usesKnowledge = conversation.usesKnowledge
+        job.toolServers = conversation.toolServers
         return job
     }
 

@@ -14,6 +14,8 @@ public struct GenerationJob: Sendable, Equatable {
     public var history: [HistoryMessage]
     /// Whether the reply looks up the knowledge collections of its conversation and its assistant.
     public var usesKnowledge = false
+    /// The MCP servers whose tools the reply may call (by id; nil: those on by default).
+    public var toolServers: [String]?
 
     /// Creates a job.
     public init(

@@ -25,13 +25,7 @@ extension GenerationManager {
         case .stream(let attempt):
             // The provider says when the request has left (`markRequestSent`), which releases whoever started the
             // reply.
-            switch await streamWithRetries(
-                attempt, model: reply.job.model, for: ConversationReply(manager: self, reply: reply))
-            {
-            case .completed: end = .completed
-            case .failed(let error): end = .failed(error.reason)
-            case .cancelled: end = .cancelled
-            }
+            end = await streamSteps(attempt, for: reply)
         case .draw(let prompt):
             // An image's starter does not wait for the drawing, which takes seconds.
             reply.markUnderway()
@@ -49,7 +43,7 @@ extension GenerationManager {
     /// Builds the reply's request and says how the reply goes on: streamed from the model's provider, drawn by an
     /// image model, or ended already (no provider key, or a context that cannot fit).
     private func plan(_ reply: ReplyRun) async -> ReplyPlan {
-        let request: CompletionRequest
+        var request: CompletionRequest
         let passages: [DocumentPassage]
         do {
             let history = reply.takeHistory()
@@ -57,6 +51,11 @@ extension GenerationManager {
             request = try await completionRequest(for: reply.job, history: history, passages: passages)
         } catch let failure {
             return .end(.failed(failure))
+        }
+        if let tools, reply.job.model.tools {
+            var servers = reply.job.toolServers
+            if servers == nil { servers = await tools.servers().filter(\.enabledByDefault).map(\.id) }
+            request.tools = await tools.tools(servers: servers ?? [])
         }
         let promptTokens = request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1) }
         reply.updateReport { report in
@@ -191,6 +190,10 @@ extension GenerationManager {
         let job = reply.job
         emitTokens(of: reply, force: true)
         let (text, reasoning, reasoningTime, report) = reply.outcome
+        var charged = Self.chargedUsage(
+            text: reply.stepText, reasoning: reasoning, reported: report.providerUsage,
+            estimatedPrompt: report.estimatedPromptTokens)
+        charged += report.earlierUsage
         let model = report.model ?? job.model
         var status: MessageStatus
         var failure: FailureReason?
@@ -202,11 +205,8 @@ extension GenerationManager {
         let outcome = ReplyOutcome(
             content: text, reasoning: reasoning.isEmpty ? nil : reasoning,
             reasoningMilliseconds: reasoningTime.map(Self.milliseconds), status: status,
-            usage: Self.chargedUsage(
-                text: text, reasoning: reasoning, reported: report.providerUsage,
-                estimatedPrompt: report.estimatedPromptTokens),
-            failure: failure, pricing: ReplyPricing(model), sources: report.sources,
-            documentTokens: report.documentTokens)
+            usage: charged, failure: failure, pricing: ReplyPricing(model), sources: report.sources,
+            documentTokens: report.documentTokens, toolSteps: report.toolSteps)
         // The final save must happen even when this task is being cancelled by a shutdown. The store prices the reply.
         let saved: Result<Usage, StoreError> = await uncancelled { [store] in
             do throws(StoreError) {

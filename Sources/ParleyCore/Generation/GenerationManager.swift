@@ -12,6 +12,8 @@ public final class GenerationManager: Sendable {
     let store: any ChatStore
     /// Where replies find their documents' passages; without it, replies draw on no document.
     let documents: (any DocumentStore)?
+    /// The tools replies may call; without it, no model is offered a tool.
+    let tools: (any ToolRunner)?
     let catalog: ModelCatalog
     let settings: GenerationSettings
     let logger: Logger
@@ -26,11 +28,12 @@ public final class GenerationManager: Sendable {
 
     /// Creates a manager; nothing runs until `run()`.
     public init(
-        store: any ChatStore, documents: (any DocumentStore)? = nil, catalog: ModelCatalog,
-        settings: GenerationSettings = GenerationSettings(), logger: Logger
+        store: any ChatStore, documents: (any DocumentStore)? = nil, tools: (any ToolRunner)? = nil,
+        catalog: ModelCatalog, settings: GenerationSettings = GenerationSettings(), logger: Logger
     ) {
         self.store = store
         self.documents = documents
+        self.tools = tools
         self.catalog = catalog
         self.settings = settings
         self.logger = logger

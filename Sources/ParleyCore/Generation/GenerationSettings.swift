@@ -22,6 +22,8 @@ public struct GenerationSettings: Sendable {
     public var maxRunningReplies: Int?
     /// The clock the engine's timers, waits and coalescing go by.
     public var clock: EngineClock
+    /// The most model calls one reply with tools makes (`PARLEY_TOOL_MAX_STEPS`); the last is offered no tool.
+    public var maxToolSteps = 8
 
     /// Creates settings; the defaults are the product's.
     public init(

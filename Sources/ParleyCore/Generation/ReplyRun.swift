@@ -50,8 +50,14 @@ final class ReplyRun: Sendable {
         /// grow, so their sum changes whenever either does.
         var savedLength = 0
 
+        /// Where in `text` the current model call's text starts (a reply with tools makes several calls).
+        var stepStart: String.Index?
+
         /// Bytes of text and reasoning received.
         var length: Int { text.utf8.count + reasoning.utf8.count }
+
+        /// The current model call's text.
+        var stepText: Substring { text[(stepStart ?? text.startIndex)...] }
     }
 
     /// What the reply will be saved with, besides its text.
@@ -62,6 +68,10 @@ final class ReplyRun: Sendable {
         var estimatedPromptTokens = 0
         /// The tool calls the model asked for in the current step.
         var toolCalls: [ToolCall] = []
+        /// The reply's tool calls so far, with how each went.
+        var toolSteps: [ToolStep] = []
+        /// The usage of the model calls before the current one (a reply with tools makes several).
+        var earlierUsage = Usage()
         /// The numbered passages of documents the reply was given, and their estimated tokens.
         var sources: [DocumentSource] = []
         var documentTokens = 0
@@ -286,6 +296,49 @@ final class ReplyRun: Sendable {
     func markUnsaved() {
         state.withLock { $0.output.savedLength = -1 }
     }
+
+    // MARK: Tool steps
+
+    /// Ends a model call that asked for tools: takes its calls and its text, folds its usage into the earlier calls'
+    /// (estimated where the provider gave none), and starts the next call's text after a paragraph break.
+    func endStep() -> (calls: [ToolCall], text: String) {
+        state.withLock { state in
+            let calls = state.report.toolCalls
+            let text = String(state.output.stepText)
+            state.report.toolCalls = []
+            state.report.earlierUsage += GenerationManager.chargedUsage(
+                text: text, reasoning: "", reported: state.report.providerUsage,
+                estimatedPrompt: state.report.estimatedPromptTokens)
+            state.report.providerUsage = nil
+            if !text.isEmpty, !text.hasSuffix("\n\n") {
+                let separator = text.hasSuffix("\n") ? "\n" : "\n\n"
+                state.output.text += separator
+                state.output.unsent += separator
+                state.output.markdown.append(separator)
+            }
+            state.output.stepStart = state.output.text.endIndex
+            return (calls, text)
+        }
+    }
+
+    /// Adds tool steps to the report; returns the index of the first.
+    func addToolSteps(_ steps: [ToolStep]) -> Int {
+        state.withLock { state in
+            defer { state.report.toolSteps += steps }
+            return state.report.toolSteps.count
+        }
+    }
+
+    /// Changes the tool step at `index`.
+    func updateToolStep(at index: Int, _ change: (inout ToolStep) -> Void) {
+        state.withLock { change(&$0.report.toolSteps[index]) }
+    }
+
+    /// Whether the model's last call asked for tools.
+    var asksForTools: Bool { state.withLock { !$0.report.toolCalls.isEmpty } }
+
+    /// The current model call's text.
+    var stepText: String { state.withLock { String($0.output.stepText) } }
 
     // MARK: Report
 

@@ -8,6 +8,10 @@ public enum StreamEvent: Sendable {
     /// New text of the model's reasoning, shown apart from the answer.
     case reasoning(messageID: MessageID, text: String)
     case error(messageID: MessageID, reason: FailureReason)
+    /// The model asks for a tool call; `awaitingConfirmation` when the user must allow it first.
+    case toolCall(messageID: MessageID, call: ToolCall, awaitingConfirmation: Bool)
+    /// A tool call answered (`ok` false for a tool's error or a denial), with a short summary of its result.
+    case toolResult(messageID: MessageID, callID: String, ok: Bool, summary: String)
     /// The reply's end; `reasoningMilliseconds` is how long it reasoned (nil when it showed no reasoning, or unknown),
     /// `sources` the numbered documents' passages it was given (its `html` links its citations of them).
     case done(
@@ -16,7 +20,7 @@ public enum StreamEvent: Sendable {
 
     /// What an event is, which names it in the stream.
     public enum Kind: UInt8, Sendable {
-        case start, token, reasoning, error, done
+        case start, token, reasoning, error, done, toolCall, toolResult
 
         /// The `event:` name.
         var name: StaticString {
@@ -26,6 +30,8 @@ public enum StreamEvent: Sendable {
             case .reasoning: "reasoning"
             case .error: "error"
             case .done: "done"
+            case .toolCall: "tool_call"
+            case .toolResult: "tool_result"
             }
         }
 
@@ -33,7 +39,7 @@ public enum StreamEvent: Sendable {
         /// the many small events of a running reply, which belong to the reply the stream named last.
         var alwaysNamesReply: Bool {
             switch self {
-            case .start, .error, .done: true
+            case .start, .error, .done, .toolCall, .toolResult: true
             case .token, .reasoning: false
             }
         }
@@ -47,6 +53,8 @@ public enum StreamEvent: Sendable {
         case .reasoning: .reasoning
         case .error: .error
         case .done: .done
+        case .toolCall: .toolCall
+        case .toolResult: .toolResult
         }
     }
 
@@ -54,7 +62,8 @@ public enum StreamEvent: Sendable {
     public var messageID: MessageID {
         switch self {
         case .start(let messageID, _), .token(let messageID, _, _), .reasoning(let messageID, _),
-            .error(let messageID, _), .done(let messageID, _, _, _, _, _):
+            .error(let messageID, _), .done(let messageID, _, _, _, _, _), .toolCall(let messageID, _, _),
+            .toolResult(let messageID, _, _, _):
             messageID
         }
     }
@@ -75,6 +84,15 @@ public enum StreamEvent: Sendable {
         case .error(_, let reason):
             json.field("code", reason.code)
             json.field("message", reason.message)
+        case .toolCall(_, let call, let awaitingConfirmation):
+            json.field("call_id", call.id)
+            json.field("tool", call.name)
+            json.field("arguments", call.arguments)
+            if awaitingConfirmation { json.field("awaiting_confirmation", true) }
+        case .toolResult(_, let callID, let ok, let summary):
+            json.field("call_id", callID)
+            json.field("ok", ok)
+            json.field("summary", summary)
         case .done(_, let status, let html, let usage, let reasoningMilliseconds, let sources):
             json.field("status", status.rawValue)
             json.field("html", html)

@@ -21,6 +21,8 @@ public struct Conversation: Sendable, Equatable {
     public var assistant: AssistantReference?
     /// Whether knowledge collections may be attached to it or to its assistant, so that its replies look them up.
     public var usesKnowledge = false
+    /// The MCP servers whose tools its replies may call (by id; nil: those on by default).
+    public var toolServers: [String]?
 
     /// Creates a conversation value.
     public init(

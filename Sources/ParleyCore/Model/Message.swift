@@ -46,6 +46,16 @@ public struct Usage: Sendable, Equatable, Codable {
 
     /// The cost in dollars, for JSON (`cost_usd`) and metrics only; money is computed in `costMicros`.
     public var costUSD: Double { MicroDollars.dollars(costMicros) }
+
+    /// Adds another call's usage to this one (a reply with tools makes several); estimated if either is.
+    public static func += (lhs: inout Usage, rhs: Usage) {
+        lhs.promptTokens += rhs.promptTokens
+        lhs.cachedPromptTokens += rhs.cachedPromptTokens
+        lhs.completionTokens += rhs.completionTokens
+        lhs.reasoningTokens += rhs.reasoningTokens
+        lhs.costMicros += rhs.costMicros
+        lhs.estimated = lhs.estimated || rhs.estimated
+    }
 }
 
 /// A user-facing reason why a reply failed.
@@ -112,6 +122,8 @@ public struct Message: Sendable, Equatable {
     public var sources: [DocumentSource] = []
     /// The input tokens of a reply that were its sources' text.
     public var documentTokens = 0
+    /// The tool calls a reply made, with how each went.
+    public var toolSteps: [ToolStep] = []
     /// Its place among the other versions of its turn, when read as part of a branch.
     public var versions = MessageVersions()
 

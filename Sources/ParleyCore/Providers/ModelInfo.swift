@@ -44,6 +44,8 @@ public struct ModelInfo: Sendable, Equatable {
     public var providerID: String
     public var contextWindow: Int
     public var vision: Bool
+    /// Whether the model can call tools (function calling); only such a model is offered any.
+    public var tools: Bool
     public var price: ModelPrice
     /// The model to try instead when this one fails before its first token (the generation's retry loop decides).
     public var fallback: String?
@@ -63,13 +65,15 @@ public struct ModelInfo: Sendable, Equatable {
     /// Creates a model description.
     public init(
         id: String, upstreamID: String? = nil, providerID: String, contextWindow: Int = 128_000,
-        vision: Bool = false, price: ModelPrice = ModelPrice(), fallback: String? = nil, generatesImages: Bool = false
+        vision: Bool = false, tools: Bool = false, price: ModelPrice = ModelPrice(), fallback: String? = nil,
+        generatesImages: Bool = false
     ) {
         self.id = id
         self.upstreamID = upstreamID ?? id
         self.providerID = providerID
         self.contextWindow = contextWindow
         self.vision = vision
+        self.tools = tools
         self.price = price
         self.fallback = fallback
         self.generatesImages = generatesImages

@@ -62,13 +62,16 @@ public struct ReplyOutcome: Sendable, Equatable {
     public var sources: [DocumentSource]
     /// The input tokens that were its sources' text.
     public var documentTokens: Int
+    /// The tool calls the reply made, with how each went.
+    public var toolSteps: [ToolStep]
 
     /// Creates an outcome.
     public init(
         content: String, reasoning: String? = nil, reasoningMilliseconds: Int? = nil, status: MessageStatus,
         usage: Usage, failure: FailureReason? = nil, pricing: ReplyPricing? = nil, sources: [DocumentSource] = [],
-        documentTokens: Int = 0
+        documentTokens: Int = 0, toolSteps: [ToolStep] = []
     ) {
+        self.toolSteps = toolSteps
         self.sources = sources
         self.documentTokens = documentTokens
         self.content = content
@@ -104,6 +107,9 @@ public protocol ChatStore: AttachmentStore {
     func configureConversation(
         id: ConversationID, userID: UserID, model: String, systemPrompt: String, options: GenerationOptions
     ) async throws(StoreError)
+    /// Sets which MCP servers' tools a conversation's replies may call (nil: those on by default); `.notFound` when it
+    /// is not the user's.
+    func setToolServers(_ servers: [String]?, conversationID: ConversationID, userID: UserID) async throws(StoreError)
     /// Deletes a conversation and its messages; `.notFound` when it is not the user's.
     func deleteConversation(id: ConversationID, userID: UserID) async throws(StoreError)
     /// Pins or unpins a conversation; `.notFound` when it is not the user's.

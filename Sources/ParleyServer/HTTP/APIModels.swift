@@ -83,6 +83,8 @@ struct MessageJSON: Codable {
     var sources: [SourceJSON]?
     /// The input tokens of a reply that were its sources' text.
     var documentTokens: Int?
+    /// The tool calls a reply made, with how each went.
+    var toolSteps: [ToolStep]?
     var error: ErrorJSON?
 
     init(_ message: Message) {
@@ -107,6 +109,7 @@ struct MessageJSON: Codable {
         documents = message.documents.map(DocumentJSON.init)
         sources = message.sources.map(SourceJSON.init)
         documentTokens = message.documentTokens
+        toolSteps = message.toolSteps
         error = message.failure.map { ErrorJSON(code: $0.code, message: $0.message) }
     }
 }

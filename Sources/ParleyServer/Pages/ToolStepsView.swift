@@ -1,0 +1,48 @@
+import ParleyCore
+
+/// A reply's tool calls in its transcript: a collapsed row each, naming the tool and how the call went, that opens on
+/// its arguments and its result; everything a tool or the model wrote is escaped (a result is data, never markup).
+enum ToolStepsView {
+    /// The longest part of a result shown (the model was given it whole, up to the result limit).
+    static let shownCharacters = 4_000
+
+    /// The rows of `steps`, in the order the calls were made.
+    static func html(_ steps: [ToolStep]) -> String {
+        var html = "  <div class=\"tool-steps\">"
+        for step in steps {
+            let result = step.result.map { result in
+                let content =
+                    result.content.count > shownCharacters
+                    ? String(result.content.prefix(shownCharacters)) + "…" : result.content
+                return "<pre class=\"tool-result\">\(HTMLText.escaped(content))</pre>"
+            }
+            html +=
+                "<details class=\"tool-call\" data-call-id=\"\(HTMLText.escaped(step.call.id))\" data-status=\"\(outcome(step))\">"
+                + "<summary><span class=\"tool-name\">\(HTMLText.escaped(step.call.name))</span> "
+                + "<span class=\"tool-status\">\(label(step))</span></summary>"
+                + "<pre class=\"tool-arguments\">\(HTMLText.escaped(step.call.arguments))</pre>" + (result ?? "")
+                + "</details>"
+        }
+        return html + "</div>\n"
+    }
+
+    /// How the call went, as the row's `data-status`: `running`, `awaiting`, `ok`, `failed`, `denied` or `stopped`.
+    static func outcome(_ step: ToolStep) -> String {
+        switch step.status {
+        case .done: step.result?.isError == true ? "failed" : "ok"
+        case .running, .awaiting, .denied, .stopped: step.status.rawValue
+        }
+    }
+
+    /// The words of a call's outcome.
+    static func label(_ step: ToolStep) -> String {
+        switch outcome(step) {
+        case "ok": "done"
+        case "failed": "failed"
+        case "awaiting": "waiting for your answer"
+        case "denied": "denied"
+        case "stopped": "stopped"
+        default: "running…"
+        }
+    }
+}
