@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.29.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.0.0"),
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.12.1"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.4.0"),
     ],
     targets: [
         .systemLibrary(
@@ -53,6 +55,18 @@ let package = Package(
         .target(
             name: "ParleyDocuments",
             dependencies: ["ParleyCore", .product(name: "Logging", package: "swift-log")]),
+        // The MCP client: connections to the configured MCP servers and the `ToolRunner` the engine calls.
+        .target(
+            name: "ParleyTools",
+            dependencies: [
+                "ParleyCore", "ParleyProviders",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
         .target(
             name: "ParleyStore",
             dependencies: [
@@ -130,6 +144,7 @@ let package = Package(
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),
         .testTarget(name: "ParleyDocumentsTests", dependencies: ["ParleyDocuments"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyMarkdown", "ParleyJSON"]),
+        .testTarget(name: "ParleyToolsTests", dependencies: ["ParleyTools", "ParleyCore"]),
         .testTarget(name: "ParleyImagingTests", dependencies: ["ParleyImaging", "ParleyCore"]),
         .testTarget(
             name: "ParleyProvidersTests",

@@ -41,6 +41,7 @@ fi
 # (Authlib and Flask) that the single sign-on tests start on loopback; it brings its own dependencies, Authlib kept
 # below 2 (its 0.3.4 imports `authlib.jose`, which Authlib 2 drops). The official `openai` package is the client the
 # OpenAI-compatible endpoint's tests drive, and openapi-core checks the API's recorded responses against its document.
+# The official `mcp` package runs the MCP servers (Tests/MCP) that the tool tests connect to.
 if [[ "${1:-}" == "--test" ]]; then
   venv=$root/.venv-test
   pip=("$venv/bin/python" -m pip install --quiet --disable-pip-version-check --root-user-action=ignore)
@@ -59,5 +60,10 @@ if [[ "${1:-}" == "--test" ]]; then
     echo "Adding openai and openapi-core to $venv" >&2
     "${pip[@]}" "openai==3.51.0" "openapi-core==0.23.1"
     "$venv/bin/python" -c "import openai, openapi_core, oidc_provider_mock, selenium, pytest"
+  fi
+  if ! "$venv/bin/python" -c "import mcp" 2>/dev/null; then
+    echo "Adding mcp to $venv" >&2
+    "${pip[@]}" "mcp==2.3.0"
+    "$venv/bin/python" -c "import mcp, openai, openapi_core, oidc_provider_mock, selenium, pytest"
   fi
 fi
