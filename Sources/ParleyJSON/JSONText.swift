@@ -55,6 +55,13 @@ public struct JSONText: Sendable {
         append(object)
     }
 
+    /// Adds a field whose value is `json`, the text of one JSON value the caller has checked, written as it is (a tool's
+    /// schema or a call's arguments, relayed without being rebuilt).
+    @inlinable public mutating func field(_ name: String, json: String) {
+        key(name)
+        JSONText.append(json, to: &bytes)
+    }
+
     /// Adds a field holding an array of strings.
     @inlinable public mutating func field(_ name: String, strings: [String]) {
         key(name)

@@ -42,11 +42,12 @@ public struct AnthropicProvider: ChatProvider {
     /// The HTTP request for a completion: system turns go in the top-level `system`, the others in `messages`.
     func upstreamRequest(for request: CompletionRequest) -> UpstreamRequest {
         let system = request.turns.filter { $0.role == .system }.map(\.content).joined(separator: "\n\n")
+        let thinkingBudget = Self.thinkingBudget(of: request)
         let body = JSONText { body in
             body.field("model", request.model)
             // Thinking tokens count within `max_tokens`: the answer keeps its own allowance on top of them.
-            body.field("max_tokens", (request.maxTokens ?? Self.maxTokens) + (request.effectiveThinkingBudget ?? 0))
-            if let budget = request.effectiveThinkingBudget {
+            body.field("max_tokens", (request.maxTokens ?? Self.maxTokens) + (thinkingBudget ?? 0))
+            if let budget = thinkingBudget {
                 body.field(
                     "thinking",
                     object: JSONText { thinking in
@@ -59,6 +60,7 @@ public struct AnthropicProvider: ChatProvider {
             if let topP = request.topP { body.field("top_p", topP) }
             if !system.isEmpty { body.field("system", system) }
             body.field("messages", objectsFrom: request.turns.lazy.filter { $0.role != .system }, Self.writeMessage)
+            if !request.tools.isEmpty { Self.writeTools(&body, request.tools) }
             body.field("stream", true)
         }
         var headers = [("anthropic-version", Self.apiVersion)]
@@ -69,9 +71,11 @@ public struct AnthropicProvider: ChatProvider {
     }
 
     /// Writes a turn as a message: its content is a string, or with images an array of base64 `image` blocks followed
-    /// by the text.
+    /// by the text, or the blocks of the calls it asked for or of the results it carries back.
     private static func writeMessage(_ message: inout JSONText, _ turn: ChatTurn) {
         message.field("role", turn.role.rawValue)
+        if !turn.toolCalls.isEmpty { return message.field("content", objects: toolUseBlocks(turn)) }
+        if !turn.toolResults.isEmpty { return message.field("content", objects: toolResultBlocks(turn)) }
         guard !turn.images.isEmpty else { return message.field("content", turn.content) }
         let images = turn.images.map { image in
             JSONText { block in
@@ -97,7 +101,9 @@ public struct AnthropicProvider: ChatProvider {
 
 /// Reads a Messages stream: text from `content_block_delta` (`text_delta`), reasoning from its `thinking_delta` (the
 /// thinking counts in `output_tokens`, with no count of its own), the prompt size from `message_start`, the reply size
-/// and stop reason from `message_delta`, the end from `message_stop`, and `error` events. A `redacted_thinking` block,
+/// and stop reason from `message_delta`, the end from `message_stop`, and `error` events. A `tool_use` block is a call:
+/// its id and name in `content_block_start`, its input in `input_json_delta` pieces, handed on at its
+/// `content_block_stop`. A `redacted_thinking` block,
 /// encrypted, has no text to show and adds nothing; `signature_delta` is the thinking's signature, for a request that
 /// sends it back, which Parley does not.
 struct AnthropicStreamDecoder: StreamDecoder {
@@ -105,6 +111,7 @@ struct AnthropicStreamDecoder: StreamDecoder {
     private var promptTokens = 0
     private var cachedPromptTokens = 0
     private var stopReason: String?
+    private var toolCalls = StreamedToolCalls()
     private(set) var hasEnded = false
 
     mutating func decode(_ message: SSEMessage, into chunks: inout [CompletionChunk]) throws {
@@ -115,6 +122,12 @@ struct AnthropicStreamDecoder: StreamDecoder {
         case "content_block_delta":
             if let text = event.delta?.text { chunks.append(.text(text)) }
             if let thinking = event.delta?.thinking, !thinking.isEmpty { chunks.append(.reasoning(thinking)) }
+            if let input = event.delta?.partialJSON { toolCalls.add(index: event.index ?? 0, arguments: input) }
+        case "content_block_start":
+            guard let block = event.contentBlock, block.type == "tool_use" else { break }
+            toolCalls.add(index: event.index ?? 0, id: block.id, name: block.name)
+        case "content_block_stop":
+            if let call = toolCalls.take(index: event.index ?? 0) { chunks.append(.toolCall(call)) }
         case "message_start":
             promptTokens = event.message?.usage?.promptTokens ?? 0
             cachedPromptTokens = event.message?.usage?.cacheReadInputTokens ?? 0
@@ -132,7 +145,7 @@ struct AnthropicStreamDecoder: StreamDecoder {
         case "error":
             throw UpstreamFailure(status: Self.status(ofErrorType: event.error?.type ?? ""), body: message.data)
         default:
-            break  // ping, content_block_start, content_block_stop, and events added later
+            break  // ping, and events added later
         }
     }
 
@@ -161,8 +174,18 @@ private struct MessagesEvent: Decodable {
     struct Delta: Decodable {
         var text: String?
         var thinking: String?
+        /// A piece of a `tool_use` block's input (`input_json_delta`).
+        var partialJSON: String?
         var stopReason: String?
-        enum CodingKeys: String, CodingKey { case text, thinking, stopReason = "stop_reason" }
+        enum CodingKeys: String, CodingKey {
+            case text, thinking, partialJSON = "partial_json", stopReason = "stop_reason"
+        }
+    }
+    /// The block a `content_block_start` opens; a `tool_use` block's id and name.
+    struct ContentBlock: Decodable {
+        var type: String?
+        var id: String?
+        var name: String?
     }
     struct Usage: Decodable {
         var inputTokens: Int?
@@ -181,8 +204,13 @@ private struct MessagesEvent: Decodable {
     struct Message: Decodable { var usage: Usage? }
     struct ErrorDetail: Decodable { var type: String? }
     var type: String
+    var index: Int?
     var delta: Delta?
+    var contentBlock: ContentBlock?
     var usage: Usage?
     var message: Message?
     var error: ErrorDetail?
+    enum CodingKeys: String, CodingKey {
+        case type, index, delta, contentBlock = "content_block", usage, message, error
+    }
 }

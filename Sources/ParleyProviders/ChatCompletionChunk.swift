@@ -11,6 +11,17 @@ struct ChatCompletionChunk: Equatable {
         /// The delta's reasoning: `reasoning_content` (DeepSeek, vLLM, llama.cpp's server) or else `reasoning`
         /// (OpenRouter, Ollama, newer vLLM); a server sending both during vLLM's rename sends the same text in each.
         var reasoning: String? = nil
+        /// The delta's `tool_calls`: pieces of calls, a call's arguments streaming over several chunks.
+        var toolCalls: [ToolCallPiece] = []
+    }
+
+    /// A piece of a streamed tool call: its index in the reply (absent from a few servers' deltas), then the id and
+    /// name in its first piece, and a part of its arguments' text.
+    struct ToolCallPiece: Equatable {
+        var index: Int?
+        var id: String?
+        var name: String?
+        var arguments: String?
     }
 
     /// The token counts of the final chunk (with `stream_options.include_usage`).
@@ -63,6 +74,7 @@ struct ChatCompletionChunk: Equatable {
                         case "content": choice.content = try cursor.readNull() ? nil : cursor.readString()
                         case "reasoning_content": choice.reasoning = try cursor.readNull() ? nil : cursor.readString()
                         case "reasoning": reasoning = try cursor.readNull() ? nil : cursor.readString()
+                        case "tool_calls": choice.toolCalls = try cursor.readNull() ? [] : Self.readToolCalls(&cursor)
                         default: try cursor.skipValue()
                         }
                     }
@@ -74,6 +86,31 @@ struct ChatCompletionChunk: Equatable {
             choices.append(choice)
         }
         return choices
+    }
+
+    private static func readToolCalls(_ cursor: inout JSONCursor) throws -> [ToolCallPiece] {
+        var pieces: [ToolCallPiece] = []
+        try cursor.readArray { cursor, _ in
+            var piece = ToolCallPiece()
+            try cursor.readObject { cursor, key in
+                switch key {
+                case "index": piece.index = try cursor.readNull() ? nil : cursor.readInt()
+                case "id": piece.id = try cursor.readNull() ? nil : cursor.readString()
+                case "function":
+                    guard try !cursor.readNull() else { return }
+                    try cursor.readObject { cursor, key in
+                        switch key {
+                        case "name": piece.name = try cursor.readNull() ? nil : cursor.readString()
+                        case "arguments": piece.arguments = try cursor.readNull() ? nil : cursor.readString()
+                        default: try cursor.skipValue()
+                        }
+                    }
+                default: try cursor.skipValue()
+                }
+            }
+            pieces.append(piece)
+        }
+        return pieces
     }
 
     private static func readUsage(_ cursor: inout JSONCursor) throws -> TokenUsage {

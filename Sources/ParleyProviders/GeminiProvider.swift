@@ -44,6 +44,7 @@ public struct GeminiProvider: ChatProvider {
             if !system.isEmpty {
                 body.field("systemInstruction", object: JSONText { $0.field("parts", objects: system) })
             }
+            if !request.tools.isEmpty { Self.writeTools(&body, request.tools) }
             if request.maxTokens != nil || !request.stop.isEmpty || request.effectiveThinkingBudget != nil
                 || request.temperature != nil || request.topP != nil
             {
@@ -73,8 +74,12 @@ public struct GeminiProvider: ChatProvider {
             body: body.resultBytes, model: request.model)
     }
 
-    /// Writes a turn as content: the role `user` or `model`, its images as `inlineData` parts in base64, then its text.
+    /// Writes a turn as content: the role `user` or `model`, its images as `inlineData` parts in base64, then its text;
+    /// or the parts of the calls it asked for or of the results it carries back.
     private static func writeContent(_ content: inout JSONText, _ turn: ChatTurn) {
+        content.field("role", turn.role == .assistant ? "model" : "user")
+        if !turn.toolCalls.isEmpty { return content.field("parts", objects: functionCallParts(turn)) }
+        if !turn.toolResults.isEmpty { return content.field("parts", objects: functionResponseParts(turn)) }
         let images = turn.images.map { image in
             JSONText { part in
                 part.field(
@@ -84,19 +89,21 @@ public struct GeminiProvider: ChatProvider {
                     })
             }
         }
-        content.field("role", turn.role == .assistant ? "model" : "user")
         content.field("parts", objects: images + [JSONText { $0.field("text", turn.content) }])
     }
 }
 
-/// Reads a `streamGenerateContent` stream: the parts of the first candidate (text, or reasoning for a `thought` part),
-/// `usageMetadata` (whose `thoughtsTokenCount` is not in `candidatesTokenCount`, and is added to the completion's),
+/// Reads a `streamGenerateContent` stream: the parts of the first candidate (text, reasoning for a `thought` part, or a
+/// whole tool call for a `functionCall` part, given an id of Parley's when Gemini sends none), `usageMetadata` (whose `thoughtsTokenCount` is not in `candidatesTokenCount`, and is added to the completion's),
 /// the finish reason, a blocked prompt, and errors reported inside the stream.
 struct GeminiStreamDecoder: StreamDecoder {
     /// Finish reasons meaning Gemini withheld the reply.
     static let refusalReasons: Set<String> = [
         "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY",
     ]
+
+    /// Finish reasons meaning the model wrote a call that cannot be made.
+    static let malformedCallReasons: Set<String> = ["MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL"]
 
     private let decoder = JSONDecoder()
     private var finishReason: String?
@@ -113,6 +120,10 @@ struct GeminiStreamDecoder: StreamDecoder {
         }
         let candidate = response.candidates?.first
         for part in candidate?.content?.parts ?? [] {
+            if let call = part.functionCall {
+                chunks.append(.toolCall(call.toolCall))
+                continue
+            }
             guard let text = part.text, !text.isEmpty else { continue }
             chunks.append(part.thought == true ? .reasoning(text) : .text(text))
         }
@@ -136,6 +147,9 @@ struct GeminiStreamDecoder: StreamDecoder {
         if Self.refusalReasons.contains(finishReason) {
             throw .refused(detail: "the reply was blocked (\(finishReason))")
         }
+        if Self.malformedCallReasons.contains(finishReason) {
+            throw .malformedResponse(detail: "the model wrote a tool call that cannot be made (\(finishReason))")
+        }
     }
 }
 
@@ -146,6 +160,20 @@ private struct GenerateContentResponse: Decodable {
             struct Part: Decodable {
                 var text: String?
                 var thought: Bool?
+                var functionCall: FunctionCall?
+            }
+            /// A call the model asks for, whole.
+            struct FunctionCall: Decodable {
+                var id: String?
+                var name: String
+                var args: JSONValue?
+
+                /// The call, with an id of Parley's when Gemini sent none (unique, as results are told apart by it).
+                var toolCall: ToolCall {
+                    ToolCall(
+                        id: id ?? "call_" + String(UInt64.random(in: 0...UInt64.max), radix: 36), name: name,
+                        arguments: args?.text ?? "{}")
+                }
             }
             var parts: [Part]?
         }

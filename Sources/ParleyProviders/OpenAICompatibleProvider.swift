@@ -42,7 +42,12 @@ public struct OpenAICompatibleProvider: ChatProvider {
     func upstreamRequest(for request: CompletionRequest) -> UpstreamRequest {
         let body = JSONText { body in
             body.field("model", request.model)
-            body.field("messages", objectsFrom: request.turns, Self.writeMessage)
+            if request.turns.contains(where: { !$0.toolResults.isEmpty }) {
+                body.field("messages", objectsFrom: Message.of(request.turns), Self.writeMessage)
+            } else {
+                body.field("messages", objectsFrom: request.turns, Self.writeMessage)
+            }
+            if !request.tools.isEmpty { Self.writeTools(&body, request.tools) }
             if let maxTokens = request.maxTokens { body.field("max_tokens", maxTokens) }
             if !request.stop.isEmpty { body.field("stop", strings: request.stop) }
             if let temperature = request.temperature { body.field("temperature", temperature) }
@@ -57,9 +62,10 @@ public struct OpenAICompatibleProvider: ChatProvider {
     }
 
     /// Writes a turn as a message: its content is a string, or with images an array of the text and `image_url` parts
-    /// (data URLs).
-    private static func writeMessage(_ message: inout JSONText, _ turn: ChatTurn) {
+    /// (data URLs); a turn that asked for calls carries them.
+    static func writeMessage(_ message: inout JSONText, _ turn: ChatTurn) {
         message.field("role", turn.role.rawValue)
+        if !turn.toolCalls.isEmpty { return writeToolCalls(&message, turn) }
         guard !turn.images.isEmpty else { return message.field("content", turn.content) }
         let text = JSONText {
             $0.field("type", "text"); $0.field("text", turn.content)
@@ -107,16 +113,19 @@ public struct OpenAICompatibleProvider: ChatProvider {
 }
 
 /// Reads a Chat Completions stream: `choices[0].delta`'s reasoning (`reasoning_content` or `reasoning`) and
-/// `content` (split by `ThinkTagSplitter` when it opens with `<think>`), `finish_reason`, the final `usage` (its
+/// `content` (split by `ThinkTagSplitter` when it opens with `<think>`), its `tool_calls` (gathered by index, each
+/// call's arguments in pieces, and handed on at the finish reason or `[DONE]`), `finish_reason`, the final `usage` (its
 /// reasoning tokens, already counted in the completion's), then `[DONE]`; the reply is complete once a finish reason or
 /// `[DONE]` came.
 struct OpenAIStreamDecoder: StreamDecoder {
     private(set) var hasEnded = false
     private var thinkTags = ThinkTagSplitter()
+    private var toolCalls = StreamedToolCalls()
 
     mutating func decode(_ message: SSEMessage, into chunks: inout [CompletionChunk]) throws {
         if message.data == "[DONE]" {
             thinkTags.flush(into: &chunks)
+            takeToolCalls(into: &chunks)
             hasEnded = true
             return
         }
@@ -128,14 +137,17 @@ struct OpenAIStreamDecoder: StreamDecoder {
         }
         if let reasoning = chunk.choices?.first?.reasoning, !reasoning.isEmpty { chunks.append(.reasoning(reasoning)) }
         if let text = chunk.choices?.first?.content { thinkTags.feed(text, into: &chunks) }
+        if let pieces = chunk.choices?.first?.toolCalls, !pieces.isEmpty { gather(pieces) }
         switch chunk.choices?.first?.finishReason {
         case "content_filter": throw ProviderError.refused(detail: "the content filter stopped the reply")
         case "length":
             thinkTags.flush(into: &chunks)
+            takeToolCalls(into: &chunks)
             chunks.append(.cutAtLimit)
             hasEnded = true
         case .some:
             thinkTags.flush(into: &chunks)
+            takeToolCalls(into: &chunks)
             hasEnded = true
         case nil: break
         }
@@ -149,6 +161,22 @@ struct OpenAIStreamDecoder: StreamDecoder {
 
     func finish() throws(ProviderError) {
         guard hasEnded else { throw .unreachable(detail: "the stream ended before a finish reason or [DONE]") }
+    }
+
+    /// Adds tool call pieces to their calls; a piece without an index (some servers') starts a call when it has an id,
+    /// and otherwise continues the last one.
+    private mutating func gather(_ pieces: [ChatCompletionChunk.ToolCallPiece]) {
+        for piece in pieces {
+            let next = (toolCalls.lastIndex ?? -1) + 1
+            let index = piece.index ?? (piece.id == nil ? toolCalls.lastIndex ?? next : next)
+            toolCalls.add(index: index, id: piece.id, name: piece.name, arguments: piece.arguments)
+        }
+    }
+
+    /// Hands on the calls gathered so far.
+    private mutating func takeToolCalls(into chunks: inout [CompletionChunk]) {
+        guard !toolCalls.isEmpty else { return }
+        chunks.append(contentsOf: toolCalls.takeAll().map(CompletionChunk.toolCall))
     }
 }
 

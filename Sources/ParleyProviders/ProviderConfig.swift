@@ -21,6 +21,9 @@ public struct ProviderConfig: Sendable, Equatable, Decodable {
         /// A number, so that a fractional value gets a clear message rather than a decoding failure.
         public var contextWindow: Double?
         public var vision: Bool?
+        /// Whether the model calls tools (function calling); off for a model neither this nor the built-in table
+        /// says does.
+        public var tools: Bool?
         public var price: Price?
         public var fallback: String?
         /// `chat` (the default) or `image` (an `images/generations` model).
@@ -33,7 +36,8 @@ public struct ProviderConfig: Sendable, Equatable, Decodable {
         /// The generation options the model's conversations and API calls start from.
         public var defaults: GenerationOptions?
         enum CodingKeys: String, CodingKey {
-            case id, provider, upstreamID = "upstream_id", contextWindow = "context_window", vision, price, fallback,
+            case id, provider, upstreamID = "upstream_id", contextWindow = "context_window", vision, tools, price,
+                fallback,
                 kind, thinkingBudget = "thinking_budget", maxOutputTokens = "max_output_tokens", defaults
         }
     }

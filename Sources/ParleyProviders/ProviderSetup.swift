@@ -108,6 +108,7 @@ public struct ProviderSetup: Sendable {
         if let upstreamID = entry.upstreamID { model.upstreamID = upstreamID }
         if let window = entry.contextWindow { model.contextWindow = Int(window) }
         if let vision = entry.vision { model.vision = vision }
+        if let tools = entry.tools { model.tools = tools }
         if let price = entry.price {
             model.price = ModelPrice(
                 input: price.input ?? model.price.input, cachedInput: price.cachedInput ?? model.price.cachedInput,
