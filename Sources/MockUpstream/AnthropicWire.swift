@@ -57,13 +57,47 @@ struct AnthropicWire: WireFormat {
             )
     }
 
+    /// The first call closes the text block; each is a `tool_use` block after it, its input in `input_json_delta`
+    /// pieces.
+    func toolCall(_ call: MockToolReply.Call, index: Int, chat: ChatRequest) -> String {
+        let block = textIndex(chat) + 1 + index
+        let start = blockStart(
+            block,
+            #"{"type":"tool_use","id":\#(JSONText.quoted(call.id)),"name":\#(JSONText.quoted(call.name)),"input":{}}"#)
+        let pieces = ([""] + call.argumentPieces).map { piece in
+            event(
+                "content_block_delta",
+                #"{"type":"content_block_delta","index":\#(block),"delta":{"type":"input_json_delta","#
+                    + #""partial_json":\#(JSONText.quoted(piece))}}"#)
+        }
+        return (index == 0 ? blockStop(textIndex(chat)) : "") + start + pieces.joined() + blockStop(block)
+    }
+
     func finale(_ chat: ChatRequest, completionTokens: Int) -> String {
-        blockStop(textIndex(chat))
+        let reason = chat.endsAtLimit ? "max_tokens" : chat.toolCalls > 0 ? "tool_use" : "end_turn"
+        // A reply that called closed its last block with the call.
+        return (chat.toolCalls > 0 ? "" : blockStop(textIndex(chat)))
             + event(
                 "message_delta",
-                #"{"type":"message_delta","delta":{"stop_reason":"\#(chat.endsAtLimit ? "max_tokens" : "end_turn")","#
+                #"{"type":"message_delta","delta":{"stop_reason":"\#(reason)","#
                     + #""stop_sequence":null},"usage":{"output_tokens":\#(completionTokens + chat.reasoningTokens)}}"#)
             + event("message_stop", #"{"type":"message_stop"}"#)
+    }
+
+    /// Offered tools are `tools[].name`; results are the `tool_result` blocks of the last message.
+    func toolTurns(in body: [String: Any]) -> ToolTurns {
+        let messages = body["messages"] as? [[String: Any]] ?? []
+        let tools = body["tools"] as? [[String: Any]] ?? []
+        let blocks = { (message: [String: Any]) in message["content"] as? [[String: Any]] ?? [] }
+        let results = messages.last.map(blocks)?.filter { $0["type"] as? String == "tool_result" } ?? []
+        return ToolTurns(
+            offered: tools.compactMap { $0["name"] as? String },
+            results: results.map {
+                ToolTurns.result(ToolTurns.text(of: $0["content"]), isError: $0["is_error"] as? Bool == true)
+            },
+            question: messages.last { $0["role"] as? String == "user" && !ToolTurns.text(of: $0["content"]).isEmpty }
+                .map { ToolTurns.text(of: $0["content"]) } ?? "",
+            rounds: messages.filter { blocks($0).contains { $0["type"] as? String == "tool_use" } }.count)
     }
 
     func completeBody(_ text: String, reasoning: String, chat: ChatRequest, completionTokens: Int) -> String {

@@ -36,12 +36,16 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
             if let error = fault.error(model: chat.model, rejectTurn: rejectTurn, promptTokens: chat.promptTokens) {
                 throw error
             }
-            let (script, cutAtLimit) = fault.script(model: chat.model, configuration: configuration, requestText: text)
-                .honouring(
-                    stop: fault == .ignoresLimits ? [] : body.stop,
-                    maxTokens: fault == .ignoresLimits ? nil : body.maxTokens)
+            let toolReply = fault == .tools ? await toolReply(to: text) : nil
+            let (script, cutAtLimit) = fault.script(
+                model: chat.model, configuration: configuration, requestText: text, toolReply: toolReply
+            )
+            .honouring(
+                stop: fault == .ignoresLimits ? [] : body.stop,
+                maxTokens: fault == .ignoresLimits ? nil : body.maxTokens)
             chat.endsAtLimit = chat.endsAtLimit || cutAtLimit
             chat.reasoningTokens = script.reasoning.count
+            chat.toolCalls = script.toolCalls.count
             guard chat.stream else { return await completeResponse(chat, script: script) }
             let stream = MockStream(script: script, wire: wire, chat: chat, stats: stats, pacer: pacer)
             var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
@@ -53,6 +57,13 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
         } catch {
             return errorResponse(error)
         }
+    }
+
+    /// `mock-tools`' reply to the request body `text`, noting the tool results it carried.
+    private func toolReply(to text: String) async -> MockToolReply {
+        let turns = wire.toolTurns(in: ToolTurns.body(text))
+        await stats.receivedToolResults(turns.results)
+        return MockToolReply(to: turns, tokens: configuration.tokens)
     }
 
     /// The whole reply as one JSON body.

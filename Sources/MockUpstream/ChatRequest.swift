@@ -15,6 +15,8 @@ struct ChatRequest: Sendable {
     var endsAtLimit = false
     /// How many reasoning tokens the reply streams before its answer (`mock-think`).
     var reasoningTokens = 0
+    /// How many tool calls the reply asks for after its answer (`mock-tools`).
+    var toolCalls = 0
 
     /// Describes a request arriving now.
     init(model: String, stream: Bool, includeUsage: Bool, apiKey: String?, promptTokens: Int) {

@@ -32,6 +32,12 @@ struct GeminiWire: WireFormat {
         "data: " + response(chat, parts: part(text), finishReason: "", usage: promptUsage(chat)) + "\n\n"
     }
 
+    /// A call is one whole `functionCall` part, without an id.
+    func toolCall(_ call: MockToolReply.Call, index: Int, chat: ChatRequest) -> String {
+        let part = #"{"functionCall":{"name":\#(JSONText.quoted(call.name)),"args":\#(call.arguments)}}"#
+        return "data: " + response(chat, parts: part, finishReason: "", usage: promptUsage(chat)) + "\n\n"
+    }
+
     func finale(_ chat: ChatRequest, completionTokens: Int) -> String {
         let reason = chat.endsAtLimit ? "MAX_TOKENS" : "STOP"
         return "data: "
@@ -39,6 +45,27 @@ struct GeminiWire: WireFormat {
                 chat, parts: part(""), finishReason: #""finishReason":"\#(reason)","#,
                 usage: usage(chat, completionTokens))
             + "\n\n"
+    }
+
+    /// Offered tools are `tools[].functionDeclarations[].name`; results are the `functionResponse` parts of the last
+    /// content (`response.output`, or `response.error` for an error).
+    func toolTurns(in body: [String: Any]) -> ToolTurns {
+        let contents = body["contents"] as? [[String: Any]] ?? []
+        let tools = body["tools"] as? [[String: Any]] ?? []
+        let parts = { (content: [String: Any]) in content["parts"] as? [[String: Any]] ?? [] }
+        let responses = contents.last.map(parts)?.compactMap { $0["functionResponse"] as? [String: Any] } ?? []
+        return ToolTurns(
+            offered: tools.flatMap { tool in
+                (tool["functionDeclarations"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+            },
+            results: responses.map { response in
+                let payload = response["response"] as? [String: Any] ?? [:]
+                if let error = payload["error"] { return ToolTurns.result(ToolTurns.string(error), isError: true) }
+                return ToolTurns.string(payload["output"] ?? payload)
+            },
+            question: contents.last { $0["role"] as? String == "user" && !ToolTurns.text(of: $0["parts"]).isEmpty }
+                .map { ToolTurns.text(of: $0["parts"]) } ?? "",
+            rounds: contents.filter { parts($0).contains { $0["functionCall"] != nil } }.count)
     }
 
     func completeBody(_ text: String, reasoning: String, chat: ChatRequest, completionTokens: Int) -> String {

@@ -32,6 +32,8 @@ enum MockFault: String, CaseIterable, Sendable {
     /// Answers by citing every numbered source (`<source id="n"`) its request holds, as `[1] [2]`, as a model given
     /// documents does.
     case cite = "mock-cite"
+    /// Calls tools and answers from their results, in each vendor's form, as `MockToolReply` says.
+    case tools = "mock-tools"
 
     /// The fault selected by `model`.
     init(model: String) {
@@ -58,11 +60,18 @@ enum MockFault: String, CaseIterable, Sendable {
         }
     }
 
-    /// The stream to play for `model` under `configuration`, answering the request body `requestText`.
-    func script(model: String, configuration: MockUpstreamConfiguration, requestText: String = "") -> StreamScript {
+    /// The stream to play for `model` under `configuration`, answering the request body `requestText` (and, for
+    /// `mock-tools`, with `toolReply`).
+    func script(
+        model: String, configuration: MockUpstreamConfiguration, requestText: String = "",
+        toolReply: MockToolReply? = nil
+    ) -> StreamScript {
         let chunks =
-            self == .cite
-            ? MockReply.citations(in: requestText) : MockReply.chunks(model: model, tokens: configuration.tokens)
+            switch self {
+            case .cite: MockReply.citations(in: requestText)
+            case .tools: toolReply?.chunks ?? []
+            default: MockReply.chunks(model: model, tokens: configuration.tokens)
+            }
         let partial = Array(chunks.prefix(MockReply.tokensBeforeFault))
         let ending: StreamScript.Ending
         switch self {
@@ -77,7 +86,8 @@ enum MockFault: String, CaseIterable, Sendable {
             chunks: ending == .finish || ending == .finishThenDrop ? chunks : partial,
             firstTokenDelay: .milliseconds(configuration.firstTokenMilliseconds),
             tokenDelay: .milliseconds(self == .slow ? 100 : configuration.delayMilliseconds),
-            ending: ending
+            ending: ending,
+            toolCalls: toolReply?.calls ?? []
         )
     }
 }

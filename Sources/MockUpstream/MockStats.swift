@@ -1,3 +1,5 @@
+import ParleyJSON
+
 /// Counters served by `GET /stats`, plus the `mock-429` turn counter; `POST /stats/reset` zeroes them all.
 actor MockStats {
     /// How a stream ended.
@@ -15,6 +17,7 @@ actor MockStats {
     private var completed = 0
     private var aborted = 0
     private var lastRequest: String?
+    private var lastToolResults: [String]?
     private var rateLimitedRequests = 0
     private var modelListRequests = 0
 
@@ -22,6 +25,11 @@ actor MockStats {
     func received(body: String?) {
         requests += 1
         lastRequest = body
+    }
+
+    /// Remembers the tool results a `mock-tools` request carried back (`ToolTurns.results`).
+    func receivedToolResults(_ results: [String]) {
+        lastToolResults = results
     }
 
     /// Counts a `GET /v1/models`.
@@ -59,11 +67,15 @@ actor MockStats {
     func reset() {
         (requests, open, completed, aborted, rateLimitedRequests, modelListRequests) = (0, 0, 0, 0, 0, 0)
         lastRequest = nil
+        lastToolResults = nil
     }
 
-    /// The `/stats` JSON object; `last_request` is embedded as a JSON value.
+    /// The `/stats` JSON object; `last_request` is embedded as a JSON value, and `last_tool_results` lists the results
+    /// the last `mock-tools` request carried (null before one).
     func json() -> String {
-        #"{"requests":\#(requests),"open":\#(open),"completed":\#(completed),"aborted":\#(aborted),"#
-            + #""model_list_requests":\#(modelListRequests),"last_request":\#(lastRequest ?? "null")}"#
+        let toolResults = lastToolResults.map { "[" + $0.map(JSONText.quoted).joined(separator: ",") + "]" } ?? "null"
+        return #"{"requests":\#(requests),"open":\#(open),"completed":\#(completed),"aborted":\#(aborted),"#
+            + #""model_list_requests":\#(modelListRequests),"last_request":\#(lastRequest ?? "null"),"#
+            + #""last_tool_results":\#(toolResults)}"#
     }
 }

@@ -37,32 +37,28 @@ struct MockStream<Wire: WireFormat>: Sendable {
     /// Largest batch of due events held before writing.
     private static var batchSize: Int { 16 * 1024 }
 
-    /// Sends the script's reasoning tokens, then its answer tokens, at their due instants, then its ending. Token `i`
-    /// (counting both) is due `firstTokenDelay + i × tokenDelay` after the start, as a model generates at its own pace
+    /// Sends the script's reasoning tokens, then its answer tokens, then its tool calls, at their due instants, then its
+    /// ending. Token `i` (counting all three) is due `firstTokenDelay + i × tokenDelay` after the start, as a model generates at its own pace
     /// whoever reads: a stream that falls behind (a busy machine) catches up, and the events due by the time it writes
     /// share one write.
     private func play(into writer: inout any ResponseBodyWriter) async throws {
         let clock = ContinuousClock()
         let start = clock.now
         var pending = ByteBuffer(string: wire.prelude(chat))
-        let reasoningCount = script.reasoning.count
-        for index in 0..<(reasoningCount + script.chunks.count) {
+        for index in 0..<(script.reasoning.count + script.completionTokens) {
             let due = start + script.firstTokenDelay + script.tokenDelay * index
             if due > clock.now {
                 try await flush(&pending, to: &writer)
                 try await pacer.sleep(until: due)
             }
-            pending.writeString(
-                index < reasoningCount
-                    ? wire.reasoning(script.reasoning[index], index: index, chat: chat)
-                    : wire.token(script.chunks[index - reasoningCount], index: index - reasoningCount, chat: chat))
+            pending.writeString(event(at: index))
             if pending.readableBytes >= Self.batchSize {
                 try await flush(&pending, to: &writer)
             }
         }
         switch script.ending {
         case .finish, .finishThenDrop:
-            pending.writeString(wire.finale(chat, completionTokens: script.chunks.count))
+            pending.writeString(wire.finale(chat, completionTokens: script.completionTokens))
             try await flush(&pending, to: &writer)
             if script.ending == .finishThenDrop { throw DroppedConnection() }
         case .garbage:
@@ -75,6 +71,17 @@ struct MockStream<Wire: WireFormat>: Sendable {
             try await flush(&pending, to: &writer)
             while true { try await Task.sleep(for: .seconds(3600)) }
         }
+    }
+
+    /// The events of token `index`: a reasoning token, an answer token or a tool call.
+    private func event(at index: Int) -> String {
+        let answerIndex = index - script.reasoning.count
+        if answerIndex < 0 { return wire.reasoning(script.reasoning[index], index: index, chat: chat) }
+        if answerIndex < script.chunks.count {
+            return wire.token(script.chunks[answerIndex], index: answerIndex, chat: chat)
+        }
+        let callIndex = answerIndex - script.chunks.count
+        return wire.toolCall(script.toolCalls[callIndex], index: callIndex, chat: chat)
     }
 
     /// Writes and empties `pending` unless it is empty (an empty chunk would end the body); throws if the client has

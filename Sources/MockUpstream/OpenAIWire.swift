@@ -45,12 +45,37 @@ struct OpenAIWire: WireFormat {
             chat, choices: #"[{"index":0,"delta":{\#(role)"content":\#(JSONText.quoted(text))},"finish_reason":null}]"#)
     }
 
+    /// A call's first delta names it, with empty arguments; the arguments follow in pieces, a chunk each.
+    func toolCall(_ call: MockToolReply.Call, index: Int, chat: ChatRequest) -> String {
+        let header =
+            #"{"index":\#(index),"id":\#(JSONText.quoted(call.id)),"type":"function","#
+            + #""function":{"name":\#(JSONText.quoted(call.name)),"arguments":""}}"#
+        let pieces = call.argumentPieces.map {
+            #"{"index":\#(index),"function":{"arguments":\#(JSONText.quoted($0))}}"#
+        }
+        return ([#""content":null,"tool_calls":[\#(header)]"#] + pieces.map { #""tool_calls":[\#($0)]"# })
+            .map { chunk(chat, choices: #"[{"index":0,"delta":{\#($0)},"finish_reason":null}]"#) }.joined()
+    }
+
     func finale(_ chat: ChatRequest, completionTokens: Int) -> String {
-        let stop = chunk(
-            chat, choices: #"[{"index":0,"delta":{},"finish_reason":"\#(chat.endsAtLimit ? "length" : "stop")"}]"#)
+        let reason = chat.endsAtLimit ? "length" : chat.toolCalls > 0 ? "tool_calls" : "stop"
+        let stop = chunk(chat, choices: #"[{"index":0,"delta":{},"finish_reason":"\#(reason)"}]"#)
         let usage =
             chat.includeUsage ? chunk(chat, choices: "[]", extra: #","usage":\#(usage(chat, completionTokens))"#) : ""
         return stop + usage + "data: [DONE]\n\n"
+    }
+
+    /// Offered tools are `tools[].function.name`; results are the `tool` messages that end the list.
+    func toolTurns(in body: [String: Any]) -> ToolTurns {
+        let messages = body["messages"] as? [[String: Any]] ?? []
+        let tools = body["tools"] as? [[String: Any]] ?? []
+        return ToolTurns(
+            offered: tools.compactMap { ($0["function"] as? [String: Any])?["name"] as? String },
+            results: messages.reversed().prefix { $0["role"] as? String == "tool" }.reversed().map {
+                ToolTurns.text(of: $0["content"])
+            },
+            question: messages.last { $0["role"] as? String == "user" }.map { ToolTurns.text(of: $0["content"]) } ?? "",
+            rounds: messages.filter { $0["tool_calls"] != nil }.count)
     }
 
     func completeBody(_ text: String, reasoning: String, chat: ChatRequest, completionTokens: Int) -> String {

@@ -30,6 +30,11 @@ struct StreamScript: Sendable {
     var firstTokenDelay: Duration
     var tokenDelay: Duration
     var ending: Ending
+    /// Tool calls asked for after the answer's tokens, one a token (`mock-tools`).
+    var toolCalls: [MockToolReply.Call] = []
+
+    /// The tokens the reply counts: its answer's, and one per call.
+    var completionTokens: Int { chunks.count + toolCalls.count }
 }
 
 extension StreamScript {

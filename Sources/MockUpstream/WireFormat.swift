@@ -12,9 +12,14 @@ protocol WireFormat: Sendable {
     func reasoning(_ text: String, index: Int, chat: ChatRequest) -> String
     /// The event carrying the answer token `text` at position `index`.
     func token(_ text: String, index: Int, chat: ChatRequest) -> String
+    /// The events asking for the tool call `call`, the `index`th after the answer's tokens, in the vendor's streaming
+    /// shape (its arguments in pieces where the vendor streams them so).
+    func toolCall(_ call: MockToolReply.Call, index: Int, chat: ChatRequest) -> String
     /// Events that end a stream of `completionTokens` answer tokens (after `chat.reasoningTokens` reasoning tokens)
     /// normally.
     func finale(_ chat: ChatRequest, completionTokens: Int) -> String
+    /// What a `mock-tools` request body (as a dictionary) says about tools.
+    func toolTurns(in body: [String: Any]) -> ToolTurns
     /// The non-streaming JSON body carrying the whole `text`, after the whole `reasoning` if not empty.
     func completeBody(_ text: String, reasoning: String, chat: ChatRequest, completionTokens: Int) -> String
     /// The HTTP status and vendor-shaped JSON body of `error`.

@@ -11,7 +11,19 @@ import Testing
     /// What JSONDecoder makes of the same fields (the shape the reader replaced).
     private struct Reference: Decodable {
         struct Choice: Decodable {
-            struct Delta: Decodable { var content: String? }
+            struct Delta: Decodable {
+                struct ToolCall: Decodable {
+                    struct Function: Decodable {
+                        var name: String?
+                        var arguments: String?
+                    }
+                    var index: Int?
+                    var id: String?
+                    var function: Function?
+                }
+                var content: String?
+                var tool_calls: [ToolCall]?
+            }
             var delta: Delta?
             var finish_reason: String?
         }
@@ -26,7 +38,14 @@ import Testing
 
         var chunk: (choices: [ChatCompletionChunk.Choice]?, usage: ChatCompletionChunk.TokenUsage?) {
             (
-                choices?.map { ChatCompletionChunk.Choice(content: $0.delta?.content, finishReason: $0.finish_reason) },
+                choices?.map { choice in
+                    ChatCompletionChunk.Choice(
+                        content: choice.delta?.content, finishReason: choice.finish_reason,
+                        toolCalls: (choice.delta?.tool_calls ?? []).map {
+                            ChatCompletionChunk.ToolCallPiece(
+                                index: $0.index, id: $0.id, name: $0.function?.name, arguments: $0.function?.arguments)
+                        })
+                },
                 usage.map {
                     ChatCompletionChunk.TokenUsage(
                         promptTokens: $0.prompt_tokens, completionTokens: $0.completion_tokens,
@@ -50,6 +69,8 @@ import Testing
         #"  {  "choices" : [ { "delta" : { "content" : "spaced" } , "logprobs" : null } ] }  "#,
         #"{"choices":[{"delta":{"content":null,"tool_calls":[{"index":0,"function":{"arguments":"{\"a\":[1,2.5e3,true,false,null]}"}}]}}]}"#,
         #"{"choices":[{"delta":{"content":"a"}},{"delta":{"content":"b"}}]}"#,
+        #"{"choices":[{"delta":{"tool_calls":[{"index":1,"id":"call_1","type":"function","function":{"name":"add","arguments":""}},{"index":2,"function":{"arguments":"{\"b"}}]}}]}"#,
+        #"{"choices":[{"delta":{"tool_calls":null}}]}"#,
         #"{"usage":{"prompt_tokens":1.0e2,"completion_tokens":null}}"#,
         #"{}"#,
         // Skipped fields of every number shape, and skipped strings with escapes.
@@ -67,7 +88,8 @@ import Testing
         #"{"choices":[{"delta":{"content":"bad \x escape"}}]}"#, #"{"choices":[{"delta":{"content":"\u12"}}]}"#,
         #"{"choices":[{"delta":{"content":"a"}}]} trailing"#, #"{"choices":[{"delta":{"content":"a"}},]}"#,
         "{\"choices\":[{\"delta\":{\"content\":\"raw \n newline\"}}]}", #"{"a":tru}"#, #"{"a":01x}"#, #"{"a" "b"}"#,
-        #"{"choices":[{"finish_reason":7}]}"#, #"{"usage":{"prompt_tokens_details":{"cached_tokens":"9"}}}"#,
+        #"{"choices":[{"finish_reason":7}]}"#, #"{"choices":[{"delta":{"tool_calls":[{"index":"0"}]}}]}"#,
+        #"{"choices":[{"delta":{"tool_calls":{}}}]}"#, #"{"usage":{"prompt_tokens_details":{"cached_tokens":"9"}}}"#,
         #"{"choices":[{"delta":{"content":"\ud83d"}}]}"#,
         // Malformed skipped numbers and strings.
         #"{"created":01}"#, #"{"created":-}"#, #"{"created":1.}"#, #"{"created":1e}"#, #"{"created":.5}"#,

@@ -269,7 +269,7 @@ import Testing
                     "mock-fast", "mock-slow", "mock-429", "mock-500", "mock-reset", "mock-stall", "mock-garbage",
                     "mock-long",
                     "mock-empty", "mock-nousage", "mock-window", "mock-length", "mock-think", "mock-think-tag",
-                    "mock-deaf", "mock-cite",
+                    "mock-deaf", "mock-cite", "mock-tools",
                 ])
         }
     }

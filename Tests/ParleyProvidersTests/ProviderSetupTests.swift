@@ -78,7 +78,8 @@ import Testing
             ])
         var sonnet = ModelInfo(
             id: "claude-sonnet-4", upstreamID: "claude-sonnet-4-20250514", providerID: "anthropic",
-            contextWindow: 200_000, vision: true, price: ModelPrice(input: 3, cachedInput: 0.3, output: 15))
+            contextWindow: 200_000, vision: true, tools: true, price: ModelPrice(input: 3, cachedInput: 0.3, output: 15)
+        )
         // Anthropic takes temperatures up to 1.
         sonnet.maxTemperature = 1
         #expect(catalog.model("claude-sonnet-4") == sonnet)
@@ -86,10 +87,25 @@ import Testing
             catalog.model("gemini-2.5-flash")
                 == ModelInfo(
                     id: "gemini-2.5-flash", providerID: "gemini", contextWindow: 1_048_576,
-                    vision: true, price: ModelPrice(input: 0.3, cachedInput: 0.075, output: 2.5)))
+                    vision: true, tools: true, price: ModelPrice(input: 0.3, cachedInput: 0.075, output: 2.5)))
         let claude = try #require(catalog.model("claude-opus-4").flatMap(catalog.provider(for:)) as? AnthropicProvider)
         #expect(claude.connection.name == "Anthropic")
         #expect(catalog.model("gemini-2.0-flash").flatMap(catalog.provider(for:)) is GeminiProvider)
+    }
+
+    @Test func toolsComeFromTheConfigElseTheBuiltInTableElseOff() throws {
+        let setup = try Self.setup(
+            ["OPENAI_API_KEY": "sk"],
+            config: #"""
+                {"providers": [{"id": "local", "kind": "openai", "base_url": "http://127.0.0.1:9/v1"}],
+                 "models": [{"id": "qwen", "provider": "local", "tools": true}, {"id": "llama", "provider": "local"},
+                            {"id": "gpt-4o", "tools": false}]}
+                """#)
+        let catalog = setup.makeCatalog(client: .shared, logger: Self.logger)
+        #expect(catalog.model("qwen")?.tools == true)
+        #expect(catalog.model("llama")?.tools == false)
+        #expect(catalog.model("gpt-4o")?.tools == false)
+        #expect(catalog.model("gpt-4.1")?.tools == true)
     }
 
     @Test func aBaseURLAloneConfiguresAProviderWithoutKey() throws {
@@ -114,7 +130,7 @@ import Testing
         #expect(
             catalog.defaultModel
                 == ModelInfo(
-                    id: "gpt-4o", providerID: "openai", contextWindow: 128_000, vision: true,
+                    id: "gpt-4o", providerID: "openai", contextWindow: 128_000, vision: true, tools: true,
                     price: ModelPrice(input: 2.5, cachedInput: 1.25, output: 12), fallback: "gpt-4o-mini"))
     }
 
@@ -227,7 +243,7 @@ import Testing
                             "mock-slow", "mock-429", "mock-500", "mock-reset", "mock-stall", "mock-garbage",
                             "mock-long", "mock-empty",
                             "mock-nousage", "mock-window", "mock-length", "mock-think", "mock-think-tag", "mock-deaf",
-                            "mock-cite",
+                            "mock-cite", "mock-tools",
                         ]
                         .map { ModelInfo(id: $0, providerID: "mock", contextWindow: ModelInfo.discoveredContextWindow) }
                 )
