@@ -100,6 +100,7 @@ let package = Package(
             name: "ParleyServer",
             dependencies: [
                 "ParleyCore", "ParleyStore", "ParleyProviders", "ParleyMarkdown", "ParleyJSON", "ParleyDocuments",
+                "ParleyTools",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),

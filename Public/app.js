@@ -348,6 +348,26 @@
     return row;
   }
 
+  /** Allow and Deny for a call waiting for permission, as the server writes them: buttons of the page's
+   *  `tool-decision-form`, which posts the answer (the page then reloads on the running reply). */
+  function decisionButtons(callID) {
+    const conversation = location.pathname.split("/")[2];
+    const buttons = document.createElement("p");
+    buttons.className = "tool-decision";
+    for (const [value, label] of [["allow", "Allow"], ["deny", "Deny"]]) {
+      const button = document.createElement("button");
+      button.type = "submit";
+      button.setAttribute("form", "tool-decision-form");
+      button.formAction = "/c/" + conversation + "/tools/" + encodeURIComponent(callID);
+      button.name = "decision";
+      button.value = value;
+      button.textContent = label;
+      if (value === "allow") button.className = "primary";
+      buttons.append(button, " ");
+    }
+    return buttons;
+  }
+
   /** Ends a reply's thinking once its answer starts (or it ends): the section closes and says how long it took. */
   function endThinking(article) {
     const section = article.querySelector("details.reasoning[data-started-at]");
@@ -455,7 +475,15 @@
     const article = streamingArticle(data);
     if (!article) return;
     const wasAtBottom = nearBottom();
-    toolRow(article, data.call_id, data.tool, data.arguments);
+    const row = article.querySelector(`details.tool-call[data-call-id="${CSS.escape(data.call_id)}"]`)
+      ?? toolRow(article, data.call_id, data.tool, data.arguments);
+    row.querySelector(".tool-decision")?.remove();
+    row.dataset.status = data.awaiting_confirmation ? "awaiting" : "running";
+    row.querySelector(".tool-status").textContent = data.awaiting_confirmation ? "waiting for your answer" : "running…";
+    if (data.awaiting_confirmation) {
+      row.open = true;
+      row.append(decisionButtons(data.call_id));
+    }
     followIfAtBottom(wasAtBottom);
   });
 

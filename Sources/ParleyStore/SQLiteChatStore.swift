@@ -231,6 +231,16 @@ public struct SQLiteChatStore: ChatStore {
         }
     }
 
+    public func saveToolSteps(_ steps: [ToolStep], messageID: MessageID) async throws(StoreError) {
+        try await perform {
+            try await writer.write { db in
+                try db.cachedStatement(
+                    sql: "UPDATE messages SET tool_steps = ? WHERE id = ? AND status = 'streaming'"
+                ).execute(arguments: [StoredJSONList.json(steps), messageID])
+            }
+        }
+    }
+
     @discardableResult
     public func finishReply(id: MessageID, outcome: ReplyOutcome) async throws(StoreError) -> Usage {
         try await perform {

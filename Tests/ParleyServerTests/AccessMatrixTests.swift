@@ -90,6 +90,7 @@ struct AccessMatrixTests {
         "DELETE /api/collections/{id}/documents/{document_id}": .owner,
         "POST /c/{id}/documents": .owner, "POST /api/conversations/{id}/documents": .owner,
         "GET /documents/{id}": .owner, "GET /api/documents/{id}": .owner, "DELETE /api/documents/{id}": .owner,
+        "POST /c/{id}/tools/{call_id}": .owner, "POST /api/conversations/{id}/tools/{call_id}": .owner,
     ]
 
     /// Form fields that every owner route accepts, so that a refusal is about who asks, not what they sent.
@@ -137,6 +138,7 @@ struct AccessMatrixTests {
                 .replacingOccurrences(of: "{document_id}", with: "\(collectionDocumentID)")
                 .replacingOccurrences(of: "{token}", with: template.hasPrefix("/invite/") ? inviteToken : shareToken)
                 .replacingOccurrences(of: "{message_id}", with: "\(message)")
+                .replacingOccurrences(of: "{call_id}", with: "call_1")
                 .replacingOccurrences(of: "**", with: "katex/katex.min.css")
         }
     }

@@ -195,6 +195,17 @@ public struct ChatService: Sendable {
         }
     }
 
+    /// Allows or denies a tool call of the conversation's running reply that waits for the user; `.notFound` when none
+    /// waits under that id.
+    public func decideToolCall(userID: UserID, conversationID: ConversationID, callID: String, allow: Bool)
+        async throws(ChatError)
+    {
+        _ = try await conversation(conversationID, userID: userID)
+        guard generations.decide(conversationID: conversationID, callID: callID, allow: allow) else {
+            throw .notFound
+        }
+    }
+
     /// Sets which MCP servers' tools the conversation's replies may call (nil: those on by default); the caller has
     /// checked that they exist.
     public func setToolServers(_ servers: [String]?, userID: UserID, conversationID: ConversationID)

@@ -36,42 +36,74 @@ extension GenerationManager {
         }
     }
 
+    /// How long a call that needs the user's permission waits for it before it is denied.
+    static let confirmationWait = Duration.seconds(600)
+
     /// Runs the calls at once, each announced by a `tool_call` event and answered by a `tool_result` event, and
-    /// returns their results in the calls' order; a call the reply's Stop cut short is `stopped`.
+    /// returns their results in the calls' order. A call of a tool that needs permission first waits for the user's
+    /// answer (its steps saved, so that a page loaded meanwhile offers Allow and Deny); a denied one, or one left
+    /// unanswered for `confirmationWait`, is answered as denied. A call the reply's Stop cut short is `stopped`.
     func runTools(_ calls: [ToolCall], for reply: ReplyRun) async -> [ToolResult] {
         let messageID = reply.job.assistantMessageID
-        let first = reply.addToolSteps(calls.map { ToolStep(call: $0, status: .running) })
-        for call in calls {
-            reply.publish(.toolCall(messageID: messageID, call: call, awaitingConfirmation: false), to: hub)
+        let asks = calls.map { tools?.needsConfirmation($0.name) ?? false }
+        let first = reply.addToolSteps(
+            zip(calls, asks).map { ToolStep(call: $0, status: $1 ? .awaiting : .running) })
+        for (call, ask) in zip(calls, asks) {
+            reply.publish(.toolCall(messageID: messageID, call: call, awaitingConfirmation: ask), to: hub)
         }
-        guard let tools else {
-            return calls.map {
-                ToolResult(callID: $0.id, name: $0.name, content: "No tools are set up.", isError: true)
-            }
-        }
+        if asks.contains(true) { await saveToolSteps(of: reply) }
         var results = [ToolResult?](repeating: nil, count: calls.count)
-        await withTaskGroup(of: (Int, ToolResult).self) { group in
+        await withTaskGroup(of: (Int, ToolStep).self) { group in
             for (index, call) in calls.enumerated() {
-                group.addTask { (index, await tools.call(call)) }
+                group.addTask { (index, await self.runTool(call, asking: asks[index], for: reply)) }
             }
-            for await (index, result) in group {
-                results[index] = result
-                let stopped = Task.isCancelled
-                reply.updateToolStep(at: first + index) { step in
-                    step.status = stopped ? .stopped : .done
-                    step.result = result
-                }
-                if !stopped {
+            for await (index, step) in group {
+                results[index] = step.result
+                reply.updateToolStep(at: first + index) { $0 = step }
+                if step.status != .stopped {
                     reply.publish(
                         .toolResult(
-                            messageID: messageID, callID: result.callID, ok: !result.isError,
-                            summary: ToolStep(call: calls[index], status: .done, result: result).summary),
-                        to: hub)
+                            messageID: messageID, callID: step.call.id, ok: step.result?.isError == false,
+                            summary: step.summary), to: hub)
                 }
             }
         }
         return zip(calls, results).map { call, result in
             result ?? ToolResult(callID: call.id, name: call.name, content: "Stopped.", isError: true)
         }
+    }
+
+    /// One call: asked of the user first when `asking`, then run; the step as it ended.
+    private func runTool(_ call: ToolCall, asking: Bool, for reply: ReplyRun) async -> ToolStep {
+        if asking {
+            guard await reply.decision(on: call.id, within: Self.confirmationWait) else {
+                if Task.isCancelled { return ToolStep(call: call, status: .stopped) }
+                let denied = ToolResult(
+                    callID: call.id, name: call.name, content: "The user did not allow this call.", isError: true)
+                return ToolStep(call: call, status: .denied, result: denied)
+            }
+            reply.publish(
+                .toolCall(messageID: reply.job.assistantMessageID, call: call, awaitingConfirmation: false), to: hub)
+        }
+        guard let tools else {
+            let missing = ToolResult(callID: call.id, name: call.name, content: "No tools are set up.", isError: true)
+            return ToolStep(call: call, status: .done, result: missing)
+        }
+        let result = await tools.call(call)
+        return ToolStep(call: call, status: Task.isCancelled ? .stopped : .done, result: result)
+    }
+
+    /// Saves the reply's tool steps while it runs (a call waiting for the user's answer); a failure is only logged.
+    private func saveToolSteps(of reply: ReplyRun) async {
+        do {
+            try await store.saveToolSteps(reply.toolSteps, messageID: reply.job.assistantMessageID)
+        } catch {
+            logger.warning("saving a reply's tool calls failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Answers a tool call of the conversation's running reply that waits for the user; returns whether one waited.
+    public func decide(conversationID: ConversationID, callID: String, allow: Bool) -> Bool {
+        hub.runningReply(in: conversationID)?.decide(callID, allow: allow) ?? false
     }
 }

@@ -102,6 +102,8 @@ final class ReplyRun: Sendable {
         var task: Task<Void, Never>?
         /// Who waits for the reply to be underway.
         var underwayWaiter: CheckedContinuation<Void, Never>?
+        /// The tool calls waiting for the user's answer, by call id.
+        var decisions: [String: CheckedContinuation<Bool, Never>] = [:]
     }
 
     /// The job, without its history (which the state holds only until the reply takes it).
@@ -333,6 +335,49 @@ final class ReplyRun: Sendable {
     func updateToolStep(at index: Int, _ change: (inout ToolStep) -> Void) {
         state.withLock { change(&$0.report.toolSteps[index]) }
     }
+
+    /// Waits until the user allows (true) or denies (false) the call, or `timeout` passes on the engine's clock (a
+    /// denial); a cancelled task (Stop) denies it too.
+    func decision(on callID: String, within timeout: Duration) async -> Bool {
+        await withTaskGroup(of: Bool?.self) { group in
+            group.addTask { await self.awaitDecision(on: callID) }
+            group.addTask { [clock] in
+                try? await clock.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            // Past the timeout the call is denied, which ends the waiting child.
+            _ = decide(callID, allow: false)
+            return first ?? false
+        }
+    }
+
+    /// Waits for `decide` on the call; a cancelled task gets a denial.
+    private func awaitDecision(on callID: String) async -> Bool {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let cancelled = state.withLock { state in
+                    guard !Task.isCancelled else { return true }
+                    state.decisions[callID] = continuation
+                    return false
+                }
+                if cancelled { continuation.resume(returning: false) }
+            }
+        } onCancel: {
+            _ = decide(callID, allow: false)
+        }
+    }
+
+    /// Answers a call waiting for the user; returns whether one was waiting.
+    func decide(_ callID: String, allow: Bool) -> Bool {
+        let waiting = state.withLock { $0.decisions.removeValue(forKey: callID) }
+        waiting?.resume(returning: allow)
+        return waiting != nil
+    }
+
+    /// The reply's tool steps so far.
+    var toolSteps: [ToolStep] { state.withLock { $0.report.toolSteps } }
 
     /// Whether the model's last call asked for tools.
     var asksForTools: Bool { state.withLock { !$0.report.toolCalls.isEmpty } }

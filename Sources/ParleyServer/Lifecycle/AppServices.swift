@@ -23,4 +23,6 @@ struct AppServices: Sendable {
     let documentIntake: DocumentIntake
     /// The documents' store.
     let documents: any DocumentStore
+    /// The MCP servers' tools, when any is configured.
+    let tools: (any ToolRunner)?
 }

@@ -6,6 +6,7 @@ import ParleyCore
 import ParleyDocuments
 import ParleyProviders
 import ParleyStore
+import ParleyTools
 import ServiceLifecycle
 
 /// Builds the Parley application: opens the database, recovers interrupted replies, configures providers,
@@ -29,6 +30,7 @@ public func buildApplication(
     let providers = try ProviderSetup(
         environment: settings.environment, configPath: settings.providerConfigPath,
         timeouts: timeouts, demoTokenDelay: settings.demoTokenDelay)
+    let toolServers = try ToolRunnerService.servers(configPath: settings.providerConfigPath)
     let budget = FileDescriptorBudget.raisingProcessLimit(multiplexed: tls != nil)
     var generationSettings = settings.generation
     let replyLimit = generationSettings.maxRunningReplies ?? budget.replies
@@ -72,8 +74,15 @@ public func buildApplication(
     let documentIntake = DocumentIntake(
         store: documents, extractor: DocumentExtractor(maxBytes: settings.maxDocumentBytes),
         concurrency: System.coreCount, logger: logger)
+    let tools =
+        toolServers.isEmpty
+        ? nil
+        : MCPToolRunner(
+            servers: toolServers, callTimeout: settings.toolTimeout, maxResultBytes: settings.toolResultMaxBytes,
+            http: client, logger: logger)
     let generations = GenerationManager(
-        store: chatStore, documents: documents, catalog: catalog, settings: generationSettings, logger: logger)
+        store: chatStore, documents: documents, tools: tools, catalog: catalog, settings: generationSettings,
+        logger: logger)
     let services = AppServices(
         settings: settings, database: database, accounts: accounts,
         chat: ChatService(store: chatStore, generations: generations, catalog: catalog, logger: logger),
@@ -87,7 +96,7 @@ public func buildApplication(
             passwordSignIn: settings.passwordLogin, logger: logger),
         pages: pages, singleSignOn: singleSignOn,
         eventStreams: EventStreamLimit(maximum: settings.maxEventStreamsPerUser),
-        documentIntake: documentIntake, documents: documents)
+        documentIntake: documentIntake, documents: documents, tools: tools)
 
     let router = buildRouter(services)
     // The upstream client's users come after it: a service group stops its services in reverse order.
@@ -98,6 +107,7 @@ public func buildApplication(
             providers: providers, catalog: catalog, client: client, interval: settings.modelRefreshInterval,
             retryDelay: settings.modelRetryDelay, answeredAtStart: answered, logger: logger),
     ]
+    if let tools { httpServices.append(ToolRunnerService(runner: tools)) }
     if let singleSignOn {
         httpServices.append(
             SingleSignOnDiscoveryService(provider: singleSignOn.provider, retryDelay: settings.singleSignOnRetryDelay))
@@ -215,6 +225,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         .addRoutes(to: router)
     ShareController(shares: services.shares, pages: services.pages).addRoutes(to: router)
     AttachmentController(chat: services.chat, shares: services.shares).addRoutes(to: router)
+    ToolDecisionController(chat: services.chat).addRoutes(to: router)
     DocumentController(
         chat: services.chat, intake: services.documentIntake, documents: services.documents,
         limit: services.settings.documentLimit

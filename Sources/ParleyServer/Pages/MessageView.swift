@@ -42,7 +42,10 @@ enum MessageView {
         if let reasoning = message.reasoning, !reasoning.isEmpty {
             html += reasoningSection(reasoning, of: message)
         }
-        if !message.toolSteps.isEmpty { html += ToolStepsView.html(message.toolSteps) }
+        if !message.toolSteps.isEmpty {
+            html += ToolStepsView.html(
+                message.toolSteps, conversationID: message.conversationID, isOwnersView: isOwnersView)
+        }
         html += "  <div class=\"content\">\(content)</div>\n"
         if !message.sources.isEmpty { html += sourceList(message.sources) }
         if message.status == .streaming {

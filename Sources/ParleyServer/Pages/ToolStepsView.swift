@@ -1,3 +1,4 @@
+import Foundation
 import ParleyCore
 
 /// A reply's tool calls in its transcript: a collapsed row each, naming the tool and how the call went, that opens on
@@ -6,8 +7,9 @@ enum ToolStepsView {
     /// The longest part of a result shown (the model was given it whole, up to the result limit).
     static let shownCharacters = 4_000
 
-    /// The rows of `steps`, in the order the calls were made.
-    static func html(_ steps: [ToolStep]) -> String {
+    /// The rows of `steps`, in the order the calls were made; in the owner's view, a call waiting for permission has
+    /// Allow and Deny buttons (of the page's `tool-decision-form`, which holds the token) and is open.
+    static func html(_ steps: [ToolStep], conversationID: ConversationID, isOwnersView: Bool) -> String {
         var html = "  <div class=\"tool-steps\">"
         for step in steps {
             let result = step.result.map { result in
@@ -16,14 +18,26 @@ enum ToolStepsView {
                     ? String(result.content.prefix(shownCharacters)) + "…" : result.content
                 return "<pre class=\"tool-result\">\(HTMLText.escaped(content))</pre>"
             }
+            let waiting = isOwnersView && step.status == .awaiting
             html +=
-                "<details class=\"tool-call\" data-call-id=\"\(HTMLText.escaped(step.call.id))\" data-status=\"\(outcome(step))\">"
+                "<details class=\"tool-call\" data-call-id=\"\(HTMLText.escaped(step.call.id))\" data-status=\"\(outcome(step))\""
+                + (waiting ? " open>" : ">")
                 + "<summary><span class=\"tool-name\">\(HTMLText.escaped(step.call.name))</span> "
                 + "<span class=\"tool-status\">\(label(step))</span></summary>"
                 + "<pre class=\"tool-arguments\">\(HTMLText.escaped(step.call.arguments))</pre>" + (result ?? "")
-                + "</details>"
+                + (waiting ? decisionButtons(step.call.id, conversationID: conversationID) : "") + "</details>"
         }
         return html + "</div>\n"
+    }
+
+    /// Allow and Deny for a call waiting for permission.
+    static func decisionButtons(_ callID: String, conversationID: ConversationID) -> String {
+        let action = HTMLText.escaped(
+            "/c/\(conversationID)/tools/" + (callID.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? "")
+        )
+        return "<p class=\"tool-decision\">"
+            + "<button type=\"submit\" form=\"tool-decision-form\" formaction=\"\(action)\" name=\"decision\" value=\"allow\" class=\"primary\">Allow</button> "
+            + "<button type=\"submit\" form=\"tool-decision-form\" formaction=\"\(action)\" name=\"decision\" value=\"deny\">Deny</button></p>"
     }
 
     /// How the call went, as the row's `data-status`: `running`, `awaiting`, `ok`, `failed`, `denied` or `stopped`.

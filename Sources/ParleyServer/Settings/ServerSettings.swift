@@ -69,6 +69,10 @@ public struct ServerSettings: Sendable {
     public var modelRetryDelay: Duration = .seconds(5)
     /// The largest image one upload may carry, in bytes (`PARLEY_MAX_UPLOAD_MB`).
     public var maxUploadBytes = 20 * 1024 * 1024
+    /// How long one tool call may take before it is cancelled (`PARLEY_TOOL_TIMEOUT_SECONDS`).
+    public var toolTimeout: Duration = .seconds(60)
+    /// The largest tool result a model is sent, in bytes; more is cut with a note (`PARLEY_TOOL_RESULT_MAX_KB`).
+    public var toolResultMaxBytes = 64 * 1024
     /// The largest document one upload may carry, in bytes (`PARLEY_MAX_DOCUMENT_MB`).
     public var maxDocumentBytes = 32 * 1024 * 1024
     /// The bytes of images and message text one user may store, unless an admin sets their own
@@ -169,6 +173,15 @@ public struct ServerSettings: Sendable {
             try read.value("PARLEY_MAX_UPLOAD_MB", expected: "a whole number of megabytes from 1 to 1024") {
                 Int($0).filter { (1...1024).contains($0) }.map { $0 * 1024 * 1024 }
             } ?? maxUploadBytes
+        toolTimeout = try read.seconds("PARLEY_TOOL_TIMEOUT_SECONDS", positive: true) ?? toolTimeout
+        toolResultMaxBytes =
+            try read.value("PARLEY_TOOL_RESULT_MAX_KB", expected: "a whole number of kilobytes from 1 to 10240") {
+                Int($0).filter { (1...10_240).contains($0) }.map { $0 * 1024 }
+            } ?? toolResultMaxBytes
+        generation.maxToolSteps =
+            try read.value("PARLEY_TOOL_MAX_STEPS", expected: "a whole number of model calls from 1 to 50") {
+                Int($0).filter { (1...50).contains($0) }
+            } ?? generation.maxToolSteps
         maxDocumentBytes =
             try read.value("PARLEY_MAX_DOCUMENT_MB", expected: "a whole number of megabytes from 1 to 256") {
                 Int($0).filter { (1...256).contains($0) }.map { $0 * 1024 * 1024 }
