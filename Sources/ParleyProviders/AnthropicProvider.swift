@@ -60,7 +60,9 @@ public struct AnthropicProvider: ChatProvider {
             if let topP = request.topP { body.field("top_p", topP) }
             if !system.isEmpty { body.field("system", system) }
             body.field("messages", objectsFrom: request.turns.lazy.filter { $0.role != .system }, Self.writeMessage)
-            if !request.tools.isEmpty { Self.writeTools(&body, request.tools) }
+            let (tools, callsForbidden) = request.declaredTools
+            if !tools.isEmpty { Self.writeTools(&body, tools) }
+            if callsForbidden { body.field("tool_choice", object: JSONText { $0.field("type", "none") }) }
             body.field("stream", true)
         }
         var headers = [("anthropic-version", Self.apiVersion)]

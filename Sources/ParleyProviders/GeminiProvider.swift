@@ -44,7 +44,15 @@ public struct GeminiProvider: ChatProvider {
             if !system.isEmpty {
                 body.field("systemInstruction", object: JSONText { $0.field("parts", objects: system) })
             }
-            if !request.tools.isEmpty { Self.writeTools(&body, request.tools) }
+            let (tools, callsForbidden) = request.declaredTools
+            if !tools.isEmpty { Self.writeTools(&body, tools) }
+            if callsForbidden {
+                body.field(
+                    "toolConfig",
+                    object: JSONText { config in
+                        config.field("functionCallingConfig", object: JSONText { $0.field("mode", "NONE") })
+                    })
+            }
             if request.maxTokens != nil || !request.stop.isEmpty || request.effectiveThinkingBudget != nil
                 || request.temperature != nil || request.topP != nil
             {

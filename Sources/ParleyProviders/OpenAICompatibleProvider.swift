@@ -47,7 +47,9 @@ public struct OpenAICompatibleProvider: ChatProvider {
             } else {
                 body.field("messages", objectsFrom: request.turns, Self.writeMessage)
             }
-            if !request.tools.isEmpty { Self.writeTools(&body, request.tools) }
+            let (tools, callsForbidden) = request.declaredTools
+            if !tools.isEmpty { Self.writeTools(&body, tools) }
+            if callsForbidden { body.field("tool_choice", "none") }
             if let maxTokens = request.maxTokens { body.field("max_tokens", maxTokens) }
             if !request.stop.isEmpty { body.field("stop", strings: request.stop) }
             if let temperature = request.temperature { body.field("temperature", temperature) }

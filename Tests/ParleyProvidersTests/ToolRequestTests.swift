@@ -220,6 +220,22 @@ import Testing
         #expect(GeminiSchema.parameters(from: "[1]") == nil)
     }
 
+    @Test func aHistoryWithCallsButNoToolOfferedDeclaresItsToolsAndForbidsCalls() throws {
+        var request = Self.request
+        request.tools = []
+        let openAI = try Self.object(Self.bodyText(.openai, request))
+        #expect(openAI["tool_choice"] as? String == "none")
+        let openAINames = (openAI["tools"] as? [NSDictionary])?.map { ($0["function"] as? NSDictionary)?["name"] }
+        #expect(openAINames as? [String] == ["add", "now"])
+        let anthropic = try Self.object(Self.bodyText(.anthropic, request))
+        #expect(anthropic["tool_choice"] as? NSDictionary == ["type": "none"])
+        #expect((anthropic["tools"] as? [NSDictionary])?.map { $0["name"] } as? [String] == ["add", "now"])
+        let gemini = try Self.object(Self.bodyText(.gemini, request))
+        #expect(gemini["toolConfig"] as? NSDictionary == ["functionCallingConfig": ["mode": "NONE"]])
+        let declarations = (gemini["tools"] as? [NSDictionary])?.first?["functionDeclarations"] as? [NSDictionary]
+        #expect(declarations == [["name": "add", "description": ""], ["name": "now", "description": ""]])
+    }
+
     /// A request with every field but tools: a system prompt, history, limits, stops and sampling.
     static var plainRequest: CompletionRequest {
         var request = Harness.request(model: "m")
