@@ -152,6 +152,14 @@ import Testing
                 html: StreamedHTML(append: "", tail: "<p>Hello, &lt;world&gt;</p>")),
             .token(messageID: message, text: " ünïcødé\n\n", html: StreamedHTML(append: "<p>Hello</p>\n", tail: nil)),
             .error(messageID: message, reason: FailureReason(code: "rate_limited", message: "Slow down.")),
+            .toolCall(
+                messageID: message, call: ToolCall(id: "call_1", name: "t__add", arguments: #"{"a": 1}"#),
+                awaitingConfirmation: true),
+            .toolCall(
+                messageID: message, call: ToolCall(id: "call_2", name: "t__fail", arguments: "{}"),
+                awaitingConfirmation: false),
+            .toolResult(messageID: message, callID: "call_1", ok: true, summary: "2"),
+            .toolResult(messageID: message, callID: "call_2", ok: false, summary: "Error <failed>"),
         ]
         var numbered = events.enumerated().map { ($1, EventID(messageID: message, sequence: Int64($0 + 1))) }
         numbered.append(

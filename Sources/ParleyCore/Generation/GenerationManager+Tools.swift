@@ -9,7 +9,8 @@ extension GenerationManager {
         var step = 1
         while true {
             let end = await streamStep(attempt, for: reply)
-            guard case .completed = end, reply.asksForTools else { return end }
+            // Calls asked of a request that offered no tool (the step limit's last) are not run.
+            guard case .completed = end, reply.asksForTools, !attempt.request.tools.isEmpty else { return end }
             let (calls, text) = reply.endStep()
             let results = await runTools(calls, for: reply)
             if Task.isCancelled { return .cancelled }

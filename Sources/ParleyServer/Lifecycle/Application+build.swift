@@ -242,6 +242,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     )
     .addRoutes(to: admin)
     AdminModelsController(chat: services.chat, pages: services.pages, usage: usage).addRoutes(to: admin)
+    AdminToolsController(tools: services.tools, pages: services.pages).addRoutes(to: admin)
     AdminGroupsController(
         accounts: services.accounts, chat: services.chat, groups: groups,
         pages: services.pages
