@@ -171,6 +171,29 @@ struct ToolReplyTests {
         }
     }
 
+    @Test("a conversation that turns the server off is offered none of its tools; an unknown server is refused")
+    func serversTurnedOff() async throws {
+        try await Self.withToolServer { server, _ in
+            let (_, api) = try await server.signUp("quiet@example.com")
+            let conversation = try await api.createConversation(model: "tools-openai")
+            let path = "/api/conversations/\(conversation)"
+            let unknown = try await api.request(.PATCH, path, json: ["tool_servers": ["nope"]])
+            #expect(unknown.status == 422 && unknown.body.contains("unknown_tool_server"))
+            let off = try await api.request(.PATCH, path, json: ["tool_servers": [String]()])
+            let offServers = try off.json()["tool_servers"] as? [String]
+            #expect(off.status == 200 && offServers == [])
+            let events = try await api.events(conversation)
+            _ = try await api.send(conversation, #"call t__add {"a": 2, "b": 3}"#)
+            let ended = try await events.collect(timeout: .seconds(60)) { $0.name == "done" }
+            #expect(!ended.contains { $0.name == "tool_call" })
+            let reply = try await Self.reply(api, conversation)
+            #expect((reply["tool_steps"] as? [[String: Any]])?.isEmpty ?? true)
+            let on = try await api.request(.PATCH, path, json: ["tool_servers": ["t"]])
+            let onServers = try on.json()["tool_servers"] as? [String]
+            #expect(onServers == ["t"])
+        }
+    }
+
     @Test("the step limit's last model call is offered no tool, and its calls are not run")
     func stepLimit() async throws {
         try await Self.withToolServer(maxSteps: 3) { server, _ in

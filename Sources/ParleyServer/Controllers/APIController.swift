@@ -9,6 +9,7 @@ struct APIController {
     let chat: ChatService
     let assistants: AssistantService
     let knowledge: KnowledgeService
+    let toolServers: ToolServerChoices
     let pages: PageRenderer
     /// What a message's images may weigh, as on the page.
     let uploadLimits: UploadLimits
@@ -41,6 +42,8 @@ struct APIController {
         var settings: GenerationOptions?
         var assistantId: AssistantID?
         var collectionIds: [CollectionID]?
+        /// The MCP servers whose tools its replies may call.
+        var toolServers: [String]?
     }
 
     /// The body of `POST /api/conversations/{id}/messages`; with `edit_of`, a new version of that question.
@@ -105,6 +108,8 @@ struct APIController {
         let current = try await chat.conversation(id, userID: user.id)
         var collections: [CollectionID]?
         if let ids = body.collectionIds { collections = try await knowledge.owned(ids, by: user.id) }
+        var servers: [String]?
+        if let ids = body.toolServers { servers = try await toolServers.checked(ids) }
         if body.model != nil || body.systemPrompt != nil || body.settings != nil {
             try await chat.configure(
                 userID: user.id, conversationID: id, model: body.model,
@@ -112,6 +117,7 @@ struct APIController {
         }
         if let title = body.title { try await chat.rename(userID: user.id, conversationID: id, title: title) }
         if let collections { try await knowledge.attach(collections, toConversation: id, userID: user.id) }
+        if let servers { try await chat.setToolServers(servers, userID: user.id, conversationID: id) }
         return try .json(ConversationJSON(try await chat.conversation(id, userID: user.id)))
     }
 

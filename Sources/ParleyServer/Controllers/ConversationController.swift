@@ -10,6 +10,7 @@ struct ConversationController {
     let chat: ChatService
     let assistants: AssistantService
     let knowledge: KnowledgeService
+    let toolServers: ToolServerChoices
     let pages: PageRenderer
 
     /// Adds the routes.
@@ -64,6 +65,9 @@ struct ConversationController {
         var options: GenerationOptionsFields
         var collections: [CollectionID]?
         var collectionsListed: FormFlag?
+        /// The MCP servers ticked (`tool_server[]`), read when `tool_servers_listed` says the form listed them.
+        var toolServers: [String]?
+        var toolServersListed: FormFlag?
 
         enum CodingKeys: String, CodingKey {
             case title, model, content, assistant
@@ -71,6 +75,8 @@ struct ConversationController {
             case requestID = "request_id"
             case collections = "collection"
             case collectionsListed = "collections_listed"
+            case toolServers = "tool_server"
+            case toolServersListed = "tool_servers_listed"
         }
 
         init(from decoder: any Decoder) throws {
@@ -88,6 +94,8 @@ struct ConversationController {
             options = try GenerationOptionsFields(from: decoder)
             collections = try container.decodeIfPresent([CollectionID].self, forKey: .collections)
             collectionsListed = try container.decodeIfPresent(FormFlag.self, forKey: .collectionsListed)
+            toolServers = try container.decodeIfPresent([String].self, forKey: .toolServers)
+            toolServersListed = try container.decodeIfPresent(FormFlag.self, forKey: .toolServersListed)
         }
     }
 
@@ -142,6 +150,7 @@ struct ConversationController {
         let budget = try await chat.budgetStatus(userID: user.id)
         let starters = messages.isEmpty ? try await starters(of: conversation, user: user) : []
         let attached = try await knowledge.collectionIDs(ofConversation: id, userID: user.id)
+        let toolChoices = await toolServers.choices(chosen: conversation.toolServers)
         return pages.page(
             "conversation", title: conversation.title, context: context,
             values: [
@@ -165,6 +174,7 @@ struct ConversationController {
                 "continue_prompt": Self.continuePrompt,
                 "models": try await modelOptions(selected: conversation.model, userID: user.id),
                 "collection_choices": try await knowledge.choices(of: user.id, checked: attached),
+                "tool_choices": toolChoices, "has_tool_choices": !toolChoices.isEmpty,
                 "upload": settings.uploadLimits.templateValues,
                 "sections": ConversationGroups.sections(
                     sidebar, now: Date(), timeZone: ConversationGroups.timeZone(of: request)
@@ -215,12 +225,14 @@ struct ConversationController {
         let id = try context.rowID()
         let form = try await request.decode(as: ConversationForm.self, context: context)
         let collections = try await knowledge.owned(form.collections ?? [], by: user.id)
+        let servers = form.toolServersListed.isOn ? try await toolServers.checked(form.toolServers ?? []) : nil
         try await chat.configure(
             userID: user.id, conversationID: id, model: form.model,
             systemPrompt: form.systemPrompt ?? "", options: try form.options.options())
         if form.collectionsListed.isOn {
             try await knowledge.attach(collections, toConversation: id, userID: user.id)
         }
+        if let servers { try await chat.setToolServers(servers, userID: user.id, conversationID: id) }
         return request.isPlainForm ? .seeOther("/c/\(id)") : Response(status: .noContent)
     }
 

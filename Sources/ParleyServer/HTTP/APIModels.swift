@@ -17,6 +17,8 @@ struct ConversationJSON: Codable {
     var settings: GenerationOptions?
     /// The assistant it was started with: `{"id","name","version"}` (`id` absent once the assistant was deleted).
     var assistant: AssistantJSON?
+    /// The MCP servers whose tools its replies may call (absent: those on by default).
+    var toolServers: [String]?
 
     /// The assistant a conversation was started with.
     struct AssistantJSON: Codable {
@@ -37,6 +39,7 @@ struct ConversationJSON: Codable {
         currentLeafId = conversation.currentLeafID
         settings = conversation.options
         assistant = conversation.assistant.map { AssistantJSON(id: $0.id, name: $0.name, version: $0.version) }
+        toolServers = conversation.toolServers
     }
 }
 

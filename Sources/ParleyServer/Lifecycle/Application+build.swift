@@ -170,9 +170,10 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     let knowledge = KnowledgeService(
         store: SQLiteKnowledgeStore(database: services.database), documents: services.documents)
     let knowledgeUpload = KnowledgeUpload(intake: services.documentIntake, limit: services.settings.documentLimit)
+    let toolServers = ToolServerChoices(tools: services.tools)
     ConversationController(
         settings: services.settings, chat: services.chat, assistants: assistants, knowledge: knowledge,
-        pages: services.pages
+        toolServers: toolServers, pages: services.pages
     ).addRoutes(to: router)
     let keys = APIKeysController(store: apiKeys, pages: services.pages, now: services.settings.wallClock)
     keys.addRoutes(to: router)
@@ -183,8 +184,8 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         documents: documentUploads
     ).addRoutes(to: router)
     APIController(
-        chat: services.chat, assistants: assistants, knowledge: knowledge, pages: services.pages,
-        uploadLimits: services.settings.uploadLimits, documents: documentUploads
+        chat: services.chat, assistants: assistants, knowledge: knowledge, toolServers: toolServers,
+        pages: services.pages, uploadLimits: services.settings.uploadLimits, documents: documentUploads
     ).addRoutes(to: router)
     AssistantsAPIController(assistants: assistants, knowledge: knowledge).addRoutes(to: router)
     AssistantIconController(assistants: assistants).addRoutes(to: router)
