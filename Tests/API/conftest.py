@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import pytest
 
+from api_calls import Api
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "PythonSupport"))
 from parley_http import CookieClient, free_port, stop  # noqa: E402
 
@@ -162,3 +164,23 @@ def server(mock_upstream):
     finally:
         stop(process)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture()
+def owner(server):
+    """A new user's API client, with a session token."""
+    _, token = server.new_user()
+    return Api(server.port, token)
+
+
+@pytest.fixture()
+def stranger(server):
+    """Another new user's API client, with an API key."""
+    _, token = server.new_user()
+    return Api(server.port, server.make_key(token))
+
+
+@pytest.fixture()
+def anonymous(server):
+    """A client without credentials."""
+    return Api(server.port)

@@ -3,24 +3,10 @@ sent with a message by id, answered from with numbered sources, and every refusa
 stored after it. Each response is checked against the OpenAPI document."""
 import os
 
-import pytest
-
 from api_calls import Api, multipart
 from conftest import wait_for
 
 REPORT = os.path.join(os.path.dirname(__file__), "..", "Fixtures", "documents", "field-report.pdf")
-
-
-@pytest.fixture()
-def owner(server):
-    _, token = server.new_user()
-    return Api(server.port, token)
-
-
-@pytest.fixture()
-def stranger(server):
-    _, token = server.new_user()
-    return Api(server.port, server.make_key(token))
 
 
 def upload(api, conversation_id, files, **options):

@@ -27,26 +27,6 @@ def png(width=2, height=2):
             + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
-@pytest.fixture()
-def owner(server):
-    """A new user's API client, with a session token."""
-    _, token = server.new_user()
-    return Api(server.port, token)
-
-
-@pytest.fixture()
-def stranger(server):
-    """Another new user's API client, with an API key."""
-    _, token = server.new_user()
-    return Api(server.port, server.make_key(token))
-
-
-@pytest.fixture()
-def anonymous(server):
-    """A client without credentials."""
-    return Api(server.port)
-
-
 def new_conversation(api, **fields):
     reply = api.call("POST", "/api/conversations", dict({"model": "mock-fast"}, **fields))
     assert reply.status == 201, reply.body

@@ -1,14 +1,6 @@
 """Tool calls through the JSON API against a real `parley serve`: the answer to a call waiting for permission, and its
 refusals. Each response is checked against the OpenAPI document."""
-import pytest
-
 from api_calls import Api
-
-
-@pytest.fixture()
-def owner(server):
-    _, token = server.new_user()
-    return Api(server.port, token)
 
 
 def test_a_decision_without_a_waiting_call_is_refused(server, owner):
