@@ -702,6 +702,20 @@ enum Migrations {
                     ALTER TABLE conversations ADD COLUMN tool_servers TEXT;
                     """)
         }
+        migrator.registerMigration("v22: the admin's tool choices") { db in
+            // The admin page's choices for MCP servers' tools (`tool` empty: the server's, `enabled` then saying whether
+            // conversations have it on until their owners choose), over `PARLEY_CONFIG`'s.
+            try db.execute(
+                sql: """
+                    CREATE TABLE tool_choices (
+                        server_id TEXT NOT NULL,
+                        tool TEXT NOT NULL,
+                        enabled INTEGER NOT NULL,
+                        confirm INTEGER NOT NULL,
+                        PRIMARY KEY (server_id, tool)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

@@ -15,7 +15,8 @@ public final class MCPToolRunner: ToolRunner {
 
     private let connections: [String: MCPServerConnection]
     private let order: [String]
-    private let confirmed: Set<String>
+    /// The admin's choices, `PARLEY_CONFIG`'s then the admin page's.
+    private let book: ToolChoiceBook
     private let maxResultBytes: Int
 
     /// A runner for `servers` (ids unique, as `MCPServersConfig` checks); HTTP servers are reached through `http`.
@@ -29,10 +30,7 @@ public final class MCPToolRunner: ToolRunner {
                 ($0.id, MCPServerConnection(settings: $0, http: http, callTimeout: callTimeout, logger: logger))
             }, uniquingKeysWith: { first, _ in first })
         order = servers.map(\.id)
-        confirmed = Set(
-            servers.flatMap { server in
-                server.tools.filter(\.value.confirm).map { ToolNames.exposed(server: server.id, tool: $0.key) }
-            })
+        book = ToolChoiceBook(servers)
         self.maxResultBytes = maxResultBytes
     }
 
@@ -50,7 +48,7 @@ public final class MCPToolRunner: ToolRunner {
         var names: Set<String> = []
         for id in order where servers.contains(id) {
             guard let connection = connections[id] else { continue }
-            for tool in await connection.currentTools where connection.settings.choice(for: tool.name).enabled {
+            for tool in await connection.currentTools where book.choice(server: id, tool: tool.name).enabled {
                 let name = ToolNames.exposed(server: id, tool: tool.name)
                 guard names.insert(name).inserted else { continue }
                 definitions.append(
@@ -72,7 +70,7 @@ public final class MCPToolRunner: ToolRunner {
         else {
             return failure("There is no tool \(call.name), or its server is not connected.")
         }
-        guard connection.settings.choice(for: tool.name).enabled else {
+        guard book.choice(server: id, tool: tool.name).enabled else {
             return failure("The tool \(call.name) is turned off.")
         }
         guard let arguments = Self.arguments(call.arguments) else {
@@ -88,13 +86,29 @@ public final class MCPToolRunner: ToolRunner {
     }
 
     public func needsConfirmation(_ toolName: String) -> Bool {
-        confirmed.contains(toolName)
+        book.confirms(toolName)
+    }
+
+    public func setChoice(server: String, tool: String, enabled: Bool, confirm: Bool) {
+        book.set(MCPServerSettings.ToolChoice(enabled: enabled, confirm: confirm), server: server, tool: tool)
+    }
+
+    public func setEnabledByDefault(_ on: Bool, server: String) {
+        book.setEnabledByDefault(on, server: server)
     }
 
     public func servers() async -> [MCPServerStatus] {
         var statuses: [MCPServerStatus] = []
         for id in order {
-            if let connection = connections[id] { statuses.append(await connection.status()) }
+            guard let connection = connections[id] else { continue }
+            var status = await connection.status()
+            status.enabledByDefault = book.enabledByDefault(server: id)
+            for index in status.tools.indices {
+                let choice = book.choice(server: id, tool: status.tools[index].serverName)
+                status.tools[index].enabled = choice.enabled
+                status.tools[index].confirm = choice.confirm
+            }
+            statuses.append(status)
         }
         return statuses
     }

@@ -90,7 +90,7 @@ struct AccessMatrixTests {
         "DELETE /api/collections/{id}/documents/{document_id}": .owner,
         "POST /c/{id}/documents": .owner, "POST /api/conversations/{id}/documents": .owner,
         "GET /documents/{id}": .owner, "GET /api/documents/{id}": .owner, "DELETE /api/documents/{id}": .owner,
-        "GET /admin/tools": .admin, "POST /c/{id}/tools/{call_id}": .owner,
+        "GET /admin/tools": .admin, "POST /admin/tools": .admin, "POST /c/{id}/tools/{call_id}": .owner,
         "POST /api/conversations/{id}/tools/{call_id}": .owner,
     ]
 

@@ -194,6 +194,40 @@ struct ToolReplyTests {
         }
     }
 
+    @Test("the admin page turns a tool off, makes one ask first, and turns a server off for new conversations")
+    func adminChoices() async throws {
+        try await Self.withToolServer { server, _ in
+            var admin = server.browser()
+            _ = try await admin.signIn("admin@example.com")
+            let off = try await admin.post("/admin/tools", form: ["server": "t", "tool": "add"])
+            #expect(off.status == 303)
+            #expect(try await admin.post("/admin/tools", form: ["server": "t", "tool": "nope"]).status == 404)
+            #expect(try await admin.post("/admin/tools", form: ["server": "nope", "enabled": "1"]).status == 404)
+            let (conversation, api, _) = try await Self.ask(
+                server, #"call t__add {"a": 2, "b": 3}"#, email: "turned-off@example.com")
+            #expect(
+                try await Self.reply(api, conversation)["content"] as? String
+                    == "The tool said: Error: The tool t__add is turned off.")
+            _ = try await admin.post(
+                "/admin/tools", form: ["server": "t", "tool": "add", "enabled": "1", "confirm": "1"])
+            let (_, asker) = try await server.signUp("asked@example.com")
+            let asked = try await asker.createConversation(model: "tools-openai")
+            let events = try await asker.events(asked)
+            _ = try await asker.send(asked, #"call t__add {"a": 2, "b": 3}"#)
+            let call = try #require(try await events.collect { $0.name == "tool_call" }.last)
+            #expect(call.json["awaiting_confirmation"] as? Bool == true)
+            _ = try await asker.request(.POST, "/api/conversations/\(asked)/stop")
+            _ = try await admin.post("/admin/tools", form: ["server": "t"])
+            let page = try await admin.get("/admin/tools").body
+            #expect(!page.contains("name=\"enabled\" value=\"1\" checked> On in conversations"))
+            let fresh = try await asker.createConversation(model: "tools-openai")
+            let quiet = try await asker.events(fresh)
+            _ = try await asker.send(fresh, #"call t__add {"a": 2, "b": 3}"#)
+            let ended = try await quiet.collect(timeout: .seconds(60)) { $0.name == "done" }
+            #expect(!ended.contains { $0.name == "tool_call" })
+        }
+    }
+
     @Test("the step limit's last model call is offered no tool, and its calls are not run")
     func stepLimit() async throws {
         try await Self.withToolServer(maxSteps: 3) { server, _ in

@@ -101,7 +101,7 @@ func expectStoreError(
                     "messages_fts_config",
                     "messages_fts_data", "messages_fts_docsize", "messages_fts_idx", "model_access", "model_prices",
                     "prompt_groups", "prompts", "sessions", "settings", "share_attachments", "share_messages", "shares",
-                    "usage_daily",
+                    "tool_choices", "usage_daily",
                     "user_groups", "users",
                 ])
             #expect(try await store.database.integrityCheck() == "ok")

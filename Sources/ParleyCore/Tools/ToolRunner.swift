@@ -14,4 +14,22 @@ public protocol ToolRunner: Sendable {
 
     /// Every configured server with its state and tools, for the admin page.
     func servers() async -> [MCPServerStatus]
+
+    /// Sets the admin's choice for a tool (the server's own name for it): whether models are offered it, and whether
+    /// each call asks the user first.
+    func setChoice(server: String, tool: String, enabled: Bool, confirm: Bool)
+
+    /// Sets whether conversations have a server's tools on until their owners choose.
+    func setEnabledByDefault(_ on: Bool, server: String)
+}
+
+extension ToolRunner {
+    /// Applies an admin's kept choice: a tool's (on, asks first), or a server's (on until a conversation chooses).
+    public func apply(_ choice: StoredToolChoice) {
+        if choice.tool.isEmpty {
+            setEnabledByDefault(choice.enabled, server: choice.server)
+        } else {
+            setChoice(server: choice.server, tool: choice.tool, enabled: choice.enabled, confirm: choice.confirm)
+        }
+    }
 }

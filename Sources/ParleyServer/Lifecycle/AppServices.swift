@@ -25,4 +25,6 @@ struct AppServices: Sendable {
     let documents: any DocumentStore
     /// The MCP servers' tools, when any is configured.
     let tools: (any ToolRunner)?
+    /// The admin's choices for them.
+    let toolChoices: any ToolChoiceStore
 }

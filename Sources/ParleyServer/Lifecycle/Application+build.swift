@@ -80,6 +80,11 @@ public func buildApplication(
         : MCPToolRunner(
             servers: toolServers, callTimeout: settings.toolTimeout, maxResultBytes: settings.toolResultMaxBytes,
             http: client, logger: logger)
+    let toolChoices = SQLiteToolChoiceStore(database: database)
+    if let tools {
+        // The admin page's choices win over PARLEY_CONFIG's.
+        for choice in try await toolChoices.toolChoices() { tools.apply(choice) }
+    }
     let generations = GenerationManager(
         store: chatStore, documents: documents, tools: tools, catalog: catalog, settings: generationSettings,
         logger: logger)
@@ -96,7 +101,7 @@ public func buildApplication(
             passwordSignIn: settings.passwordLogin, logger: logger),
         pages: pages, singleSignOn: singleSignOn,
         eventStreams: EventStreamLimit(maximum: settings.maxEventStreamsPerUser),
-        documentIntake: documentIntake, documents: documents, tools: tools)
+        documentIntake: documentIntake, documents: documents, tools: tools, toolChoices: toolChoices)
 
     let router = buildRouter(services)
     // The upstream client's users come after it: a service group stops its services in reverse order.
@@ -243,7 +248,8 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     )
     .addRoutes(to: admin)
     AdminModelsController(chat: services.chat, pages: services.pages, usage: usage).addRoutes(to: admin)
-    AdminToolsController(tools: services.tools, pages: services.pages).addRoutes(to: admin)
+    AdminToolsController(tools: services.tools, choices: services.toolChoices, pages: services.pages)
+        .addRoutes(to: admin)
     AdminGroupsController(
         accounts: services.accounts, chat: services.chat, groups: groups,
         pages: services.pages
