@@ -265,6 +265,18 @@ struct DocumentTests {
             #expect(stolen.status == 422 && stolen.body.contains("document_not_ready"), "\(stolen.body)")
             #expect(try await intruderAPI.messages(other).isEmpty)
 
+            var malformed = MultipartBody()
+            malformed.fields = [
+                ("csrf_token", browser.csrfToken ?? ""), ("content", "hi"), ("document_id", "../../1"),
+            ]
+            let badID = try await browser.send(
+                .POST, "/c/\(conversation)/messages",
+                headers: [("Content-Type", malformed.contentType), ("Accept", "application/json")],
+                bytes: malformed.bytes)
+            #expect(badID.status == 400, "\(badID.body)")
+            let badJSON = try await api.request(
+                .POST, "/api/conversations/\(conversation)/messages", json: ["content": "hi", "document_ids": ["x"]])
+            #expect(badJSON.status == 400, "\(badJSON.body)")
             let repeated = try await api.request(
                 .POST, "/api/conversations/\(conversation)/messages",
                 json: ["content": "hi", "document_ids": [id, id]])
