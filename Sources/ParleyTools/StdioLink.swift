@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import MCP
-import SystemPackage
 
 /// A stdio MCP server: a child process started with the configured command (looked up in `PATH` by `/usr/bin/env`)
 /// whose standard input and output carry MCP, and whose standard error goes to Parley's. It gets a minimal environment
@@ -34,9 +33,8 @@ final class StdioLink: MCPLink {
         process.standardOutput = output
         process.terminationHandler = { [ended] _ in ended.open() }
         try process.run()
-        transport = StdioTransport(
-            input: FileDescriptor(rawValue: output.fileHandleForReading.fileDescriptor),
-            output: FileDescriptor(rawValue: input.fileHandleForWriting.fileDescriptor), logger: logger)
+        transport = PipeTransport(
+            reading: output.fileHandleForReading, writing: input.fileHandleForWriting, logger: logger)
     }
 
     func initialized(protocolVersion: String) async {}
