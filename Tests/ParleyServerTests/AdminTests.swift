@@ -16,7 +16,7 @@ struct AdminTests {
         (.POST, "/admin/budget"),
         (.GET, "/admin/users/1"), (.POST, "/admin/users/1/disabled"), (.POST, "/admin/users/1/admin"),
         (.POST, "/admin/users/1/password"), (.POST, "/admin/users/1/budget"), (.POST, "/admin/users/1/storage"),
-        (.GET, "/admin/models"), (.POST, "/admin/models"),
+        (.GET, "/admin/models"), (.POST, "/admin/models"), (.GET, "/admin/tools"), (.POST, "/admin/tools"),
         (.GET, "/admin/groups"), (.POST, "/admin/groups"), (.GET, "/admin/groups/1"),
         (.POST, "/admin/groups/1/members"), (.POST, "/admin/groups/1/members/remove"),
         (.POST, "/admin/groups/1/models"), (.POST, "/admin/groups/1/budget"), (.POST, "/admin/groups/1/delete"),
