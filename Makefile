@@ -40,6 +40,10 @@ TEST_ENV = MALLOC_ARENA_MAX=1
 # requests past their deadlines.
 TLS_SUITES = UpstreamHTTPSTests|HTTPSUpstreamTests|ServerTLSTests
 
+# The suites that start real MCP servers (a Python process each, often) run apart too, after the rest: beside the
+# timing-bound suites (a kill mid-stream, connect timeouts) their start-ups took those past their limits.
+TOOL_SUITES = ParleyToolsTests|ToolReplyTests
+
 # The Python suites run with the virtual environment `install-deps.sh --test` makes: Debian's selenium and pytest,
 # and from PyPI axe-core (axe-selenium-python), oidc-provider-mock, and the official `openai` package and openapi-core
 # that Tests/API drive the API with.
@@ -47,8 +51,9 @@ TEST_PYTHON = .venv-test/bin/python
 
 test: test-deps lint
 	$(SWIFT) build --build-tests
-	$(TEST_ENV) $(SWIFT) test --skip-build --skip '$(TLS_SUITES)'
+	$(TEST_ENV) $(SWIFT) test --skip-build --skip '$(TLS_SUITES)|$(TOOL_SUITES)'
 	$(TEST_ENV) $(SWIFT) test --skip-build --filter '$(TLS_SUITES)'
+	$(TEST_ENV) $(SWIFT) test --skip-build --filter '$(TOOL_SUITES)'
 	$(TEST_PYTHON) -m pytest -q -p no:cacheprovider Tests/Browser
 	$(TEST_PYTHON) -m pytest -q -p no:cacheprovider Tests/API
 	$(TEST_PYTHON) -m pytest -q -p no:cacheprovider Tests/Proxy
