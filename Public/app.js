@@ -490,8 +490,10 @@
   source.addEventListener("tool_result", (event) => {
     const data = JSON.parse(event.data);
     const article = streamingArticle(data);
-    const row = article?.querySelector(`details.tool-call[data-call-id="${CSS.escape(data.call_id)}"]`);
-    if (!row) return;
+    if (!article) return;
+    // A page loaded after the call was announced draws its row now.
+    const row = article.querySelector(`details.tool-call[data-call-id="${CSS.escape(data.call_id)}"]`)
+      ?? toolRow(article, data.call_id, data.tool, "");
     row.dataset.status = data.ok ? "ok" : "failed";
     row.querySelector(".tool-status").textContent = data.ok ? "done" : "failed";
     const result = document.createElement("pre");

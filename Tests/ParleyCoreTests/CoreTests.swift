@@ -158,8 +158,8 @@ import Testing
             .toolCall(
                 messageID: message, call: ToolCall(id: "call_2", name: "t__fail", arguments: "{}"),
                 awaitingConfirmation: false),
-            .toolResult(messageID: message, callID: "call_1", ok: true, summary: "2"),
-            .toolResult(messageID: message, callID: "call_2", ok: false, summary: "Error <failed>"),
+            .toolResult(messageID: message, callID: "call_1", tool: "t__add", ok: true, summary: "2"),
+            .toolResult(messageID: message, callID: "call_2", tool: "t__fail", ok: false, summary: "Error <failed>"),
         ]
         var numbered = events.enumerated().map { ($1, EventID(messageID: message, sequence: Int64($0 + 1))) }
         numbered.append(

@@ -42,17 +42,19 @@ extension GenerationManager {
 
     /// Runs the calls at once, each announced by a `tool_call` event and answered by a `tool_result` event, and
     /// returns their results in the calls' order. A call of a tool that needs permission first waits for the user's
-    /// answer (its steps saved, so that a page loaded meanwhile offers Allow and Deny); a denied one, or one left
+    /// answer; a denied one, or one left
     /// unanswered for `confirmationWait`, is answered as denied. A call the reply's Stop cut short is `stopped`.
     func runTools(_ calls: [ToolCall], for reply: ReplyRun) async -> [ToolResult] {
         let messageID = reply.job.assistantMessageID
         let asks = calls.map { tools?.needsConfirmation($0.name) ?? false }
         let first = reply.addToolSteps(
             zip(calls, asks).map { ToolStep(call: $0, status: $1 ? .awaiting : .running) })
+        // Saved before they are announced and again once they end, so that a page loaded meanwhile shows them (and
+        // offers Allow and Deny).
+        await saveToolSteps(of: reply)
         for (call, ask) in zip(calls, asks) {
             reply.publish(.toolCall(messageID: messageID, call: call, awaitingConfirmation: ask), to: hub)
         }
-        if asks.contains(true) { await saveToolSteps(of: reply) }
         var results = [ToolResult?](repeating: nil, count: calls.count)
         await withTaskGroup(of: (Int, ToolStep).self) { group in
             for (index, call) in calls.enumerated() {
@@ -64,11 +66,13 @@ extension GenerationManager {
                 if step.status != .stopped {
                     reply.publish(
                         .toolResult(
-                            messageID: messageID, callID: step.call.id, ok: step.result?.isError == false,
-                            summary: step.summary), to: hub)
+                            messageID: messageID, callID: step.call.id, tool: step.call.name,
+                            ok: step.result?.isError == false, summary: step.summary), to: hub)
                 }
             }
         }
+        // A stopped reply's final save keeps them.
+        if !Task.isCancelled { await saveToolSteps(of: reply) }
         return zip(calls, results).map { call, result in
             result ?? ToolResult(callID: call.id, name: call.name, content: "Stopped.", isError: true)
         }
@@ -94,7 +98,7 @@ extension GenerationManager {
         return ToolStep(call: call, status: Task.isCancelled ? .stopped : .done, result: result)
     }
 
-    /// Saves the reply's tool steps while it runs (a call waiting for the user's answer); a failure is only logged.
+    /// Saves the reply's tool steps while it runs; a failure is only logged.
     private func saveToolSteps(of reply: ReplyRun) async {
         do {
             try await store.saveToolSteps(reply.toolSteps, messageID: reply.job.assistantMessageID)

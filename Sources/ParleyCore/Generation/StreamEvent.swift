@@ -11,7 +11,7 @@ public enum StreamEvent: Sendable {
     /// The model asks for a tool call; `awaitingConfirmation` when the user must allow it first.
     case toolCall(messageID: MessageID, call: ToolCall, awaitingConfirmation: Bool)
     /// A tool call answered (`ok` false for a tool's error or a denial), with a short summary of its result.
-    case toolResult(messageID: MessageID, callID: String, ok: Bool, summary: String)
+    case toolResult(messageID: MessageID, callID: String, tool: String, ok: Bool, summary: String)
     /// The reply's end; `reasoningMilliseconds` is how long it reasoned (nil when it showed no reasoning, or unknown),
     /// `sources` the numbered documents' passages it was given (its `html` links its citations of them).
     case done(
@@ -63,7 +63,7 @@ public enum StreamEvent: Sendable {
         switch self {
         case .start(let messageID, _), .token(let messageID, _, _), .reasoning(let messageID, _),
             .error(let messageID, _), .done(let messageID, _, _, _, _, _), .toolCall(let messageID, _, _),
-            .toolResult(let messageID, _, _, _):
+            .toolResult(let messageID, _, _, _, _):
             messageID
         }
     }
@@ -89,8 +89,9 @@ public enum StreamEvent: Sendable {
             json.field("tool", call.name)
             json.field("arguments", call.arguments)
             if awaitingConfirmation { json.field("awaiting_confirmation", true) }
-        case .toolResult(_, let callID, let ok, let summary):
+        case .toolResult(_, let callID, let tool, let ok, let summary):
             json.field("call_id", callID)
+            json.field("tool", tool)
             json.field("ok", ok)
             json.field("summary", summary)
         case .done(_, let status, let html, let usage, let reasoningMilliseconds, let sources):

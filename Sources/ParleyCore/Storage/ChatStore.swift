@@ -157,7 +157,7 @@ public protocol ChatStore: AttachmentStore {
     /// Saves the partial text and reasoning of running replies, in short transactions that let other writes go in
     /// between; after an error, some of them may be saved.
     func saveProgress(_ replies: [MessageID: ReplyProgress]) async throws(StoreError)
-    /// Saves the tool steps of a running reply (while a call waits for the user's answer).
+    /// Saves the tool steps of a running reply, so that a page loaded while it runs shows them.
     func saveToolSteps(_ steps: [ToolStep], messageID: MessageID) async throws(StoreError)
     /// Saves the final state of a reply. With `outcome.pricing`, the same transaction charges it at the model's current
     /// price version (started from the list price when the model has none) and adds it to the day's usage rollup.
