@@ -3,13 +3,12 @@ reasoning streams, closes saying how long it took once the answer starts, opens 
 reload, saying the same time; a share link shows it only when its owner includes it. The model is the mock upstream's
 `mock-think` (reasoning, then the answer), reached as an OpenAI-compatible server on loopback."""
 import re
-import subprocess
 
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import PARLEY_DEV, ROOT, Server
+from mock_upstream import parley_with_mock_upstream
 from parley_pages import assert_accessible, sign_up, wait_for_reply
 
 REASONING_START = "Let me think step by step:"
@@ -18,19 +17,8 @@ REASONING_START = "Let me think step by step:"
 @pytest.fixture()
 def thinking_server(data_dir):
     """Parley talking to a mock upstream whose tokens come 150 ms apart, so the reasoning streams for seconds."""
-    # stdbuf: the mock prints its address to a pipe, which would otherwise hold it in its buffer.
-    mock = subprocess.Popen(["stdbuf", "-oL", PARLEY_DEV, "mock-upstream", "--port", "0", "--delay-ms", "150", "--tokens", "8"],
-                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    try:
-        match = re.search(r"http://127\.0\.0\.1:(\d+)", mock.stdout.readline())
-        assert match, "the mock upstream did not start"
-        server = Server(data_dir, extra_environment={
-            "OPENAI_BASE_URL": f"http://127.0.0.1:{match.group(1)}/v1", "OPENAI_API_KEY": "test-key"})
-        yield server.url
-        server.stop()
-    finally:
-        mock.terminate()
-        mock.wait(timeout=15)
+    with parley_with_mock_upstream(data_dir, "--delay-ms", "150", "--tokens", "8") as url:
+        yield url
 
 
 def test_thinking_streams_collapsed_then_closes_with_its_time_and_reopens(browser, thinking_server):
