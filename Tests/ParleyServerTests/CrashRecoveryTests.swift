@@ -28,10 +28,16 @@ struct CrashRecoveryTests {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
         }
         process.currentDirectoryURL = URL(fileURLWithPath: TestServer.repositoryRoot)
+        // The mock models the tests use are configured, not only discovered: on a loaded machine the start's one-second
+        // wait for the mock's model list can pass before the list comes.
+        let models = dataDirectory + "/mock-models.json"
+        try Data(
+            #"{"models": [{"id": "mock-slow", "provider": "openai"}, {"id": "mock-fast", "provider": "openai"}]}"#.utf8
+        ).write(to: URL(fileURLWithPath: models))
         process.environment = ProcessInfo.processInfo.environment.merging(
             [
                 "OPENAI_BASE_URL": "http://127.0.0.1:\(mockPort)/v1", "OPENAI_API_KEY": "k", "PARLEY_BCRYPT_COST": "4",
-                "PARLEY_LOG_LEVEL": "warning",
+                "PARLEY_LOG_LEVEL": "warning", "PARLEY_CONFIG": models,
             ].merging(environment) { $1 }
         ) { $1 }
         let output = Pipe()
