@@ -8,8 +8,9 @@ from conftest import PARLEY_DEV, ROOT, Server
 
 
 @contextlib.contextmanager
-def parley_with_mock_upstream(data_dir, *mock_flags):
-    """Yields the URL of a Parley whose provider is a mock upstream started with `mock_flags`; stops both after."""
+def parley_with_mock_upstream(data_dir, *mock_flags, environment=None):
+    """Yields the URL of a Parley whose provider is a mock upstream started with `mock_flags` (and whose environment
+    `environment` adds to, say a PARLEY_CONFIG); stops both after."""
     # stdbuf: the mock prints its address to a pipe, which would otherwise hold it in its buffer.
     mock = subprocess.Popen(["stdbuf", "-oL", PARLEY_DEV, "mock-upstream", "--port", "0", *mock_flags],
                             cwd=ROOT, stdout=subprocess.PIPE, text=True)
@@ -17,7 +18,8 @@ def parley_with_mock_upstream(data_dir, *mock_flags):
         match = re.search(r"http://127\.0\.0\.1:(\d+)", mock.stdout.readline())
         assert match, "the mock upstream did not start"
         server = Server(data_dir, extra_environment={
-            "OPENAI_BASE_URL": f"http://127.0.0.1:{match.group(1)}/v1", "OPENAI_API_KEY": "test-key"})
+            "OPENAI_BASE_URL": f"http://127.0.0.1:{match.group(1)}/v1", "OPENAI_API_KEY": "test-key",
+            **(environment or {})})
         try:
             yield server.url
         finally:
