@@ -41,8 +41,10 @@ TEST_ENV = MALLOC_ARENA_MAX=1
 TLS_SUITES = UpstreamHTTPSTests|HTTPSUpstreamTests|ServerTLSTests
 
 # The suites that start real MCP servers (a Python process each, often) run apart too, after the rest: beside the
-# timing-bound suites (a kill mid-stream, connect timeouts) their start-ups took those past their limits.
-TOOL_SUITES = ParleyToolsTests|ToolReplyTests
+# timing-bound suites (a kill mid-stream, connect timeouts) their start-ups took those past their limits. The mock
+# upstream's own suites join them: in two full runs every one of their requests timed out beside the rest (alone they
+# always pass; the cause is not found yet).
+TOOL_SUITES = ParleyToolsTests|ToolReplyTests|MockUpstreamTests|ToolStreamTests
 
 # The Python suites run with the virtual environment `install-deps.sh --test` makes: Debian's selenium and pytest,
 # and from PyPI axe-core (axe-selenium-python), oidc-provider-mock, and the official `openai` package and openapi-core
