@@ -496,6 +496,8 @@
       ?? toolRow(article, data.call_id, data.tool, "");
     row.dataset.status = data.ok ? "ok" : "failed";
     row.querySelector(".tool-status").textContent = data.ok ? "done" : "failed";
+    // An answer given elsewhere (another tab, the API) ends the wait here too.
+    row.querySelector(".tool-decision")?.remove();
     const result = document.createElement("pre");
     result.className = "tool-result";
     result.textContent = data.summary;
