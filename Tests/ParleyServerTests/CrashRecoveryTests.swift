@@ -73,10 +73,10 @@ struct CrashRecoveryTests {
     /// Runs `body` with a real `parley serve` process (and an in-process mock upstream) on a fresh data folder;
     /// the process is killed afterwards if it still runs.
     static func withServerProcess(
-        environment: [String: String] = [:], log: FileHandle? = nil,
-        _ body: (Process, TestServer) async throws -> Void
+        mock: MockUpstreamConfiguration = .init(port: 0, tokens: 60), environment: [String: String] = [:],
+        log: FileHandle? = nil, _ body: (Process, TestServer) async throws -> Void
     ) async throws {
-        try await ProcessHarness.with(environment: environment) { harness in
+        try await ProcessHarness.with(mock: mock, environment: environment) { harness in
             let (process, server) = try await harness.start(log: log)
             try await body(process, server)
         }
@@ -84,15 +84,17 @@ struct CrashRecoveryTests {
 
     @Test("after SIGKILL mid-stream every message is there, partial replies are interrupted, the file is intact")
     func killMidStream() async throws {
-        try await Self.withServerProcess { process, server in
+        // Replies of 600 tokens at 10 a second last a minute: the kill comes long before any ends, however loaded the
+        // machine.
+        try await Self.withServerProcess(mock: .init(port: 0, tokens: 600)) { process, server in
             let api = try await GenerationTests.signedIn(server)
             var readers: [(Int64, EventReader)] = []
             for _ in 0..<5 {
                 let id = try await api.createConversation(model: "mock-slow")
                 readers.append((id, try await api.events(id)))
             }
-            // The sends go back to back, and the kill comes 1.5 s after every reply has streamed: well inside the 6 s
-            // a mock-slow reply takes, however loaded the machine, and past the once-a-second save.
+            // The sends go back to back, and the kill comes 1.5 s after every reply has streamed: past the
+            // once-a-second save.
             for (index, (id, _)) in readers.enumerated() {
                 #expect(try await api.send(id, "question \(index)").status == 202)
             }
@@ -117,7 +119,7 @@ struct CrashRecoveryTests {
                     port: newPort, mockPort: server.mockPort, dataDirectory: server.dataDirectory, client: server.client
                 ),
                 email: "user@example.com")
-            let expected = MockReply.text(model: "mock-slow", tokens: 60)
+            let expected = MockReply.text(model: "mock-slow", tokens: 600)
             for (index, (id, _)) in readers.enumerated() {
                 let messages = try await after.messages(id)
                 #expect(messages.count == 2)
