@@ -72,8 +72,10 @@
       if (language) pre.dataset.lang = language[1];
       const tools = document.createElement("div");
       tools.className = "code-tools";
+      // A block without <code> (a tool call's arguments or result) copies its own text, not the buttons' words.
       tools.append(wrapButton(pre), copyButton("Copy code" + (language ? " (" + language[1] + ")" : ""),
-        () => pre.querySelector("code")?.innerText ?? pre.innerText));
+        () => pre.querySelector("code")?.innerText
+          ?? [...pre.childNodes].filter((node) => node !== tools).map((node) => node.textContent).join("")));
       pre.appendChild(tools);
     }
   }
@@ -348,6 +350,14 @@
     return row;
   }
 
+  /** Shows how a tool call ended (`ok`, `failed`, `denied` or `stopped`) in its row, worded as the server's page
+   *  words it; an answer given elsewhere (another tab, the API) ends the wait here too. */
+  function showToolOutcome(row, outcome) {
+    row.dataset.status = outcome;
+    row.querySelector(".tool-status").textContent = outcome === "ok" ? "done" : outcome;
+    row.querySelector(".tool-decision")?.remove();
+  }
+
   /** Allow and Deny for a call waiting for permission, as the server writes them: buttons of the page's
    *  `tool-decision-form`, which posts the answer (the page then reloads on the running reply). */
   function decisionButtons(callID) {
@@ -477,6 +487,7 @@
     const wasAtBottom = nearBottom();
     const row = article.querySelector(`details.tool-call[data-call-id="${CSS.escape(data.call_id)}"]`)
       ?? toolRow(article, data.call_id, data.tool, data.arguments);
+    if (!["running", "awaiting"].includes(row.dataset.status)) return; // a replayed call that has ended since
     row.querySelector(".tool-decision")?.remove();
     row.dataset.status = data.awaiting_confirmation ? "awaiting" : "running";
     row.querySelector(".tool-status").textContent = data.awaiting_confirmation ? "waiting for your answer" : "running…";
@@ -494,14 +505,16 @@
     // A page loaded after the call was announced draws its row now.
     const row = article.querySelector(`details.tool-call[data-call-id="${CSS.escape(data.call_id)}"]`)
       ?? toolRow(article, data.call_id, data.tool, "");
-    row.dataset.status = data.ok ? "ok" : "failed";
-    row.querySelector(".tool-status").textContent = data.ok ? "done" : "failed";
-    // An answer given elsewhere (another tab, the API) ends the wait here too.
-    row.querySelector(".tool-decision")?.remove();
-    const result = document.createElement("pre");
-    result.className = "tool-result";
-    result.textContent = data.summary;
-    row.append(result);
+    showToolOutcome(row, data.status ?? (data.ok ? "ok" : "failed"));
+    if (data.status === "stopped") return;
+    let result = row.querySelector(".tool-result");
+    if (!result) {
+      result = document.createElement("pre");
+      result.className = "tool-result";
+      row.append(result);
+    }
+    // A replayed result leaves the fuller one the page was drawn with.
+    if (!result.textContent) result.textContent = data.summary;
   });
 
   source.addEventListener("reasoning", (event) => {
@@ -580,6 +593,9 @@
     const reasoningSummary = article.querySelector("details.reasoning summary");
     if (reasoningSummary && typeof data.reasoning_ms === "number") reasoningSummary.textContent = thoughtFor(data.reasoning_ms);
     article.querySelector(".content").innerHTML = data.html;
+    // A call still shown as running or waiting when its reply ended was cut short by the end.
+    article.querySelectorAll('details.tool-call[data-status="running"], details.tool-call[data-status="awaiting"]')
+      .forEach((row) => showToolOutcome(row, "stopped"));
     showSources(article, data.sources);
     article.dataset.status = data.status;
     article.removeAttribute("aria-busy");

@@ -158,8 +158,16 @@ import Testing
             .toolCall(
                 messageID: message, call: ToolCall(id: "call_2", name: "t__fail", arguments: "{}"),
                 awaitingConfirmation: false),
-            .toolResult(messageID: message, callID: "call_1", tool: "t__add", ok: true, summary: "2"),
-            .toolResult(messageID: message, callID: "call_2", tool: "t__fail", ok: false, summary: "Error <failed>"),
+            .toolResult(
+                messageID: message,
+                step: ToolStep(
+                    call: ToolCall(id: "call_1", name: "t__add", arguments: #"{"a": 1}"#), status: .done,
+                    result: ToolResult(callID: "call_1", name: "t__add", content: "2", isError: false))),
+            .toolResult(
+                messageID: message,
+                step: ToolStep(
+                    call: ToolCall(id: "call_2", name: "t__fail", arguments: "{}"), status: .done,
+                    result: ToolResult(callID: "call_2", name: "t__fail", content: "Error <failed>", isError: true))),
         ]
         var numbered = events.enumerated().map { ($1, EventID(messageID: message, sequence: Int64($0 + 1))) }
         numbered.append(

@@ -114,6 +114,24 @@ struct ToolReplyTests {
         }
     }
 
+    @Test("a stream that joins after a reply with tools ended gets each call and how it ended, then the done")
+    func lateStreamGetsTheCalls() async throws {
+        try await Self.withToolServer { server, _ in
+            let (_, api) = try await server.signUp("late@example.com")
+            let conversation = try await api.createConversation(model: "tools-openai")
+            let sent = try await api.send(conversation, "call t__add {\"a\": 2, \"b\": 3}\ncall t__fail")
+            let replyID = try #require(try sent.json()["assistant_message_id"] as? Int)
+            #expect(try await Self.reply(api, conversation)["status"] as? String == "complete")
+            // Resuming from the reply's first event, as a page drawn while it ran does, once its channel is gone.
+            let events = try await api.events(conversation, lastEventID: "\(replyID)0000000").untilDone()
+            #expect(events.map(\.name) == ["tool_call", "tool_result", "tool_call", "tool_result", "done"])
+            let results = events.filter { $0.name == "tool_result" }
+            #expect(results.map { $0.json["status"] as? String } == ["ok", "failed"])
+            #expect(results.map { $0.json["tool"] as? String } == ["t__add", "t__fail"])
+            #expect(events.first?.json["arguments"] as? String == #"{"a": 2, "b": 3}"#)
+        }
+    }
+
     @Test("Stop during a tool call cancels it on the MCP server and keeps what was done")
     func stopDuringACall() async throws {
         try await Self.withToolServer { server, cancelLog in

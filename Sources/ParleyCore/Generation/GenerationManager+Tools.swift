@@ -63,12 +63,7 @@ extension GenerationManager {
             for await (index, step) in group {
                 results[index] = step.result
                 reply.updateToolStep(at: first + index) { $0 = step }
-                if step.status != .stopped {
-                    reply.publish(
-                        .toolResult(
-                            messageID: messageID, callID: step.call.id, tool: step.call.name,
-                            ok: step.result?.isError == false, summary: step.summary), to: hub)
-                }
+                if step.status != .stopped { reply.publish(.toolResult(messageID: messageID, step: step), to: hub) }
             }
         }
         // A stopped reply's final save keeps them.

@@ -10,8 +10,9 @@ public enum StreamEvent: Sendable {
     case error(messageID: MessageID, reason: FailureReason)
     /// The model asks for a tool call; `awaitingConfirmation` when the user must allow it first.
     case toolCall(messageID: MessageID, call: ToolCall, awaitingConfirmation: Bool)
-    /// A tool call answered (`ok` false for a tool's error or a denial), with a short summary of its result.
-    case toolResult(messageID: MessageID, callID: String, tool: String, ok: Bool, summary: String)
+    /// A tool call ended: answered (`ok` false for a tool's error), denied or stopped, with a short summary of its
+    /// result.
+    case toolResult(messageID: MessageID, step: ToolStep)
     /// The reply's end; `reasoningMilliseconds` is how long it reasoned (nil when it showed no reasoning, or unknown),
     /// `sources` the numbered documents' passages it was given (its `html` links its citations of them).
     case done(
@@ -63,7 +64,7 @@ public enum StreamEvent: Sendable {
         switch self {
         case .start(let messageID, _), .token(let messageID, _, _), .reasoning(let messageID, _),
             .error(let messageID, _), .done(let messageID, _, _, _, _, _), .toolCall(let messageID, _, _),
-            .toolResult(let messageID, _, _, _, _):
+            .toolResult(let messageID, _):
             messageID
         }
     }
@@ -89,11 +90,12 @@ public enum StreamEvent: Sendable {
             json.field("tool", call.name)
             json.field("arguments", call.arguments)
             if awaitingConfirmation { json.field("awaiting_confirmation", true) }
-        case .toolResult(_, let callID, let tool, let ok, let summary):
-            json.field("call_id", callID)
-            json.field("tool", tool)
-            json.field("ok", ok)
-            json.field("summary", summary)
+        case .toolResult(_, let step):
+            json.field("call_id", step.call.id)
+            json.field("tool", step.call.name)
+            json.field("ok", step.outcome == "ok")
+            json.field("status", step.outcome)
+            json.field("summary", step.summary)
         case .done(_, let status, let html, let usage, let reasoningMilliseconds, let sources):
             json.field("status", status.rawValue)
             json.field("html", html)
@@ -148,14 +150,19 @@ public enum StreamEvent: Sendable {
             usage: message.usage, reasoningMilliseconds: message.reasoningMilliseconds, sources: message.sources)
     }
 
-    /// The frames that end a finished message, as a stream that joins after its end sends them: its `error` (with the
-    /// stored reason) when it failed, then its `done`.
+    /// The frames that end a finished message, as a stream that joins after its end sends them: its tool calls with
+    /// how each ended (a page drawn while they ran shows them as they are now), its `error` (with the stored reason)
+    /// when it failed, then its `done`.
     public static func ending(of message: Message) -> String {
-        let error = message.failure.map {
-            StreamEvent.error(messageID: message.id, reason: $0).frame(
-                id: EventID(messageID: message.id, sequence: EventID.doneSequence - 1))
+        let beforeDone = EventID(messageID: message.id, sequence: EventID.doneSequence - 1)
+        let steps = message.toolSteps.map { step in
+            StreamEvent.toolCall(messageID: message.id, call: step.call, awaitingConfirmation: false).frame(
+                id: beforeDone)
+                + (step.status == .running || step.status == .awaiting
+                    ? "" : StreamEvent.toolResult(messageID: message.id, step: step).frame(id: beforeDone))
         }
-        return (error ?? "")
+        let error = message.failure.map { StreamEvent.error(messageID: message.id, reason: $0).frame(id: beforeDone) }
+        return steps.joined() + (error ?? "")
             + done(for: message).frame(id: EventID(messageID: message.id, sequence: EventID.doneSequence))
     }
 }

@@ -25,6 +25,15 @@ public struct ToolStep: Sendable, Equatable, Codable {
         self.result = result
     }
 
+    /// How the call went, as the transcript's row and the `tool_result` event name it: `running`, `awaiting`, `ok`,
+    /// `failed` (the tool's error), `denied` or `stopped`.
+    public var outcome: String {
+        switch status {
+        case .done: result?.isError == true ? "failed" : "ok"
+        case .running, .awaiting, .denied, .stopped: status.rawValue
+        }
+    }
+
     /// A short line of the result for the transcript's row and the `tool_result` event: its first 200 characters.
     public var summary: String {
         guard let result else { return status == .denied ? "Denied." : "" }

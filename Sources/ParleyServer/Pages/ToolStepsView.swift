@@ -20,7 +20,7 @@ enum ToolStepsView {
             }
             let waiting = isOwnersView && step.status == .awaiting
             html +=
-                "<details class=\"tool-call\" data-call-id=\"\(HTMLText.escaped(step.call.id))\" data-status=\"\(outcome(step))\""
+                "<details class=\"tool-call\" data-call-id=\"\(HTMLText.escaped(step.call.id))\" data-status=\"\(step.outcome)\""
                 + (waiting ? " open>" : ">")
                 + "<summary><span class=\"tool-name\">\(HTMLText.escaped(step.call.name))</span> "
                 + "<span class=\"tool-status\">\(label(step))</span></summary>"
@@ -40,17 +40,9 @@ enum ToolStepsView {
             + "<button type=\"submit\" form=\"tool-decision-form\" formaction=\"\(action)\" name=\"decision\" value=\"deny\">Deny</button></p>"
     }
 
-    /// How the call went, as the row's `data-status`: `running`, `awaiting`, `ok`, `failed`, `denied` or `stopped`.
-    static func outcome(_ step: ToolStep) -> String {
-        switch step.status {
-        case .done: step.result?.isError == true ? "failed" : "ok"
-        case .running, .awaiting, .denied, .stopped: step.status.rawValue
-        }
-    }
-
     /// The words of a call's outcome.
     static func label(_ step: ToolStep) -> String {
-        switch outcome(step) {
+        switch step.outcome {
         case "ok": "done"
         case "failed": "failed"
         case "awaiting": "waiting for your answer"
