@@ -36,7 +36,7 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
             if let error = fault.error(model: chat.model, rejectTurn: rejectTurn, promptTokens: chat.promptTokens) {
                 throw error
             }
-            let toolReply = fault == .tools ? await toolReply(to: text) : nil
+            let toolReply = fault == .tools ? try await toolReply(to: text) : nil
             let (script, cutAtLimit) = fault.script(
                 model: chat.model, configuration: configuration, requestText: text, toolReply: toolReply
             )
@@ -59,9 +59,13 @@ struct ChatEndpoint<Wire: WireFormat>: Sendable {
         }
     }
 
-    /// `mock-tools`' reply to the request body `text`, noting the tool results it carried.
-    private func toolReply(to text: String) async -> MockToolReply {
+    /// `mock-tools`' reply to the request body `text`, noting the tool results it carried; a call sent back without
+    /// its signature is refused.
+    private func toolReply(to text: String) async throws(MockError) -> MockToolReply {
         let turns = wire.toolTurns(in: ToolTurns.body(text))
+        if turns.unsignedCall {
+            throw .badRequest("Function call is missing a thought_signature in functionCall parts.")
+        }
         await stats.receivedToolResults(turns.results)
         return MockToolReply(to: turns, tokens: configuration.tokens)
     }

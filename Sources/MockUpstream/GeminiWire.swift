@@ -32,9 +32,12 @@ struct GeminiWire: WireFormat {
         "data: " + response(chat, parts: part(text), finishReason: "", usage: promptUsage(chat)) + "\n\n"
     }
 
-    /// A call is one whole `functionCall` part, without an id.
+    /// A call is one whole `functionCall` part, without an id; the first of a step's calls carries a
+    /// `thoughtSignature`, as Gemini 3's do.
     func toolCall(_ call: MockToolReply.Call, index: Int, chat: ChatRequest) -> String {
-        let part = #"{"functionCall":{"name":\#(JSONText.quoted(call.name)),"args":\#(call.arguments)}}"#
+        let signature = index == 0 ? #","thoughtSignature":\#(JSONText.quoted(Self.signature(of: call.name)))"# : ""
+        let part =
+            #"{"functionCall":{"name":\#(JSONText.quoted(call.name)),"args":\#(call.arguments)}\#(signature)}"#
         return "data: " + response(chat, parts: part, finishReason: "", usage: promptUsage(chat)) + "\n\n"
     }
 
@@ -47,8 +50,14 @@ struct GeminiWire: WireFormat {
             + "\n\n"
     }
 
+    /// The `thoughtSignature` the mock gives a step's first call of `tool`.
+    static func signature(of tool: String) -> String {
+        "c2lnbmVk:" + tool
+    }
+
     /// Offered tools are `tools[].functionDeclarations[].name`; results are the `functionResponse` parts of the last
-    /// content (`response.output`, or `response.error` for an error).
+    /// content (`response.output`, or `response.error` for an error). A model content whose first `functionCall`
+    /// part lacks the signature the mock gave it is refused, as Gemini 3 refuses it.
     func toolTurns(in body: [String: Any]) -> ToolTurns {
         let contents = body["contents"] as? [[String: Any]] ?? []
         let tools = body["tools"] as? [[String: Any]] ?? []
@@ -65,7 +74,12 @@ struct GeminiWire: WireFormat {
             },
             question: contents.last { $0["role"] as? String == "user" && !ToolTurns.text(of: $0["parts"]).isEmpty }
                 .map { ToolTurns.text(of: $0["parts"]) } ?? "",
-            rounds: contents.filter { parts($0).contains { $0["functionCall"] != nil } }.count)
+            rounds: contents.filter { parts($0).contains { $0["functionCall"] != nil } }.count,
+            unsignedCall: contents.contains { content in
+                guard let first = parts(content).first(where: { $0["functionCall"] != nil }) else { return false }
+                let name = (first["functionCall"] as? [String: Any])?["name"] as? String ?? ""
+                return first["thoughtSignature"] as? String != Self.signature(of: name)
+            })
     }
 
     func completeBody(_ text: String, reasoning: String, chat: ChatRequest, completionTokens: Int) -> String {

@@ -12,6 +12,8 @@ struct ToolTurns: Sendable, Equatable {
     var question = ""
     /// The assistant turns that asked for calls.
     var rounds = 0
+    /// Whether a turn that asked for calls came back without the signature its first call was given.
+    var unsignedCall = false
 
     /// Reads a request body as a dictionary (nil when it is not a JSON object).
     static func body(_ text: String) -> [String: Any] {

@@ -19,7 +19,8 @@ extension GeminiProvider {
     }
 
     /// The parts of a model turn that asked for calls: its text, if any, then a `functionCall` part per call, whose
-    /// `args` are the call's arguments (`{}` when they are not a JSON object).
+    /// `args` are the call's arguments (`{}` when they are not a JSON object), with the `thoughtSignature` it came with
+    /// (Gemini 3 refuses a call sent back without it).
     static func functionCallParts(_ turn: ChatTurn) -> [JSONText] {
         let text = turn.content.isEmpty ? [] : [JSONText { $0.field("text", turn.content) }]
         return text
@@ -31,6 +32,7 @@ extension GeminiProvider {
                             function.field("name", call.name)
                             function.field("args", json: ToolJSON.object(call.arguments))
                         })
+                    if let signature = call.signature { part.field("thoughtSignature", signature) }
                 }
             }
     }

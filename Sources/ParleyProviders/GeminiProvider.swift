@@ -129,7 +129,7 @@ struct GeminiStreamDecoder: StreamDecoder {
         let candidate = response.candidates?.first
         for part in candidate?.content?.parts ?? [] {
             if let call = part.functionCall {
-                chunks.append(.toolCall(call.toolCall))
+                chunks.append(.toolCall(call.toolCall(signature: part.thoughtSignature)))
                 continue
             }
             guard let text = part.text, !text.isEmpty else { continue }
@@ -169,6 +169,8 @@ private struct GenerateContentResponse: Decodable {
                 var text: String?
                 var thought: Bool?
                 var functionCall: FunctionCall?
+                /// The opaque signature of the reasoning behind the part, to be sent back with it.
+                var thoughtSignature: String?
             }
             /// A call the model asks for, whole.
             struct FunctionCall: Decodable {
@@ -176,11 +178,12 @@ private struct GenerateContentResponse: Decodable {
                 var name: String
                 var args: JSONValue?
 
-                /// The call, with an id of Parley's when Gemini sent none (unique, as results are told apart by it).
-                var toolCall: ToolCall {
+                /// The call with its part's `signature`, and an id of Parley's when Gemini sent none (unique, as results
+                /// are told apart by it).
+                func toolCall(signature: String?) -> ToolCall {
                     ToolCall(
                         id: id ?? "call_" + String(UInt64.random(in: 0...UInt64.max), radix: 36), name: name,
-                        arguments: args?.text ?? "{}")
+                        arguments: args?.text ?? "{}", signature: signature)
                 }
             }
             var parts: [Part]?

@@ -23,6 +23,9 @@ import Testing
         return request
     }
 
+    /// The signature the mock gives Gemini's first call of `add` (other vendors leave it out).
+    static let signature = GeminiWire.signature(of: "add")
+
     /// The tool calls among `chunks`.
     static func calls(_ chunks: [CompletionChunk]) -> [ToolCall] {
         chunks.compactMap { if case .toolCall(let call) = $0 { call } else { nil } }
@@ -81,7 +84,7 @@ import Testing
         let asked = ChatTurn(
             role: .assistant, content: "",
             toolCalls: [
-                ToolCall(id: "call_0_0", name: "add", arguments: #"{"a":2,"b":3}"#),
+                ToolCall(id: "call_0_0", name: "add", arguments: #"{"a":2,"b":3}"#, signature: Self.signature),
                 ToolCall(id: "call_0_1", name: "lookup", arguments: "{}"),
             ])
         let results = ChatTurn(
@@ -101,10 +104,34 @@ import Testing
         }
     }
 
+    @Test("Gemini's signature of a step's first call comes with it and goes back with it; without it, Gemini refuses")
+    func geminiSignaturesGoBack() async throws {
+        try await withMock { mock in
+            let provider = Harness.provider(.gemini, mock: mock)
+            let (chunks, _) = await Harness.collect(provider, Self.request("call add {}\ncall lookup {}"))
+            let calls = Self.calls(chunks)
+            #expect(calls.map(\.signature) == [Self.signature, nil])
+            let results = ChatTurn(
+                role: .user, content: "",
+                toolResults: calls.map { ToolResult(callID: $0.id, name: $0.name, content: "5", isError: false) })
+            let (answer, error) = await Harness.collect(
+                provider,
+                Self.request("call add {}", then: [ChatTurn(role: .assistant, content: "", toolCalls: calls), results]))
+            #expect(error == nil && Self.text(answer) == "The tool said: 5; 5")
+            let unsigned = calls.map { ToolCall(id: $0.id, name: $0.name, arguments: $0.arguments) }
+            let (_, refused) = await Harness.collect(
+                provider,
+                Self.request(
+                    "call add {}", then: [ChatTurn(role: .assistant, content: "", toolCalls: unsigned), results]))
+            #expect(refused != nil)
+        }
+    }
+
     @Test("always call asks again after results, with ids of the new round", arguments: ProviderKind.allCases)
     func alwaysCall(kind: ProviderKind) async throws {
         let asked = ChatTurn(
-            role: .assistant, content: "", toolCalls: [ToolCall(id: "call_0_0", name: "add", arguments: "{}")])
+            role: .assistant, content: "",
+            toolCalls: [ToolCall(id: "call_0_0", name: "add", arguments: "{}", signature: Self.signature)])
         let results = ChatTurn(
             role: .user, content: "",
             toolResults: [ToolResult(callID: "call_0_0", name: "add", content: "5", isError: false)])

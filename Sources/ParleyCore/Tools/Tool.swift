@@ -15,17 +15,23 @@ public struct ToolDefinition: Sendable, Equatable {
 }
 
 /// A call a model asked for: its id (the vendor's, or one Parley made where the vendor gives none), the tool's name as
-/// the model saw it, and the arguments (JSON object text, as the model wrote it).
+/// the model saw it, the arguments (JSON object text, as the model wrote it), and the vendor's opaque signature of
+/// the reasoning behind it (Gemini's `thoughtSignature`), which goes back unchanged with the call within its reply and
+/// is neither stored nor shown.
 public struct ToolCall: Sendable, Equatable, Codable {
     public var id: String
     public var name: String
     public var arguments: String
+    public var signature: String? = nil
+
+    private enum CodingKeys: String, CodingKey { case id, name, arguments }
 
     /// Creates a call.
-    public init(id: String, name: String, arguments: String) {
+    public init(id: String, name: String, arguments: String, signature: String? = nil) {
         self.id = id
         self.name = name
         self.arguments = arguments
+        self.signature = signature
     }
 }
 
