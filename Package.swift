@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.0.0"),
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.12.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -140,7 +141,17 @@ let package = Package(
                 "ParleyBench",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]),
-        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyCore"]),
+        // The stores in PostgreSQL, for several instances on one database (PARLEY_DATABASE_URL).
+        .target(
+            name: "ParleyPostgres",
+            dependencies: [
+                "ParleyCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]),
+        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCore"]),
         .testTarget(name: "ParleyDocumentsTests", dependencies: ["ParleyDocuments"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyMarkdown", "ParleyJSON"]),
         .testTarget(name: "ParleyToolsTests", dependencies: ["ParleyTools", "ParleyCore"]),

@@ -9,10 +9,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # poppler-utils (pdftotext) and unzip read documents' text, each in a child process with time and memory limits.
 packages=(libsqlite3-dev libssl-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libvips42 zlib1g-dev pkg-config
           libjs-katex poppler-utils unzip)
-# qpdf encrypts a PDF for the password-protected case of the document tests.
+# qpdf encrypts a PDF for the password-protected case of the document tests; postgresql gives the store tests a
+# throwaway server (initdb and pg_ctl, started by the tests themselves; the package's own cluster is not used).
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(sqlite3 curl openssl libvips-tools chromium chromium-driver python3-pytest python3-selenium python3-venv
-             nginx qpdf)
+             nginx qpdf postgresql)
 fi
 
 missing=()

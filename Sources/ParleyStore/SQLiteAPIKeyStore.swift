@@ -19,12 +19,13 @@ public struct SQLiteAPIKeyStore: APIKeyStore {
         try await perform {
             try await writer.write { db in
                 let now = StoredDate.now
+                let expiry = expiresAt.map(StoredDate.rounded)
                 try db.cachedStatement(
                     sql: "INSERT INTO api_keys (user_id, name, digest, created_at, expires_at) VALUES (?, ?, ?, ?, ?)"
-                ).execute(arguments: [userID, name, digest, now, expiresAt.map(StoredDate.init)])
+                ).execute(arguments: [userID, name, digest, now, expiry])
                 return APIKey(
                     id: db.lastInsertedRowID, userID: userID, name: name, createdAt: now.date, lastUsedAt: nil,
-                    expiresAt: expiresAt)
+                    expiresAt: expiry?.date)
             }
         }
     }

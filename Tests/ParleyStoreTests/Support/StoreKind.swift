@@ -1,0 +1,49 @@
+import Foundation
+import ParleyCore
+import ParleyPostgres
+import ParleyStore
+import Testing
+
+/// The databases the store tests run against: SQLite in a temporary folder, and PostgreSQL (`TestPostgres`).
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// The stores both databases have, over one fresh database.
+    struct Stores {
+        let accounts: any AccountStore
+        let invites: any InviteStore
+        let apiKeys: any APIKeyStore
+        let toolChoices: any ToolChoiceStore
+    }
+
+    /// Runs `body` with the stores over a fresh database of this kind.
+    func withStores(_ body: (Stores) async throws -> Void) async throws {
+        switch self {
+        case .sqlite:
+            try await StoreFixture.run { store in
+                try await body(
+                    Stores(
+                        accounts: store.accounts, invites: store.accounts,
+                        apiKeys: SQLiteAPIKeyStore(database: store.database),
+                        toolChoices: SQLiteToolChoiceStore(database: store.database)))
+            }
+        case .postgres:
+            try await TestPostgres.shared.withDatabase { database in
+                try await body(
+                    Stores(
+                        accounts: PostgresAccountStore(database: database),
+                        invites: PostgresAccountStore(database: database),
+                        apiKeys: PostgresAPIKeyStore(database: database),
+                        toolChoices: PostgresToolChoiceStore(database: database)))
+            }
+        }
+    }
+
+    /// Runs `body` with the account store over a fresh database of this kind.
+    func withAccounts(_ body: (any AccountStore) async throws -> Void) async throws {
+        try await withStores { try await body($0.accounts) }
+    }
+}
