@@ -4,9 +4,6 @@ import ParleyCore
 /// Monthly budgets, read from the rollup: a user's spend this month against their budget (their own, else the
 /// default in `settings`), and the check made in the transaction that starts a reply.
 enum BudgetLedger {
-    /// The `settings` key of the default monthly budget, in micro-dollars (absent or empty: no limit).
-    static let defaultBudgetKey = "default_monthly_budget_micros"
-
     /// The user's spend in the month of `today` and their budget (one indexed read of the rollup), or, when a group
     /// of theirs with a budget is nearer its limit, the group's members' spend and the group's budget.
     static func status(_ db: Database, userID: UserID, today: UsageDay) throws -> BudgetStatus {
@@ -18,7 +15,7 @@ enum BudgetLedger {
                                     (SELECT CAST(value AS INTEGER) FROM settings WHERE key = ? AND value != '')) AS budget,
                            (SELECT COALESCE(SUM(cost_micros), 0) FROM usage_daily WHERE user_id = u.id AND day >= ?) AS spent
                     FROM users u WHERE u.id = ?
-                    """), arguments: [defaultBudgetKey, month.description, userID])
+                    """), arguments: [BudgetStatus.defaultBudgetSetting, month.description, userID])
         let own = BudgetStatus(month: month, spentMicros: row?["spent"] ?? 0, budgetMicros: row?["budget"])
         let groups = try Row.fetchAll(
             db.cachedStatement(

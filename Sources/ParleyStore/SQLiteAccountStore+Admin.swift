@@ -48,7 +48,7 @@ extension SQLiteAccountStore: UserAdminStore {
             try pool.lookup { db in
                 try String.fetchOne(
                     db.cachedStatement(sql: "SELECT value FROM settings WHERE key = ?"),
-                    arguments: [BudgetLedger.defaultBudgetKey]
+                    arguments: [BudgetStatus.defaultBudgetSetting]
                 )
                 .flatMap { Int64($0) }
             }
@@ -59,7 +59,7 @@ extension SQLiteAccountStore: UserAdminStore {
         try await perform {
             try await writer.write { db in
                 try db.cachedStatement(sql: "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)").execute(
-                    arguments: [BudgetLedger.defaultBudgetKey, micros.map(String.init) ?? ""])
+                    arguments: [BudgetStatus.defaultBudgetSetting, micros.map(String.init) ?? ""])
             }
         }
     }
@@ -74,7 +74,7 @@ extension SQLiteAccountStore: UserAdminStore {
         try await perform {
             try await writer.write { db in
                 try db.cachedStatement(sql: "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)")
-                    .execute(arguments: [StorageLedger.defaultQuotaKey, String(bytes)])
+                    .execute(arguments: [StorageStatus.defaultQuotaSetting, String(bytes)])
             }
         }
     }

@@ -4,11 +4,6 @@ import ParleyCore
 /// The storage quota: a user's stored bytes (images and message text, kept in `users.stored_bytes` by triggers)
 /// against their quota (their own, else the default in `settings`), checked in the transaction that stores more.
 enum StorageLedger {
-    /// The `settings` key of the default quota in bytes, written at start-up from `PARLEY_USER_STORAGE_MB`.
-    static let defaultQuotaKey = "default_storage_quota_bytes"
-    /// The quota when none is set anywhere: 1 GiB.
-    static let fallbackQuotaBytes: Int64 = 1 << 30
-
     /// The user's stored bytes and quota (one read of their row).
     static func status(_ db: Database, userID: UserID) throws -> StorageStatus {
         let row = try Row.fetchOne(
@@ -17,8 +12,9 @@ enum StorageLedger {
                     SELECT stored_bytes, COALESCE(storage_quota_bytes,
                         (SELECT CAST(value AS INTEGER) FROM settings WHERE key = ? AND value != ''), ?) AS quota
                     FROM users WHERE id = ?
-                    """), arguments: [defaultQuotaKey, fallbackQuotaBytes, userID])
-        return StorageStatus(storedBytes: row?["stored_bytes"] ?? 0, quotaBytes: row?["quota"] ?? fallbackQuotaBytes)
+                    """), arguments: [StorageStatus.defaultQuotaSetting, StorageStatus.fallbackQuotaBytes, userID])
+        return StorageStatus(
+            storedBytes: row?["stored_bytes"] ?? 0, quotaBytes: row?["quota"] ?? StorageStatus.fallbackQuotaBytes)
     }
 
     /// Throws `.storageFull` when what the transaction has stored so far puts the user over their quota, so that the

@@ -69,7 +69,7 @@ import Testing
                 messages: [Self.message(.user, "é imported"), Self.message(.assistant, "reply")])
             _ = try await store.chats.importTranscripts([transcript], userID: bob.id)
             try await Self.expectExact(store, bob.id, Int64("é imported".utf8.count + "reply".utf8.count))
-            #expect(try await accounts.storage(userID: bob.id).quotaBytes == StorageLedger.fallbackQuotaBytes)
+            #expect(try await accounts.storage(userID: bob.id).quotaBytes == StorageStatus.fallbackQuotaBytes)
         }
     }
 

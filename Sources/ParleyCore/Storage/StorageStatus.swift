@@ -3,6 +3,11 @@ public struct StorageStatus: Sendable, Equatable {
     public var storedBytes: Int64
     public var quotaBytes: Int64
 
+    /// The `settings` key of the default quota in bytes, written at start-up from `PARLEY_USER_STORAGE_MB`.
+    public static let defaultQuotaSetting = "default_storage_quota_bytes"
+    /// The quota when none is set anywhere: 1 GiB.
+    public static let fallbackQuotaBytes: Int64 = 1 << 30
+
     /// Creates a status.
     public init(storedBytes: Int64, quotaBytes: Int64) {
         self.storedBytes = storedBytes

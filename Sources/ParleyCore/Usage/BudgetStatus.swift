@@ -3,6 +3,8 @@
 public struct BudgetStatus: Sendable, Equatable {
     /// From which share of the budget on the user is warned.
     public static let warningPercent: Int64 = 80
+    /// The `settings` key of the monthly budget of users without their own, in micro-dollars (empty: no limit).
+    public static let defaultBudgetSetting = "default_monthly_budget_micros"
 
     /// The first day of the month.
     public var month: UsageDay

@@ -15,6 +15,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     struct Stores {
         let accounts: any AccountStore
         let invites: any InviteStore
+        let admin: any UserAdminStore
         let apiKeys: any APIKeyStore
         let toolChoices: any ToolChoiceStore
     }
@@ -26,7 +27,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
             try await StoreFixture.run { store in
                 try await body(
                     Stores(
-                        accounts: store.accounts, invites: store.accounts,
+                        accounts: store.accounts, invites: store.accounts, admin: store.accounts,
                         apiKeys: SQLiteAPIKeyStore(database: store.database),
                         toolChoices: SQLiteToolChoiceStore(database: store.database)))
             }
@@ -36,6 +37,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                     Stores(
                         accounts: PostgresAccountStore(database: database),
                         invites: PostgresAccountStore(database: database),
+                        admin: PostgresAccountStore(database: database),
                         apiKeys: PostgresAPIKeyStore(database: database),
                         toolChoices: PostgresToolChoiceStore(database: database)))
             }
