@@ -9,7 +9,7 @@ public struct PostgresAccountStore: AccountStore {
     let logger: Logger
 
     /// Creates the store over a database.
-    public init(database: PostgresDatabase) {
+    public init(database: PostgresStorage) {
         client = database.client
         logger = database.logger
     }

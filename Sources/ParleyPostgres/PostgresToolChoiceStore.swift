@@ -8,7 +8,7 @@ public struct PostgresToolChoiceStore: ToolChoiceStore {
     let logger: Logger
 
     /// Creates the store over a database.
-    public init(database: PostgresDatabase) {
+    public init(database: PostgresStorage) {
         client = database.client
         logger = database.logger
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ParleyCore
 import ParleyPostgres
 import ParleyStore
@@ -18,6 +19,9 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let admin: any UserAdminStore
         let apiKeys: any APIKeyStore
         let toolChoices: any ToolChoiceStore
+        let groups: any GroupStore
+        /// Runs a statement of SQL both databases read alike, for what no store writes (usage rows, say).
+        let execute: (String) async throws -> Void
     }
 
     /// Runs `body` with the stores over a fresh database of this kind.
@@ -29,7 +33,9 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                     Stores(
                         accounts: store.accounts, invites: store.accounts, admin: store.accounts,
                         apiKeys: SQLiteAPIKeyStore(database: store.database),
-                        toolChoices: SQLiteToolChoiceStore(database: store.database)))
+                        toolChoices: SQLiteToolChoiceStore(database: store.database),
+                        groups: SQLiteGroupStore(database: store.database),
+                        execute: { sql in try await store.database.pool.write { try $0.execute(sql: sql) } }))
             }
         case .postgres:
             try await TestPostgres.shared.withDatabase { database in
@@ -39,7 +45,9 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         invites: PostgresAccountStore(database: database),
                         admin: PostgresAccountStore(database: database),
                         apiKeys: PostgresAPIKeyStore(database: database),
-                        toolChoices: PostgresToolChoiceStore(database: database)))
+                        toolChoices: PostgresToolChoiceStore(database: database),
+                        groups: PostgresGroupStore(database: database),
+                        execute: { sql in try await database.execute(sql) }))
             }
         }
     }

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
-import ParleyPostgres
+import PostgresNIO
 import Testing
+
+@testable import ParleyPostgres
 
 /// A throwaway PostgreSQL server from Debian's package for the test process: made with `initdb` in a temporary folder
 /// and started on a Unix socket there (no TCP port) at first use, as the `postgres` user when the tests
@@ -14,14 +16,14 @@ actor TestPostgres {
     static let folder = NSTemporaryDirectory() + "parley-postgres-\(getpid())"
 
     /// Runs `body` with a new database (migrated unless `migrated` is false), dropped afterwards.
-    nonisolated func withDatabase(migrated: Bool = true, _ body: (PostgresDatabase) async throws -> Void)
+    nonisolated func withDatabase(migrated: Bool = true, _ body: (PostgresStorage) async throws -> Void)
         async throws
     {
         try await start()
         let name = "t" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try await Self.run("createdb", ["-h", Self.folder, "-U", "parley", name])
         let location = try PostgresLocation(url: "postgres://parley@/\(name)?host=\(Self.folder)")
-        let database = PostgresDatabase(location: location, logger: Logger(label: "parley-test-postgres"))
+        let database = PostgresStorage(location: location, logger: Logger(label: "parley-test-postgres"))
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await database.run() }
@@ -137,4 +139,11 @@ actor TestPostgres {
 /// A step of starting the test server that failed.
 struct TestPostgresFailure: Error, CustomStringConvertible {
     let description: String
+}
+
+extension PostgresStorage {
+    /// Runs one statement of SQL, for what no store writes.
+    func execute(_ sql: String) async throws {
+        try await client.query(PostgresQuery(unsafeSQL: sql))
+    }
 }

@@ -5,7 +5,7 @@ import ServiceLifecycle
 
 /// A PostgreSQL database that Parley keeps everything in: a pool of connections, run as a service of the
 /// application, and its schema.
-public final class PostgresDatabase: Service {
+public final class PostgresStorage: Service {
     public let location: PostgresLocation
     let client: PostgresClient
     let logger: Logger

@@ -56,7 +56,7 @@ import Testing
     func concurrentMigrationsRunOnce() async throws {
         try await TestPostgres.shared.withDatabase(migrated: false) { database in
             let instances = (0..<4).map { _ in
-                PostgresDatabase(location: database.location, logger: Logger(label: "parley-test-instance"))
+                PostgresStorage(location: database.location, logger: Logger(label: "parley-test-instance"))
             }
             let applied = try await withThrowingTaskGroup(of: [String].self) { group in
                 for instance in instances {
