@@ -26,14 +26,9 @@ public struct PostgresAccountStore: AccountStore {
     {
         try await perform {
             try await client.withTransaction(logger: logger) { connection in
-                // Sign-ups wait for each other here, so that only the first of two at once becomes the admin.
-                try await connection.query("LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE", logger: logger)
-                let existing =
-                    try await connection.query("SELECT EXISTS (SELECT 1 FROM users)", logger: logger)
-                    .rows().first?[0].decode(Bool.self) ?? false
-                guard !existing || allowWhenUsersExist else { throw StoreError.signupClosed }
+                let isFirst = try await claimFirstAccount(on: connection, allowWhenUsersExist: allowWhenUsersExist)
                 return try await insertUser(
-                    email: email, passwordHash: passwordHash, isAdmin: !existing,
+                    email: email, passwordHash: passwordHash, isAdmin: isFirst,
                     on: { try await connection.query($0, logger: $1) })
             }
         }
@@ -183,6 +178,18 @@ public struct PostgresAccountStore: AccountStore {
             return try await client.query("SELECT value FROM settings WHERE key = \(key)", logger: logger).rows()
                 .first?["value"].decode(String.self) ?? ""
         }
+    }
+
+    /// Whether the account the transaction on `connection` is about to make is the first; the transaction holds other
+    /// sign-ups back until it ends, so that of accounts made at once on an empty database one alone is the first.
+    /// `.signupClosed` when accounts exist and `allowWhenUsersExist` is false.
+    func claimFirstAccount(on connection: PostgresConnection, allowWhenUsersExist: Bool) async throws -> Bool {
+        try await connection.query("LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE", logger: logger)
+        let existing =
+            try await connection.query("SELECT EXISTS (SELECT 1 FROM users)", logger: logger).rows()
+            .first?[0].decode(Bool.self) ?? false
+        guard !existing || allowWhenUsersExist else { throw StoreError.signupClosed }
+        return !existing
     }
 
     /// Inserts an account row with `run` (the pool's or a transaction's connection) and returns it.

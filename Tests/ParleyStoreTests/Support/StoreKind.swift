@@ -17,6 +17,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let accounts: any AccountStore
         let invites: any InviteStore
         let admin: any UserAdminStore
+        let singleSignOn: any SingleSignOnStore
         let apiKeys: any APIKeyStore
         let toolChoices: any ToolChoiceStore
         let groups: any GroupStore
@@ -32,6 +33,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                 try await body(
                     Stores(
                         accounts: store.accounts, invites: store.accounts, admin: store.accounts,
+                        singleSignOn: store.accounts,
                         apiKeys: SQLiteAPIKeyStore(database: store.database),
                         toolChoices: SQLiteToolChoiceStore(database: store.database),
                         groups: SQLiteGroupStore(database: store.database),
@@ -44,6 +46,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         accounts: PostgresAccountStore(database: database),
                         invites: PostgresAccountStore(database: database),
                         admin: PostgresAccountStore(database: database),
+                        singleSignOn: PostgresAccountStore(database: database),
                         apiKeys: PostgresAPIKeyStore(database: database),
                         toolChoices: PostgresToolChoiceStore(database: database),
                         groups: PostgresGroupStore(database: database),
