@@ -21,6 +21,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let apiKeys: any APIKeyStore
         let toolChoices: any ToolChoiceStore
         let groups: any GroupStore
+        let prompts: any PromptStore
         /// Runs a statement of SQL both databases read alike, for what no store writes (usage rows, say).
         let execute: (String) async throws -> Void
     }
@@ -37,6 +38,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         apiKeys: SQLiteAPIKeyStore(database: store.database),
                         toolChoices: SQLiteToolChoiceStore(database: store.database),
                         groups: SQLiteGroupStore(database: store.database),
+                        prompts: SQLitePromptStore(database: store.database),
                         execute: { sql in try await store.database.pool.write { try $0.execute(sql: sql) } }))
             }
         case .postgres:
@@ -50,6 +52,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         apiKeys: PostgresAPIKeyStore(database: database),
                         toolChoices: PostgresToolChoiceStore(database: database),
                         groups: PostgresGroupStore(database: database),
+                        prompts: PostgresPromptStore(database: database),
                         execute: { sql in try await database.execute(sql) }))
             }
         }
