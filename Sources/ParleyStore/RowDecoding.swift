@@ -27,21 +27,6 @@ extension Conversation {
     }
 }
 
-extension GenerationOptions {
-    /// Options stored as `json` (none for NULL or anything unreadable, which only Parley writes).
-    init(json: String?) {
-        self =
-            json.flatMap { try? JSONDecoder().decode(GenerationOptions.self, from: Data($0.utf8)) }
-            ?? GenerationOptions()
-    }
-
-    /// The stored form: NULL when nothing is set, else a JSON object of the values set.
-    var storedJSON: String? {
-        guard !isEmpty, let data = try? JSONEncoder().encode(self) else { return nil }
-        return String(decoding: data, as: UTF8.self)
-    }
-}
-
 extension Message {
     /// The columns `init(row:)` reads, in the order it reads them.
     private static let columnNames = [

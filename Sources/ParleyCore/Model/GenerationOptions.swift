@@ -1,3 +1,5 @@
+import Foundation
+
 /// How hard a reasoning model thinks before it answers: OpenAI's `reasoning_effort` as is, and for vendors that take a
 /// thinking budget (Anthropic, Gemini) that many tokens.
 public enum ReasoningEffort: String, Sendable, Codable, CaseIterable {
@@ -109,5 +111,20 @@ public struct GenerationOptions: Sendable, Equatable, Codable {
 
     private static func decimal(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
+
+extension GenerationOptions {
+    /// Options stored as `json` (none for NULL or anything unreadable, which only Parley writes).
+    public init(json: String?) {
+        self =
+            json.flatMap { try? JSONDecoder().decode(GenerationOptions.self, from: Data($0.utf8)) }
+            ?? GenerationOptions()
+    }
+
+    /// The stored form: NULL when nothing is set, else a JSON object of the values set.
+    public var storedJSON: String? {
+        guard !isEmpty, let data = try? JSONEncoder().encode(self) else { return nil }
+        return String(decoding: data, as: UTF8.self)
     }
 }

@@ -22,6 +22,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let toolChoices: any ToolChoiceStore
         let groups: any GroupStore
         let prompts: any PromptStore
+        let assistants: any AssistantStore
         /// Runs a statement of SQL both databases read alike, for what no store writes (usage rows, say).
         let execute: (String) async throws -> Void
     }
@@ -39,6 +40,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         toolChoices: SQLiteToolChoiceStore(database: store.database),
                         groups: SQLiteGroupStore(database: store.database),
                         prompts: SQLitePromptStore(database: store.database),
+                        assistants: SQLiteAssistantStore(database: store.database),
                         execute: { sql in try await store.database.pool.write { try $0.execute(sql: sql) } }))
             }
         case .postgres:
@@ -53,6 +55,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         toolChoices: PostgresToolChoiceStore(database: database),
                         groups: PostgresGroupStore(database: database),
                         prompts: PostgresPromptStore(database: database),
+                        assistants: PostgresAssistantStore(database: database),
                         execute: { sql in try await database.execute(sql) }))
             }
         }
