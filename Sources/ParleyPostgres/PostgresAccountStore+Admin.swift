@@ -64,17 +64,9 @@ extension PostgresAccountStore: UserAdminStore {
 
     public func storage(userID: UserID) async throws(StoreError) -> StorageStatus {
         try await perform {
-            let row = try await client.query(
-                """
-                SELECT stored_bytes, COALESCE(storage_quota_bytes,
-                    (SELECT value::bigint FROM settings WHERE key = \(StorageStatus.defaultQuotaSetting) AND value <> ''),
-                    \(StorageStatus.fallbackQuotaBytes)) AS quota
-                FROM users WHERE id = \(userID)
-                """, logger: logger
-            ).rows().first
-            return StorageStatus(
-                storedBytes: try row?["stored_bytes"].decode(Int64.self) ?? 0,
-                quotaBytes: try row?["quota"].decode(Int64.self) ?? StorageStatus.fallbackQuotaBytes)
+            try await client.withConnection { connection in
+                try await PostgresStorageQuota.status(userID: userID, on: connection, logger: logger)
+            }
         }
     }
 

@@ -5,51 +5,19 @@ import ParleyCore
 /// FTS5 ranks best (BM25) for the question, as many as fit; a question with no word in them gets each document's
 /// first chunks.
 struct DocumentRetrieval {
-    /// The most chunks ranked; a budget is full long before (a 100,000-token budget holds about 200).
-    static let maxRanked = 400
-
     let query: SourceQuery
 
-    /// A document in scope: read, sent in the branch or in one of the collections.
-    private struct Scoped {
-        var id: DocumentID
-        var name: String
-        var kind: DocumentKind
-        var tokens: Int
-    }
+    private typealias Scoped = PassageSelection.Scoped
+    private typealias Piece = PassageSelection.Piece
 
     /// The passages, numbered from 1.
     func passages(_ db: Database) throws -> [DocumentPassage] {
         let documents = try scope(db)
         guard !documents.isEmpty else { return [] }
-        let byID = Dictionary(uniqueKeysWithValues: documents.map { ($0.id, $0) })
-        let total = documents.reduce(0) { $0 + $1.tokens }
+        let ids = documents.map(\.id)
         let pieces =
-            total <= query.budget
-            ? try pages(of: documents.map(\.id), db)
-            : try ranked(Array(byID.keys), db)
-        var passages: [DocumentPassage] = []
-        var left = query.budget
-        for piece in pieces {
-            guard let document = byID[piece.documentID] else { continue }
-            guard piece.tokens <= left else { continue }
-            left -= piece.tokens
-            passages.append(
-                DocumentPassage(
-                    source: DocumentSource(
-                        number: passages.count + 1, documentID: document.id, name: document.name, kind: document.kind,
-                        page: document.kind == .pdf ? piece.page : nil),
-                    text: piece.text))
-        }
-        return passages
-    }
-
-    /// A page or chunk of a document, and its estimated tokens.
-    private struct Piece {
-        var documentID: DocumentID
-        var page: Int
-        var text: String
-        var tokens: Int
+            PassageSelection.fitWhole(documents, budget: query.budget) ? try pages(of: ids, db) : try ranked(ids, db)
+        return PassageSelection.passages(pieces, of: documents, budget: query.budget)
     }
 
     /// The read documents sent in the branch or in the collections, oldest first.
@@ -107,12 +75,15 @@ struct DocumentRetrieval {
     /// in order, the documents taking turns.
     private func ranked(_ ids: [DocumentID], _ db: Database) throws -> [Piece] {
         let inScope = "c.document_id IN (\(databaseQuestionMarks(count: ids.count)))"
-        if let match = RetrievalQuery(query.question)?.expression {
+        let words = RetrievalWords.of(query.question)
+        if !words.isEmpty {
+            // FTS5's `"word" OR "word"`: each word quoted, any of them matching.
+            let match = words.map { "\"\($0)\"" }.joined(separator: " OR ")
             let best = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT c.document_id, c.page, c.text, c.tokens FROM document_chunks_fts f JOIN document_chunks c ON c.id = f.rowid
-                    WHERE document_chunks_fts MATCH ? AND \(inScope) ORDER BY f.rank LIMIT \(Self.maxRanked)
+                    WHERE document_chunks_fts MATCH ? AND \(inScope) ORDER BY f.rank LIMIT \(PassageSelection.maxRanked)
                     """, arguments: StatementArguments([match] + ids))
             if !best.isEmpty { return best.map(Self.piece) }
         }
@@ -120,7 +91,7 @@ struct DocumentRetrieval {
             db,
             sql: """
                 SELECT c.document_id, c.page, c.text, c.tokens FROM document_chunks c WHERE \(inScope)
-                ORDER BY c.ordinal, c.document_id LIMIT \(Self.maxRanked)
+                ORDER BY c.ordinal, c.document_id LIMIT \(PassageSelection.maxRanked)
                 """, arguments: StatementArguments(ids)
         ).map(Self.piece)
     }

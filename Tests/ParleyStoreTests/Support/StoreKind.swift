@@ -23,6 +23,8 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let groups: any GroupStore
         let prompts: any PromptStore
         let assistants: any AssistantStore
+        let knowledge: any KnowledgeStore
+        let documents: any DocumentStore
         /// Runs a statement of SQL both databases read alike, for what no store writes (usage rows, say).
         let execute: (String) async throws -> Void
     }
@@ -41,6 +43,8 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         groups: SQLiteGroupStore(database: store.database),
                         prompts: SQLitePromptStore(database: store.database),
                         assistants: SQLiteAssistantStore(database: store.database),
+                        knowledge: SQLiteKnowledgeStore(database: store.database),
+                        documents: SQLiteDocumentStore(database: store.database),
                         execute: { sql in try await store.database.pool.write { try $0.execute(sql: sql) } }))
             }
         case .postgres:
@@ -56,9 +60,23 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         groups: PostgresGroupStore(database: database),
                         prompts: PostgresPromptStore(database: database),
                         assistants: PostgresAssistantStore(database: database),
+                        knowledge: PostgresKnowledgeStore(database: database),
+                        documents: PostgresDocumentStore(database: database),
                         execute: { sql in try await database.execute(sql) }))
             }
         }
+    }
+
+    /// The id of a new conversation of `userID`'s (started with `assistantID`), written as SQL both databases read.
+    static func conversation(_ id: Int64, of userID: UserID, assistantID: AssistantID? = nil, _ stores: Stores)
+        async throws
+    {
+        try await stores.execute(
+            """
+            INSERT INTO conversations (id, user_id, title, model, assistant_id, created_at, updated_at)
+            VALUES (\(id), \(userID), 'Chat', 'm', \(assistantID.map(String.init) ?? "NULL"),
+                '2026-01-01 00:00:00.000', '2026-01-01 00:00:00.000')
+            """)
     }
 
     /// Runs `body` with the account store over a fresh database of this kind.

@@ -1,9 +1,9 @@
-/// A question turned into an FTS5 query for retrieval: its words (letters and digits only, so nothing of the user's
-/// reaches FTS5 as syntax), without the commonest English words, any of them matching (`OR`), so that BM25 ranks
-/// chunks by how many of the rarer words they hold.
-struct RetrievalQuery: Equatable {
+/// The words of a question that retrieval matches chunks by: letters and digits only (so nothing of the user's reaches
+/// a full-text engine as syntax), without the commonest English words, each once, at most `maxWords`. Any of them
+/// matching ranks a chunk, so that chunks holding more of the rarer words rank higher.
+public enum RetrievalWords {
     /// The most words kept.
-    static let maxWords = 32
+    public static let maxWords = 32
     /// Words too common to tell chunks apart.
     static let stopWords: Set<String> = [
         "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can", "could", "did",
@@ -13,22 +13,18 @@ struct RetrievalQuery: Equatable {
         "which", "who", "why", "will", "with", "would", "you", "your",
     ]
 
-    /// The FTS5 `MATCH` expression.
-    let expression: String
-
-    /// The query for `question`; nil when it holds no word worth matching.
-    init?(_ question: String) {
+    /// The words of `question` worth matching, lowercased, in order; empty when none is.
+    public static func of(_ question: String) -> [String] {
         var words: [String] = []
         var seen: Set<String> = []
         for word in question.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }) {
             let word = String(word)
-            guard word.count >= 2 || word.first?.isNumber == true, !Self.stopWords.contains(word),
+            guard word.count >= 2 || word.first?.isNumber == true, !stopWords.contains(word),
                 seen.insert(word).inserted
             else { continue }
-            words.append("\"\(word)\"")
-            if words.count == Self.maxWords { break }
+            words.append(word)
+            if words.count == maxWords { break }
         }
-        guard !words.isEmpty else { return nil }
-        expression = words.joined(separator: " OR ")
+        return words
     }
 }
