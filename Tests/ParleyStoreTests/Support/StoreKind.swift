@@ -13,7 +13,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     var testDescription: String { rawValue }
 
     /// The stores both databases have, over one fresh database.
-    struct Stores {
+    struct Stores: Sendable {
         let accounts: any AccountStore
         let invites: any InviteStore
         let admin: any UserAdminStore
@@ -25,8 +25,9 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let assistants: any AssistantStore
         let knowledge: any KnowledgeStore
         let documents: any DocumentStore
+        let apiCompletions: any APICompletionStore
         /// Runs a statement of SQL both databases read alike, for what no store writes (usage rows, say).
-        let execute: (String) async throws -> Void
+        let execute: @Sendable (String) async throws -> Void
     }
 
     /// Runs `body` with the stores over a fresh database of this kind.
@@ -45,6 +46,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         assistants: SQLiteAssistantStore(database: store.database),
                         knowledge: SQLiteKnowledgeStore(database: store.database),
                         documents: SQLiteDocumentStore(database: store.database),
+                        apiCompletions: store.chats,
                         execute: { sql in try await store.database.pool.write { try $0.execute(sql: sql) } }))
             }
         case .postgres:
@@ -62,6 +64,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         assistants: PostgresAssistantStore(database: database),
                         knowledge: PostgresKnowledgeStore(database: database),
                         documents: PostgresDocumentStore(database: database),
+                        apiCompletions: PostgresAPICompletionStore(database: database),
                         execute: { sql in try await database.execute(sql) }))
             }
         }
