@@ -97,3 +97,38 @@ extension DocumentContent {
         self.init(document: try Document(row: row), bytes: [UInt8](try row["data"].decode(Data.self)))
     }
 }
+
+extension PostgresDocumentRows {
+    /// Sends the user's documents `ids` with the message `messageID` of their conversation, in the order given: each
+    /// must be read (`ready`), waiting in that conversation and not sent yet; `.notFound` otherwise.
+    static func send(
+        _ ids: [DocumentID], messageID: MessageID, conversationID: ConversationID, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        for (position, id) in ids.enumerated() {
+            let sent = try await connection.query(
+                """
+                UPDATE documents SET message_id = \(messageID), position = \(position)
+                WHERE id = \(id) AND conversation_id = \(conversationID) AND message_id IS NULL AND status = 'ready'
+                RETURNING 1
+                """, logger: logger
+            ).rows()
+            guard sent.count == 1 else { throw StoreError.notFound }
+        }
+    }
+
+    /// The documents sent with the conversation's messages from `first` to `last`, by message, in order.
+    static func byMessage(
+        between first: MessageID, and last: MessageID, of conversationID: ConversationID,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> [MessageID: [Document]] {
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: columns) FROM documents
+            WHERE conversation_id = \(conversationID) AND message_id BETWEEN \(first) AND \(last)
+            ORDER BY message_id, position
+            """, logger: logger
+        ).rows()
+        return Dictionary(grouping: try rows.map(Document.init(row:)), by: { $0.messageID ?? 0 })
+    }
+}

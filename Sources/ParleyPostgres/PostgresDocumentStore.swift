@@ -149,7 +149,7 @@ public struct PostgresDocumentStore: DocumentStore {
             let best = try await client.query(
                 """
                 SELECT c.document_id, c.page, c.text, c.tokens
-                FROM document_chunks c, to_tsquery('simple', \(words.map { "'\($0)'" }.joined(separator: " | "))) q
+                FROM document_chunks c, to_tsquery('parley_search', \(words.map { "'\($0)'" }.joined(separator: " | "))) q
                 WHERE c.search @@ q AND c.document_id = ANY(\(ids))
                 ORDER BY ts_rank_cd(c.search, q) DESC, c.id LIMIT \(PassageSelection.maxRanked)
                 """, logger: logger

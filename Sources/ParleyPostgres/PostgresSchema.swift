@@ -374,16 +374,23 @@ enum PostgresSchema {
     ]
 
     /// Search: a `tsvector` of each finished message (not held from search), each title and each document chunk, kept
-    /// by PostgreSQL itself, with GIN indexes. The `simple` configuration, as FTS5's `unicode61`: no language's stems.
+    /// by PostgreSQL itself, with GIN indexes. The `parley_search` configuration is `simple` (no language's stems, as
+    /// FTS5's `unicode61`) with accents removed first (`unaccent`, a trusted extension the database's owner may add).
     static let search = [
+        "CREATE EXTENSION IF NOT EXISTS unaccent",
+        "CREATE TEXT SEARCH CONFIGURATION parley_search (COPY = simple)",
+        """
+        ALTER TEXT SEARCH CONFIGURATION parley_search ALTER MAPPING FOR asciiword, word, numword, asciihword, hword,
+            numhword, hword_asciipart, hword_part, hword_numpart WITH unaccent, simple
+        """,
         """
         ALTER TABLE messages ADD COLUMN search tsvector GENERATED ALWAYS AS (
-            CASE WHEN status <> 'streaming' AND NOT search_held THEN to_tsvector('simple', content) END) STORED
+            CASE WHEN status <> 'streaming' AND NOT search_held THEN to_tsvector('parley_search', content) END) STORED
         """,
         "CREATE INDEX messages_search ON messages USING gin (search)",
-        "ALTER TABLE conversations ADD COLUMN search tsvector GENERATED ALWAYS AS (to_tsvector('simple', title)) STORED",
+        "ALTER TABLE conversations ADD COLUMN search tsvector GENERATED ALWAYS AS (to_tsvector('parley_search', title)) STORED",
         "CREATE INDEX conversations_search ON conversations USING gin (search)",
-        "ALTER TABLE document_chunks ADD COLUMN search tsvector GENERATED ALWAYS AS (to_tsvector('simple', text)) STORED",
+        "ALTER TABLE document_chunks ADD COLUMN search tsvector GENERATED ALWAYS AS (to_tsvector('parley_search', text)) STORED",
         "CREATE INDEX document_chunks_search ON document_chunks USING gin (search)",
     ]
 

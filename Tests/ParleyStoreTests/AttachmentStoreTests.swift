@@ -14,8 +14,10 @@ import Testing
         return try NewImage(fileName: name, bytes: [UInt8](bytes))
     }
 
-    @Test func imagesAreWrittenWithTheQuestionAndReadOnlyByTheirOwner() async throws {
-        try await StoreFixture.run { store in
+    @Test(arguments: StoreKind.allCases) func imagesAreWrittenWithTheQuestionAndReadOnlyByTheirOwner(kind: StoreKind)
+        async throws
+    {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com"), bob = try await store.user("bob@example.com")
             let chat = try await store.conversation(alice.id)
             let exchange = try await store.chats.beginExchange(
@@ -45,8 +47,10 @@ import Testing
         }
     }
 
-    @Test func aRegeneratedReplyAndADeletedConversationTakeTheirImagesAlong() async throws {
-        try await StoreFixture.run { store in
+    @Test(arguments: StoreKind.allCases) func aRegeneratedReplyAndADeletedConversationTakeTheirImagesAlong(
+        kind: StoreKind
+    ) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             let exchange = try await store.chats.beginExchange(

@@ -5,7 +5,7 @@ import Testing
 
 @testable import ParleyStore
 
-extension StoreFixture {
+extension StoreKind.Stores {
     /// Ends an exchange's reply as complete with `content`.
     func finish(_ exchange: Exchange, _ content: String) async throws {
         try await chats.finishReply(
@@ -36,9 +36,11 @@ extension StoreFixture {
 /// conversations written before trees.
 @Suite("Conversation trees in the store")
 struct ConversationTreeStoreTests {
-    @Test("an edit is a sibling of the question with the same history; the new branch becomes current, the old stays")
-    func editsAreSiblings() async throws {
-        try await StoreFixture.run { store in
+    @Test(
+        "an edit is a sibling of the question with the same history; the new branch becomes current, the old stays",
+        arguments: StoreKind.allCases)
+    func editsAreSiblings(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             let one = try await store.exchange(chat.id, "q1", "a1")
@@ -74,9 +76,11 @@ struct ConversationTreeStoreTests {
         }
     }
 
-    @Test("a new reply is a sibling of the earlier ones; a follow-up goes under the current leaf")
-    func regeneratedRepliesAreSiblings() async throws {
-        try await StoreFixture.run { store in
+    @Test(
+        "a new reply is a sibling of the earlier ones; a follow-up goes under the current leaf",
+        arguments: StoreKind.allCases)
+    func regeneratedRepliesAreSiblings(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             let first = try await store.exchange(chat.id, "q", "a")
@@ -104,9 +108,11 @@ struct ConversationTreeStoreTests {
         }
     }
 
-    @Test("an anchor that is not a question of this conversation is refused and nothing is written")
-    func foreignAnchorsAreRefused() async throws {
-        try await StoreFixture.run { store in
+    @Test(
+        "an anchor that is not a question of this conversation is refused and nothing is written",
+        arguments: StoreKind.allCases)
+    func foreignAnchorsAreRefused(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             let other = try await store.conversation(alice.id)
@@ -185,9 +191,11 @@ struct ConversationTreeStoreTests {
         #expect(next.history.map(\.content) == ["q1", "a1", "q2", "a2", "q3"])
     }
 
-    @Test("deleting a message deletes everything under it; the branch of its parent becomes current")
-    func deletingAMessageDeletesItsSubtree() async throws {
-        try await StoreFixture.run { store in
+    @Test(
+        "deleting a message deletes everything under it; the branch of its parent becomes current",
+        arguments: StoreKind.allCases)
+    func deletingAMessageDeletesItsSubtree(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             let one = try await store.exchange(chat.id, "q1", "a1")

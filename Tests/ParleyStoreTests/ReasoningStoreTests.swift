@@ -10,9 +10,11 @@ import Testing
 @Suite struct ReasoningStoreTests {
     static let rates = TokenRates(input: 1_000_000, output: 2_000_000)
 
-    @Test("progress saves and the final save keep the reasoning apart from the text; a reply without any stores NULL")
-    func savedApartFromTheText() async throws {
-        try await StoreFixture.run { store in
+    @Test(
+        "progress saves and the final save keep the reasoning apart from the text; a reply without any stores NULL",
+        arguments: StoreKind.allCases)
+    func savedApartFromTheText(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let conversation = try await store.conversation(alice.id)
             let exchange = try await store.chats.beginExchange(
@@ -37,9 +39,11 @@ import Testing
         }
     }
 
-    @Test("reasoning is never searched, and the next reply's history holds the answers' text only")
-    func notSearchedNorSentBack() async throws {
-        try await StoreFixture.run { store in
+    @Test(
+        "reasoning is never searched, and the next reply's history holds the answers' text only",
+        arguments: StoreKind.allCases)
+    func notSearchedNorSentBack(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let conversation = try await store.conversation(alice.id)
             let first = try await store.chats.beginExchange(
@@ -57,9 +61,11 @@ import Testing
         }
     }
 
-    @Test("the reasoning counts in its owner's stored bytes once the reply ends, and leaves with it")
-    func countedInStoredBytes() async throws {
-        try await StoreFixture.run { store in
+    @Test(
+        "the reasoning counts in its owner's stored bytes once the reply ends, and leaves with it",
+        arguments: StoreKind.allCases)
+    func countedInStoredBytes(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let conversation = try await store.conversation(alice.id)
             let exchange = try await store.chats.beginExchange(
@@ -67,15 +73,15 @@ import Testing
             try await store.chats.saveProgress([
                 exchange.assistantMessage.id: ReplyProgress(content: "a", reasoning: "r")
             ])
-            #expect(try await store.accounts.storage(userID: alice.id).storedBytes == 1)
+            #expect(try await store.admin.storage(userID: alice.id).storedBytes == 1)
             try await store.chats.finishReply(
                 id: exchange.assistantMessage.id,
                 outcome: ReplyOutcome(content: "ab", reasoning: "ré", status: .complete, usage: Usage()))
             // "q" + "ab" + "ré" (3 bytes).
-            #expect(try await store.accounts.storage(userID: alice.id).storedBytes == 6)
+            #expect(try await store.admin.storage(userID: alice.id).storedBytes == 6)
             try await store.chats.deleteMessage(
                 conversationID: conversation.id, userID: alice.id, messageID: exchange.assistantMessage.id)
-            #expect(try await store.accounts.storage(userID: alice.id).storedBytes == 1)
+            #expect(try await store.admin.storage(userID: alice.id).storedBytes == 1)
             let again = try await store.chats.beginExchange(
                 conversationID: conversation.id, userContent: nil, images: [], requestID: nil, model: "m",
                 anchor: .reply(to: try #require(exchange.userMessage).id))
@@ -83,7 +89,7 @@ import Testing
                 id: again.assistantMessage.id,
                 outcome: ReplyOutcome(content: "c", reasoning: "long thoughts", status: .complete, usage: Usage()))
             try await store.chats.deleteConversation(id: conversation.id, userID: alice.id)
-            #expect(try await store.accounts.storage(userID: alice.id).storedBytes == 0)
+            #expect(try await store.admin.storage(userID: alice.id).storedBytes == 0)
         }
     }
 
@@ -116,9 +122,9 @@ import Testing
         }
     }
 
-    @Test("an import keeps each reply's reasoning, its time and its tokens")
-    func importKeepsReasoning() async throws {
-        try await StoreFixture.run { store in
+    @Test("an import keeps each reply's reasoning, its time and its tokens", arguments: StoreKind.allCases)
+    func importKeepsReasoning(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let now = Date()
             let conversation = Conversation(
@@ -138,7 +144,7 @@ import Testing
             #expect(page.items.map(\.reasoning) == [nil, "because"])
             #expect(page.items.map(\.reasoningMilliseconds) == [nil, 1_500])
             #expect(page.items.last?.usage.reasoningTokens == 7)
-            #expect(try await store.accounts.storage(userID: alice.id).storedBytes == 1 + 1 + 7)
+            #expect(try await store.admin.storage(userID: alice.id).storedBytes == 1 + 1 + 7)
         }
     }
 

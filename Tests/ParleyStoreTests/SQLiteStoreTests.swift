@@ -121,9 +121,9 @@ func expectStoreError(
 }
 
 /// Conversations: listing, paging and owner scoping.
-@Suite struct SQLiteConversationTests {
-    @Test func listingIsNewestActivityFirstWithACursor() async throws {
-        try await StoreFixture.run { store in
+@Suite struct ConversationStoreTests {
+    @Test(arguments: StoreKind.allCases) func listingIsNewestActivityFirstWithACursor(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let bob = try await store.user("bob@example.com")
             var created: [Conversation] = []
@@ -159,8 +159,8 @@ func expectStoreError(
         }
     }
 
-    @Test func conversationAccessIsScopedByOwner() async throws {
-        try await StoreFixture.run { store in
+    @Test(arguments: StoreKind.allCases) func conversationAccessIsScopedByOwner(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let mallory = try await store.user("mallory@example.com")
             let chat = try await store.conversation(alice.id, title: "Private")
@@ -204,8 +204,8 @@ func expectStoreError(
         }
     }
 
-    @Test func ownerCanRenameConfigureAndPageMessages() async throws {
-        try await StoreFixture.run { store in
+    @Test(arguments: StoreKind.allCases) func ownerCanRenameConfigureAndPageMessages(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             try await store.chats.renameConversation(id: chat.id, userID: alice.id, title: "Renamed")
@@ -236,8 +236,10 @@ func expectStoreError(
         }
     }
 
-    @Test func beginningAnExchangeReadsTheConversationTheReplyAnswers() async throws {
-        try await StoreFixture.run { store in
+    @Test(arguments: StoreKind.allCases) func beginningAnExchangeReadsTheConversationTheReplyAnswers(kind: StoreKind)
+        async throws
+    {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id), other = try await store.conversation(alice.id)
             _ = try await store.chats.beginExchange(
@@ -269,8 +271,8 @@ func expectStoreError(
         }
     }
 
-    @Test func deletingAConversationDeletesItsMessages() async throws {
-        try await StoreFixture.run { store in
+    @Test(arguments: StoreKind.allCases) func deletingAConversationDeletesItsMessages(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let doomed = try await store.conversation(alice.id)
             let kept = try await store.conversation(alice.id)
@@ -292,9 +294,11 @@ func expectStoreError(
 }
 
 /// Replies: exchanges, progress, finishing, crash recovery and regeneration.
-@Suite struct SQLiteReplyTests {
-    @Test func beginExchangeWritesBothMessagesAndRefusesARepeatedRequestID() async throws {
-        try await StoreFixture.run { store in
+@Suite struct ReplyStoreTests {
+    @Test(arguments: StoreKind.allCases) func beginExchangeWritesBothMessagesAndRefusesARepeatedRequestID(
+        kind: StoreKind
+    ) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             let other = try await store.conversation(alice.id)
@@ -333,8 +337,10 @@ func expectStoreError(
         }
     }
 
-    @Test func regenerationWithoutUserContentAnswersTheLastUserMessage() async throws {
-        try await StoreFixture.run { store in
+    @Test(arguments: StoreKind.allCases) func regenerationWithoutUserContentAnswersTheLastUserMessage(kind: StoreKind)
+        async throws
+    {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             let first = try await store.chats.beginExchange(
@@ -349,8 +355,8 @@ func expectStoreError(
         }
     }
 
-    @Test func saveProgressOnlyTouchesStreamingReplies() async throws {
-        try await StoreFixture.run { store in
+    @Test(arguments: StoreKind.allCases) func saveProgressOnlyTouchesStreamingReplies(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             let done = try await store.chats.beginExchange(
@@ -396,8 +402,10 @@ func expectStoreError(
         }
     }
 
-    @Test func finishReplyStoresTheOutcomeAndBumpsTheConversation() async throws {
-        try await StoreFixture.run { store in
+    @Test(arguments: StoreKind.allCases) func finishReplyStoresTheOutcomeAndBumpsTheConversation(kind: StoreKind)
+        async throws
+    {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             let exchange = try await store.chats.beginExchange(
@@ -427,8 +435,10 @@ func expectStoreError(
         }
     }
 
-    @Test func interruptingUnfinishedRepliesKeepsTheirContent() async throws {
-        try await StoreFixture.run { store in
+    @Test(arguments: StoreKind.allCases) func interruptingUnfinishedRepliesKeepsTheirContent(kind: StoreKind)
+        async throws
+    {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let one = try await store.conversation(alice.id)
             let two = try await store.conversation(alice.id)

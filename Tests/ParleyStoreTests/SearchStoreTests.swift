@@ -5,7 +5,7 @@ import Testing
 
 @testable import ParleyStore
 
-extension StoreFixture {
+extension StoreKind.Stores {
     /// Writes a question and its finished answer; returns the two messages' ids.
     @discardableResult
     func exchange(_ conversation: Conversation, _ question: String, _ answer: String) async throws -> (
@@ -18,9 +18,9 @@ extension StoreFixture {
         return (try #require(exchange.userMessage).id, exchange.assistantMessage.id)
     }
 
-    /// What FTS5's own integrity check says of both indexes (it throws when an index disagrees with its table).
+    /// Checks the search indexes against their tables (`checkSearch`).
     func checkSearchIndexes() async throws {
-        try await database.checkSearchIndexes()
+        try await checkSearch()
     }
 }
 
@@ -56,14 +56,16 @@ extension ParleyDatabase {
         #expect(FullTextQuery(#"'; DROP TABLE messages; --"#)?.expression == #""DROP" "TABLE" "messages;""#)
         #expect(FullTextQuery(#"unbalanced "quote here"#)?.expression == #""unbalanced" "quote here""#)
         let long = FullTextQuery(String(repeating: "word ", count: 2_000))
-        #expect(long?.expression == Array(repeating: #""word""#, count: FullTextQuery.maxTerms).joined(separator: " "))
+        #expect(long?.expression == Array(repeating: #""word""#, count: SearchTerms.maxTerms).joined(separator: " "))
     }
 }
 
-/// Full-text search in SQLite: scoped by owner, ranked, marked, and kept in sync with the messages.
+/// Full-text search on every database: scoped by owner, ranked, marked, and kept in sync with the messages.
 @Suite struct SearchStoreTests {
-    @Test func findsOnlyTheOwnersMessagesBestFirstWithMarkedSnippets() async throws {
-        try await StoreFixture.run { store in
+    @Test(arguments: StoreKind.allCases) func findsOnlyTheOwnersMessagesBestFirstWithMarkedSnippets(kind: StoreKind)
+        async throws
+    {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let bob = try await store.user("bob@example.com")
             let trip = try await store.conversation(alice.id, title: "Holiday")
@@ -101,8 +103,8 @@ extension ParleyDatabase {
         }
     }
 
-    @Test func phrasesPrefixesAndAccentsMatchAsTyped() async throws {
-        try await StoreFixture.run { store in
+    @Test(arguments: StoreKind.allCases) func phrasesPrefixesAndAccentsMatchAsTyped(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             let (first, second) = try await store.exchange(chat, "the quick brown fox", "brown quick foxes jump")
@@ -125,8 +127,10 @@ extension ParleyDatabase {
         }
     }
 
-    @Test func hostileQueriesFindNothingOrValidResultsAndChangeNothing() async throws {
-        try await StoreFixture.run { store in
+    @Test(arguments: StoreKind.allCases) func hostileQueriesFindNothingOrValidResultsAndChangeNothing(kind: StoreKind)
+        async throws
+    {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id, title: "title")
             let (question, _) = try await store.exchange(chat, "please drop the table of messages near x", "fine")
@@ -149,8 +153,8 @@ extension ParleyDatabase {
         }
     }
 
-    @Test func theIndexFollowsRepliesRenamesAndDeletes() async throws {
-        try await StoreFixture.run { store in
+    @Test(arguments: StoreKind.allCases) func theIndexFollowsRepliesRenamesAndDeletes(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id, title: "Alpha")
             let exchange = try await store.chats.beginExchange(
@@ -208,8 +212,11 @@ extension ParleyDatabase {
             #expect(
                 try await store.chats.search(userID: alice.id, text: "question omega yak kiwi quokka", limit: 10)
                     .isEmpty)
-            #expect(try await store.count("SELECT COUNT(*) FROM messages_fts_docsize") == 0)
-            #expect(try await store.count("SELECT COUNT(*) FROM conversations_fts_docsize") == 0)
+            #expect(try await store.count("SELECT COUNT(*) FROM messages") == 0)
+            if kind == .sqlite {
+                #expect(try await store.count("SELECT COUNT(*) FROM messages_fts_docsize") == 0)
+                #expect(try await store.count("SELECT COUNT(*) FROM conversations_fts_docsize") == 0)
+            }
             try await store.checkSearchIndexes()
         }
     }

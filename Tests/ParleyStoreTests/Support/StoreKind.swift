@@ -26,8 +26,30 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let knowledge: any KnowledgeStore
         let documents: any DocumentStore
         let apiCompletions: any APICompletionStore
+        let chats: any ChatStore
         /// Runs a statement of SQL both databases read alike, for what no store writes (usage rows, say).
         let execute: @Sendable (String) async throws -> Void
+        /// Throws when the search index disagrees with the messages: FTS5's own integrity check on SQLite; on
+        /// PostgreSQL, whose `tsvector` columns are computed from their rows, when a streaming or held message is
+        /// searchable.
+        let checkSearch: @Sendable () async throws -> Void
+        /// The integer a query of SQL both databases read alike gives, with `?` for each of `arguments`.
+        let integer: @Sendable (String, [Int64]) async throws -> Int
+
+        /// Creates a user with a throwaway hash.
+        func user(_ email: String) async throws -> User {
+            try await accounts.createUser(email: email, passwordHash: "hash", isAdmin: false)
+        }
+
+        /// Creates a conversation owned by `userID`.
+        func conversation(_ userID: UserID, title: String = "Chat") async throws -> Conversation {
+            try await chats.createConversation(userID: userID, title: title, model: "m", systemPrompt: "be brief")
+        }
+
+        /// Counts rows (or reads one integer) with raw SQL; -1 when the query gives no row.
+        func count(_ sql: String, _ arguments: [Int64] = []) async throws -> Int {
+            try await integer(sql, arguments)
+        }
     }
 
     /// Runs `body` with the stores over a fresh database of this kind.
@@ -46,8 +68,10 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         assistants: SQLiteAssistantStore(database: store.database),
                         knowledge: SQLiteKnowledgeStore(database: store.database),
                         documents: SQLiteDocumentStore(database: store.database),
-                        apiCompletions: store.chats,
-                        execute: { sql in try await store.database.pool.write { try $0.execute(sql: sql) } }))
+                        apiCompletions: store.chats, chats: store.chats,
+                        execute: { sql in try await store.database.pool.write { try $0.execute(sql: sql) } },
+                        checkSearch: { try await store.database.checkSearchIndexes() },
+                        integer: { sql, arguments in try await store.count(sql, StatementArguments(arguments)) }))
             }
         case .postgres:
             try await TestPostgres.shared.withDatabase { database in
@@ -65,7 +89,19 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         knowledge: PostgresKnowledgeStore(database: database),
                         documents: PostgresDocumentStore(database: database),
                         apiCompletions: PostgresAPICompletionStore(database: database),
-                        execute: { sql in try await database.execute(sql) }))
+                        chats: PostgresChatStore(database: database),
+                        execute: { sql in try await database.execute(sql) },
+                        checkSearch: {
+                            let wrong = try await database.integer(
+                                """
+                                SELECT COUNT(*) FROM messages
+                                WHERE search IS NOT NULL AND (status = 'streaming' OR search_held)
+                                """, [])
+                            guard wrong == 0 else {
+                                throw TestPostgresFailure(description: "\(wrong) messages searchable")
+                            }
+                        },
+                        integer: { sql, arguments in try await database.integer(sql, arguments) }))
             }
         }
     }

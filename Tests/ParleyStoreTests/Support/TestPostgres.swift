@@ -146,4 +146,24 @@ extension PostgresStorage {
     func execute(_ sql: String) async throws {
         try await client.query(PostgresQuery(unsafeSQL: sql))
     }
+
+    /// The integer one query gives (-1 for no row), its `?`s bound to `arguments` in order.
+    func integer(_ sql: String, _ arguments: [Int64]) async throws -> Int {
+        var bindings = PostgresBindings()
+        var numbered = ""
+        for character in sql {
+            guard character == "?" else {
+                numbered.append(character)
+                continue
+            }
+            try bindings.append(arguments[bindings.count])
+            numbered += "$\(bindings.count)"
+        }
+        do {
+            let row = try await client.query(PostgresQuery(unsafeSQL: numbered, binds: bindings)).collect().first
+            return try row.map { Int(try $0.decode(Int64.self)) } ?? -1
+        } catch {
+            throw TestPostgresFailure(description: String(reflecting: error))
+        }
+    }
 }
