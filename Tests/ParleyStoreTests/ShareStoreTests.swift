@@ -4,8 +4,8 @@ import ParleyCore
 import ParleyStore
 import Testing
 
-/// Share links in SQLite: snapshots are copies, owner actions are scoped, and deleting a conversation takes its links.
-@Suite struct SQLiteShareStoreTests {
+/// Share links on every database: snapshots are copies, owner actions are scoped, and deleting a conversation takes its links.
+@Suite struct ShareStoreTests {
     /// A snapshot of two finished messages at `now`, expiring at `expiresAt`.
     static func content(_ title: String = "Chat", expiresAt: Date? = nil, messages: [Message]? = nil) -> ShareContent {
         let now = Date()
@@ -21,9 +21,11 @@ import Testing
             ])
     }
 
-    @Test func aShareIsFoundByItsDigestAndKeepsItsOwnCopyOfTheMessages() async throws {
-        try await StoreFixture.run { store in
-            let shares = SQLiteShareStore(database: store.database)
+    @Test(arguments: StoreKind.allCases) func aShareIsFoundByItsDigestAndKeepsItsOwnCopyOfTheMessages(kind: StoreKind)
+        async throws
+    {
+        try await kind.withStores { store in
+            let shares = store.shares
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             let share = try await shares.createShare(
@@ -47,9 +49,11 @@ import Testing
         }
     }
 
-    @Test func sharingSomeoneElsesConversationIsNotFoundAndStoresNothing() async throws {
-        try await StoreFixture.run { store in
-            let shares = SQLiteShareStore(database: store.database)
+    @Test(arguments: StoreKind.allCases) func sharingSomeoneElsesConversationIsNotFoundAndStoresNothing(kind: StoreKind)
+        async throws
+    {
+        try await kind.withStores { store in
+            let shares = store.shares
             let alice = try await store.user("alice@example.com")
             let mallory = try await store.user("mallory@example.com")
             let chat = try await store.conversation(alice.id)
@@ -66,9 +70,10 @@ import Testing
         }
     }
 
-    @Test func updatingReplacesTheSnapshotOfLiveSharesOnly() async throws {
-        try await StoreFixture.run { store in
-            let shares = SQLiteShareStore(database: store.database)
+    @Test(arguments: StoreKind.allCases) func updatingReplacesTheSnapshotOfLiveSharesOnly(kind: StoreKind) async throws
+    {
+        try await kind.withStores { store in
+            let shares = store.shares
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
             let now = Date()
@@ -93,9 +98,11 @@ import Testing
         }
     }
 
-    @Test func onlyTheOwnerDeletesAShareAndDeletingTheConversationDeletesItsShares() async throws {
-        try await StoreFixture.run { store in
-            let shares = SQLiteShareStore(database: store.database)
+    @Test(arguments: StoreKind.allCases) func onlyTheOwnerDeletesAShareAndDeletingTheConversationDeletesItsShares(
+        kind: StoreKind
+    ) async throws {
+        try await kind.withStores { store in
+            let shares = store.shares
             let alice = try await store.user("alice@example.com")
             let mallory = try await store.user("mallory@example.com")
             let first = try await store.conversation(alice.id)
@@ -117,9 +124,11 @@ import Testing
         }
     }
 
-    @Test func copyingAShareMakesAConversationOfTheVisitorsWithTheMessagesAnswerLinked() async throws {
-        try await StoreFixture.run { store in
-            let shares = SQLiteShareStore(database: store.database)
+    @Test(arguments: StoreKind.allCases) func copyingAShareMakesAConversationOfTheVisitorsWithTheMessagesAnswerLinked(
+        kind: StoreKind
+    ) async throws {
+        try await kind.withStores { store in
+            let shares = store.shares
             let alice = try await store.user("alice@example.com")
             let bob = try await store.user("bob@example.com")
             let chat = try await store.conversation(alice.id)

@@ -9,11 +9,11 @@ import Testing
 /// image bytes once, and whatever would put a user over their quota is refused whole.
 @Suite struct StorageQuotaStoreTests {
     @Test(
-        "stored bytes follow sends, finished replies, regenerations, imports, forks and deletions, equal to a count from scratch"
-    )
-    func storedBytesStayExact() async throws {
-        try await StoreFixture.run { store in
-            let accounts = store.accounts, shares = SQLiteShareStore(database: store.database)
+        "stored bytes follow sends, finished replies, regenerations, imports, forks and deletions, equal to a count from scratch",
+        arguments: StoreKind.allCases)
+    func storedBytesStayExact(kind: StoreKind) async throws {
+        try await kind.withStores { store in
+            let accounts = store.admin, shares = store.shares
             let alice = try await store.user("alice@example.com"), bob = try await store.user("bob@example.com")
             let chat = try await store.conversation(alice.id)
             let image = try AttachmentStoreTests.image()
@@ -44,7 +44,7 @@ import Testing
             ).items
             let share = try await shares.createShare(
                 conversationID: chat.id, userID: alice.id, tokenHash: "digest",
-                content: SQLiteShareStoreTests.content(messages: messages), now: Date())
+                content: ShareStoreTests.content(messages: messages), now: Date())
             let fork = try await shares.copyShare(id: share.id, toUser: bob.id, model: "m", now: Date())
             try await Self.expectExact(store, bob.id, nil)
             #expect(try await store.count("SELECT COUNT(*) FROM attachments") == 4)
@@ -73,10 +73,12 @@ import Testing
         }
     }
 
-    @Test("a send, an import or a fork that would pass the quota is refused with what is stored, and stores nothing")
-    func overQuotaIsRefusedWhole() async throws {
-        try await StoreFixture.run { store in
-            let shares = SQLiteShareStore(database: store.database)
+    @Test(
+        "a send, an import or a fork that would pass the quota is refused with what is stored, and stores nothing",
+        arguments: StoreKind.allCases)
+    func overQuotaIsRefusedWhole(kind: StoreKind) async throws {
+        try await kind.withStores { store in
+            let shares = store.shares
             let alice = try await store.user("alice@example.com"), bob = try await store.user("bob@example.com")
             let image = try AttachmentStoreTests.image()
             let chat = try await store.conversation(alice.id)
@@ -85,10 +87,10 @@ import Testing
                 requestID: nil, model: "m")
             try await store.chats.finishReply(
                 id: first.assistantMessage.id, outcome: ReplyOutcome(content: "ok", status: .complete, usage: Usage()))
-            let used = try await store.accounts.storage(userID: alice.id).storedBytes
-            try await store.accounts.setDefaultStorageQuota(used + 10)
+            let used = try await store.admin.storage(userID: alice.id).storedBytes
+            try await store.admin.setDefaultStorageQuota(used + 10)
             #expect(
-                try await store.accounts.storage(userID: alice.id)
+                try await store.admin.storage(userID: alice.id)
                     == StorageStatus(storedBytes: used, quotaBytes: used + 10))
             let messagesBefore = try await store.count("SELECT COUNT(*) FROM messages")
             let full = StoreError.storageFull(
@@ -99,7 +101,7 @@ import Testing
             }
             #expect(try await store.count("SELECT COUNT(*) FROM messages") == messagesBefore)
             #expect(try await store.count("SELECT COUNT(*) FROM attachment_data") == 1)
-            #expect(try await store.accounts.storage(userID: alice.id).storedBytes == used)
+            #expect(try await store.admin.storage(userID: alice.id).storedBytes == used)
             // Within the quota, a short message still goes.
             _ = try await store.chats.beginExchange(
                 conversationID: chat.id, userContent: "ok", images: [], requestID: nil, model: "m")
@@ -119,13 +121,13 @@ import Testing
             ).items
             let share = try await shares.createShare(
                 conversationID: chat.id, userID: alice.id, tokenHash: "digest",
-                content: SQLiteShareStoreTests.content(messages: messages), now: Date())
-            try await store.accounts.setStorageQuota(10, userID: bob.id)
+                content: ShareStoreTests.content(messages: messages), now: Date())
+            try await store.admin.setStorageQuota(10, userID: bob.id)
             await #expect(throws: StoreError.self) {
                 _ = try await shares.copyShare(id: share.id, toUser: bob.id, model: "m", now: Date())
             }
             #expect(try await store.count("SELECT COUNT(*) FROM conversations WHERE user_id = ?", [bob.id]) == 0)
-            try await store.accounts.setStorageQuota(nil, userID: bob.id)
+            try await store.admin.setStorageQuota(nil, userID: bob.id)
             _ = try await shares.copyShare(id: share.id, toUser: bob.id, model: "m", now: Date())
         }
     }
@@ -180,19 +182,18 @@ import Testing
 
     /// Checks `users.stored_bytes` against a count from scratch (and against `expected` when given).
     private static func expectExact(
-        _ store: StoreFixture, _ userID: UserID, _ expected: Int64?,
+        _ store: StoreKind.Stores, _ userID: UserID, _ expected: Int64?,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
-        let counted = try await store.database.pool.read { db in
-            try Int64.fetchOne(
-                db,
-                sql: """
-                    SELECT COALESCE((SELECT SUM(length(CAST(m.content AS BLOB))) FROM messages m JOIN conversations c ON c.id = m.conversation_id
-                                     WHERE c.user_id = ? AND m.status != 'streaming'), 0)
-                         + COALESCE((SELECT SUM(byte_count) FROM attachments WHERE user_id = ?), 0)
-                    """, arguments: [userID, userID]) ?? -1
-        }
-        let stored = try await store.accounts.storage(userID: userID).storedBytes
+        let bytes = store.kind == .sqlite ? "length(CAST(m.content AS BLOB))" : "octet_length(m.content)"
+        let counted = Int64(
+            try await store.count(
+                """
+                SELECT CAST(COALESCE((SELECT SUM(\(bytes)) FROM messages m JOIN conversations c ON c.id = m.conversation_id
+                                      WHERE c.user_id = ? AND m.status <> 'streaming'), 0)
+                          + COALESCE((SELECT SUM(byte_count) FROM attachments WHERE user_id = ?), 0) AS BIGINT)
+                """, [userID, userID]))
+        let stored = try await store.admin.storage(userID: userID).storedBytes
         #expect(stored == counted, sourceLocation: sourceLocation)
         if let expected { #expect(stored == expected, sourceLocation: sourceLocation) }
     }

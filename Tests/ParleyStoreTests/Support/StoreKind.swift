@@ -14,6 +14,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// The stores both databases have, over one fresh database.
     struct Stores: Sendable {
+        let kind: StoreKind
         let accounts: any AccountStore
         let invites: any InviteStore
         let admin: any UserAdminStore
@@ -27,6 +28,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let documents: any DocumentStore
         let apiCompletions: any APICompletionStore
         let chats: any ChatStore
+        let shares: any ShareStore
         /// Runs a statement of SQL both databases read alike, for what no store writes (usage rows, say).
         let execute: @Sendable (String) async throws -> Void
         /// Throws when the search index disagrees with the messages: FTS5's own integrity check on SQLite; on
@@ -59,7 +61,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
             try await StoreFixture.run { store in
                 try await body(
                     Stores(
-                        accounts: store.accounts, invites: store.accounts, admin: store.accounts,
+                        kind: .sqlite, accounts: store.accounts, invites: store.accounts, admin: store.accounts,
                         singleSignOn: store.accounts,
                         apiKeys: SQLiteAPIKeyStore(database: store.database),
                         toolChoices: SQLiteToolChoiceStore(database: store.database),
@@ -69,6 +71,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         knowledge: SQLiteKnowledgeStore(database: store.database),
                         documents: SQLiteDocumentStore(database: store.database),
                         apiCompletions: store.chats, chats: store.chats,
+                        shares: SQLiteShareStore(database: store.database),
                         execute: { sql in try await store.database.pool.write { try $0.execute(sql: sql) } },
                         checkSearch: { try await store.database.checkSearchIndexes() },
                         integer: { sql, arguments in try await store.count(sql, StatementArguments(arguments)) }))
@@ -77,7 +80,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
             try await TestPostgres.shared.withDatabase { database in
                 try await body(
                     Stores(
-                        accounts: PostgresAccountStore(database: database),
+                        kind: .postgres, accounts: PostgresAccountStore(database: database),
                         invites: PostgresAccountStore(database: database),
                         admin: PostgresAccountStore(database: database),
                         singleSignOn: PostgresAccountStore(database: database),
@@ -90,6 +93,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         documents: PostgresDocumentStore(database: database),
                         apiCompletions: PostgresAPICompletionStore(database: database),
                         chats: PostgresChatStore(database: database),
+                        shares: PostgresShareStore(database: database),
                         execute: { sql in try await database.execute(sql) },
                         checkSearch: {
                             let wrong = try await database.integer(
