@@ -37,20 +37,7 @@ public struct SQLiteUsageStore: UsageStore {
                             LEFT JOIN users u ON u.id = g.user_id
                             """), arguments: range
                 ).map { UserUsage(userID: $0[0], email: $0[15], totals: UsageTotals(row: $0, at: 1)) }
-                var byModel: [String: UsageTotals] = [:]
-                var totals = UsageTotals()
-                for row in daily {
-                    byModel[row.model, default: UsageTotals()] += row.totals
-                    totals += row.totals
-                }
-                let models = byModel.map { ModelUsage(model: $0.key, totals: $0.value) }
-                    .sorted { sort.orders(($0.model, $0.totals), before: ($1.model, $1.totals)) }
-                let ordered = users.sorted {
-                    sort.orders(($0.email ?? "", $0.totals), before: ($1.email ?? "", $1.totals))
-                }
-                return UsageDashboard(
-                    totals: totals, activeUsers: users.count, daily: daily, users: Array(ordered.prefix(userLimit)),
-                    models: models)
+                return UsageDashboard(daily: daily, users: users, sort: sort, userLimit: userLimit)
             }
         }
     }

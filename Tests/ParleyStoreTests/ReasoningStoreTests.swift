@@ -93,9 +93,11 @@ import Testing
         }
     }
 
-    @Test("reasoning tokens are output tokens: priced as such, and summed in the rollup apart")
-    func reasoningTokensArePricedAsOutputAndRolledUp() async throws {
-        try await StoreFixture.run { store in
+    @Test(
+        "reasoning tokens are output tokens: priced as such, and summed in the rollup apart",
+        arguments: StoreKind.allCases)
+    func reasoningTokensArePricedAsOutputAndRolledUp(kind: StoreKind) async throws {
+        try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let conversation = try await store.conversation(alice.id)
             let exchange = try await store.chats.beginExchange(
@@ -111,7 +113,7 @@ import Testing
             #expect(charged.reasoningTokens == 300)
             let today = UsageDay(Date())
             let period = try #require(UsagePeriod(from: today, to: today))
-            let usage = SQLiteUsageStore(database: store.database)
+            let usage = store.usage
             let dashboard = try await usage.dashboard(period: period, sort: .cost, userLimit: 10)
             #expect(dashboard.totals.reasoningTokens == 300 && dashboard.totals.outputTokens == 400)
             #expect(dashboard.users.first?.totals.reasoningTokens == 300)

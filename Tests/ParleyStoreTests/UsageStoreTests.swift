@@ -89,12 +89,12 @@ import Testing
     }
 }
 
-/// Charging replies at versioned prices, the daily rollup, budgets and the reports, on a real SQLite file.
+/// Charging replies at versioned prices, the daily rollup, budgets and the reports, on every database.
 @Suite struct UsageStoreTests {
     static let rates = TokenRates(input: 3_000_000, cachedInput: 300_000, output: 15_000_000)
 
     /// Starts a reply in a new conversation of the user and returns its id.
-    static func reply(_ store: StoreFixture, _ userID: UserID) async throws -> MessageID {
+    static func reply(_ store: StoreKind.Stores, _ userID: UserID) async throws -> MessageID {
         let conversation = try await store.conversation(userID)
         return try await store.chats.beginExchange(
             conversationID: conversation.id, userContent: "q", requestID: nil, model: "m"
@@ -105,7 +105,8 @@ import Testing
     /// Ends a reply as `status`, charged as `model`.
     @discardableResult
     static func finish(
-        _ store: StoreFixture, _ id: MessageID, _ usage: Usage, model: String = "m", status: MessageStatus = .complete,
+        _ store: StoreKind.Stores, _ id: MessageID, _ usage: Usage, model: String = "m",
+        status: MessageStatus = .complete,
         rates: TokenRates = rates
     ) async throws -> Usage {
         try await store.chats.finishReply(
@@ -115,9 +116,10 @@ import Testing
                 pricing: ReplyPricing(modelID: model, providerID: "p", listRates: rates)))
     }
 
-    @Test func aReplyIsChargedAtTheVersionInForceAndKeepsIt() async throws {
-        try await StoreFixture.run { store in
-            let usageStore = SQLiteUsageStore(database: store.database)
+    @Test(arguments: StoreKind.allCases) func aReplyIsChargedAtTheVersionInForceAndKeepsIt(kind: StoreKind) async throws
+    {
+        try await kind.withStores { store in
+            let usageStore = store.usage
             let alice = try await store.user("alice@example.com")
             let first = try await Self.reply(store, alice.id)
             let charged = try await Self.finish(
@@ -133,17 +135,15 @@ import Testing
             let cheaper = try await Self.finish(store, second, Usage(promptTokens: 1_000, completionTokens: 500))
             #expect(cheaper.costMicros == 1_500)
 
-            let rows = try await store.database.pool.read { db in
-                try Row.fetchAll(
-                    db,
-                    sql:
-                        "SELECT price_version_id, cost_micros, provider FROM messages WHERE role = 'assistant' ORDER BY id"
-                )
-                .map {
-                    [$0["price_version_id"], $0["cost_micros"], $0["provider"] as String == "p" ? 1 : 0] as [Int64]
-                }
+            let charges = [(listed.id, 9_960), (newer.id, 1_500)]
+            for (index, (price, cost)) in charges.enumerated() {
+                #expect(
+                    try await store.count(
+                        """
+                        SELECT COUNT(*) FROM messages WHERE role = 'assistant' AND id = ? AND price_version_id = ?
+                        AND cost_micros = ? AND provider = 'p'
+                        """, [[first, second][index], price, Int64(cost)]) == 1)
             }
-            #expect(rows == [[listed.id, 9_960, 1], [newer.id, 1_500, 1]])
             let stored = try #require(try await store.chats.message(id: first, userID: alice.id))
             #expect(stored.usage == charged)
             // A list price given later (a changed configuration) does not replace the history.
@@ -152,9 +152,9 @@ import Testing
         }
     }
 
-    @Test func theRollupSumsEveryChargedReplyExactly() async throws {
-        try await StoreFixture.run { store in
-            let usageStore = SQLiteUsageStore(database: store.database)
+    @Test(arguments: StoreKind.allCases) func theRollupSumsEveryChargedReplyExactly(kind: StoreKind) async throws {
+        try await kind.withStores { store in
+            let usageStore = store.usage
             var users: [User] = []
             for index in 0..<4 { users.append(try await store.user("u\(index)@example.com")) }
             var generator = SystemRandomNumberGenerator()
@@ -175,15 +175,11 @@ import Testing
             try await store.chats.finishReply(
                 id: try await Self.reply(store, users[0].id),
                 outcome: ReplyOutcome(content: "x", status: .complete, usage: Usage(costMicros: 5)))
-            let (messages, rollup) = try await store.database.pool.read { db in
-                (
-                    try Int64.fetchOne(
-                        db, sql: "SELECT SUM(cost_micros) FROM messages WHERE price_version_id IS NOT NULL") ?? -1,
-                    try Int64.fetchOne(db, sql: "SELECT SUM(cost_micros) FROM usage_daily") ?? -1
-                )
-            }
-            #expect(messages == expected)
-            #expect(rollup == expected)
+            let messages = try await store.count(
+                "SELECT CAST(SUM(cost_micros) AS BIGINT) FROM messages WHERE price_version_id IS NOT NULL")
+            let rollup = try await store.count("SELECT CAST(SUM(cost_micros) AS BIGINT) FROM usage_daily")
+            #expect(Int64(messages) == expected)
+            #expect(Int64(rollup) == expected)
             let today = UsageDay.today
             let dashboard = try await usageStore.dashboard(period: .last(7, endingOn: today), sort: .cost, userLimit: 2)
             #expect(dashboard.totals.costMicros == expected)
@@ -215,9 +211,11 @@ import Testing
         }
     }
 
-    @Test func theBudgetIsCheckedInTheTransactionThatStartsAReply() async throws {
-        try await StoreFixture.run { store in
-            let accounts = store.accounts
+    @Test(arguments: StoreKind.allCases) func theBudgetIsCheckedInTheTransactionThatStartsAReply(kind: StoreKind)
+        async throws
+    {
+        try await kind.withStores { store in
+            let accounts = store.admin
             let bob = try await store.user("bob@example.com")
             let month = UsageDay.today.firstOfMonth
             #expect(

@@ -17,4 +17,21 @@ public struct UsageDashboard: Sendable, Equatable {
         self.users = users
         self.models = models
     }
+
+    /// The dashboard of the rollup's rows summed by day and model (`daily`) and by user (`users`): totals and models
+    /// from the days, the users in `sort` order, at most `userLimit` of them.
+    public init(daily: [DailyModelUsage], users: [UserUsage], sort: UsageSort, userLimit: Int) {
+        var byModel: [String: UsageTotals] = [:]
+        var totals = UsageTotals()
+        for row in daily {
+            byModel[row.model, default: UsageTotals()] += row.totals
+            totals += row.totals
+        }
+        let models = byModel.map { ModelUsage(model: $0.key, totals: $0.value) }
+            .sorted { sort.orders(($0.model, $0.totals), before: ($1.model, $1.totals)) }
+        let ordered = users.sorted { sort.orders(($0.email ?? "", $0.totals), before: ($1.email ?? "", $1.totals)) }
+        self.init(
+            totals: totals, activeUsers: users.count, daily: daily, users: Array(ordered.prefix(userLimit)),
+            models: models)
+    }
 }

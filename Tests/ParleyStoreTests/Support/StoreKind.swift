@@ -29,6 +29,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let apiCompletions: any APICompletionStore
         let chats: any ChatStore
         let shares: any ShareStore
+        let usage: any UsageStore
         /// Runs a statement of SQL both databases read alike, for what no store writes (usage rows, say).
         let execute: @Sendable (String) async throws -> Void
         /// Throws when the search index disagrees with the messages: FTS5's own integrity check on SQLite; on
@@ -72,6 +73,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         documents: SQLiteDocumentStore(database: store.database),
                         apiCompletions: store.chats, chats: store.chats,
                         shares: SQLiteShareStore(database: store.database),
+                        usage: SQLiteUsageStore(database: store.database),
                         execute: { sql in try await store.database.pool.write { try $0.execute(sql: sql) } },
                         checkSearch: { try await store.database.checkSearchIndexes() },
                         integer: { sql, arguments in try await store.count(sql, StatementArguments(arguments)) }))
@@ -94,6 +96,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         apiCompletions: PostgresAPICompletionStore(database: database),
                         chats: PostgresChatStore(database: database),
                         shares: PostgresShareStore(database: database),
+                        usage: PostgresUsageStore(database: database),
                         execute: { sql in try await database.execute(sql) },
                         checkSearch: {
                             let wrong = try await database.integer(
