@@ -118,8 +118,9 @@ let package = Package(
         .executableTarget(
             name: "Parley",
             dependencies: [
-                "ParleyServer",
+                "ParleyServer", "ParleyPostgres", "ParleyCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(
             name: "ParleyDev",

@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+import Logging
+import ParleyCore
+import ParleyPostgres
 import ParleyServer
 
 /// `parley serve`: runs the server until SIGTERM or SIGINT.
@@ -9,6 +12,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Every setting comes from the environment (flags override the first three); the README describes each.
               PARLEY_HOST, PARLEY_PORT, PARLEY_DATA_DIR   where to listen, and the folder of parley.sqlite
+              PARLEY_DATABASE_URL          postgres://user:password@host:5432/database: keep everything in PostgreSQL
               PARLEY_JWT_SECRET            session signing key, at least 32 bytes (default: generated once, kept in the database)
               PARLEY_SIGNUP                open, first-user (default) or closed
               PARLEY_COOKIE_SECURE         auto (default), true or false
@@ -45,13 +49,29 @@ struct ServeCommand: AsyncParsableCommand {
         if let host { settings.host = host }
         if let port { settings.port = port }
         if let dataDir { settings.dataDirectory = dataDir }
-        let (scheme, host, dataDirectory) = (
-            settings.servesTLS ? "https" : "http", settings.host, settings.dataDirectory
-        )
-        let app = try await buildApplication(settings: settings) { port in
+        guard let url = settings.databaseURL else {
+            let dataDirectory = settings.dataDirectory
+            try await serve(settings, stores: nil, place: "with data in \(dataDirectory)")
+            return
+        }
+        let location = try PostgresLocation(url: url)
+        var logger = Logger(label: "parley")
+        logger.logLevel = settings.logLevel
+        logger.notice("keeping everything in PostgreSQL", metadata: ["database": "\(location)"])
+        try await PostgresStorage.withRunning(location, logger: logger) { storage in
+            try await serve(
+                settings, stores: StoreSet(postgres: storage),
+                place: "with data in the PostgreSQL database \(location.database)")
+        }
+    }
+
+    /// Builds the application over `stores` and serves until signalled; the first line written names the address
+    /// (`scheme://host:port`) and `place`.
+    private func serve(_ settings: ServerSettings, stores: StoreSet?, place: String) async throws {
+        let (scheme, host) = (settings.servesTLS ? "https" : "http", settings.host)
+        let app = try await buildApplication(settings: settings, stores: stores) { port in
             // Written unbuffered so that scripts reading the port from a pipe see it at once.
-            FileHandle.standardOutput.write(
-                Data("Parley is serving on \(scheme)://\(host):\(port) with data in \(dataDirectory)\n".utf8))
+            FileHandle.standardOutput.write(Data("Parley is serving on \(scheme)://\(host):\(port) \(place)\n".utf8))
         }
         try await app.runUntilSignalled()
     }

@@ -28,6 +28,35 @@ public final class PostgresStorage: Service {
     public func migrate() async throws -> [String] {
         try await PostgresMigrator.migrate(client, PostgresSchema.migrations, logger: logger)
     }
+
+    /// Runs `body` with a pool of connections to `location` running, the schema brought up to date first; the pool
+    /// stops when `body` returns or throws.
+    public static func withRunning<Result: Sendable>(
+        _ location: PostgresLocation, logger: Logger, _ body: (PostgresStorage) async throws -> Result
+    ) async throws -> Result {
+        let storage = PostgresStorage(location: location, logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await storage.run() }
+            defer { group.cancelAll() }
+            let applied = try await storage.migrate()
+            if !applied.isEmpty {
+                logger.notice("migrated the database", metadata: ["steps": "\(applied.joined(separator: ", "))"])
+            }
+            return try await body(storage)
+        }
+    }
+}
+
+extension PostgresStorage: DatabaseHandle {
+    public func ping() async -> Bool {
+        (try? await client.query("SELECT 1", logger: logger).collect().count) == 1
+    }
+
+    /// None: PostgreSQL takes writes as they come.
+    public var waitingWrites: Int { 0 }
+
+    /// Nothing to do: the pool stops with the task that runs it (`withRunning`).
+    public func release() async -> String? { nil }
 }
 
 /// Runs a database access, turning whatever it throws into the store's typed error.

@@ -23,6 +23,7 @@ from api_calls import Api
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "PythonSupport"))
 from parley_http import CookieClient, free_port, stop  # noqa: E402
+import throwaway_postgres  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PARLEY = os.path.join(ROOT, ".build", "debug", "parley")
@@ -106,7 +107,9 @@ def mock_models_config(mock_port):
 
 def parley_environment(config_path, **extra):
     """The server's environment: open sign-up without a rate, fast hashing, no provider but the suite's, small
-    uploads, no limit on sends."""
+    uploads, no limit on sends; with `PARLEY_TEST_DATABASE=postgres`, a new database of the test PostgreSQL."""
+    if os.environ.get("PARLEY_TEST_DATABASE") == "postgres":
+        extra.setdefault("PARLEY_DATABASE_URL", throwaway_postgres.new_database_url())
     environment = dict(os.environ, PARLEY_BCRYPT_COST="4", PARLEY_LOG_LEVEL="warning", PARLEY_SHUTDOWN_GRACE="0",
                        PARLEY_SIGNUP="open", PARLEY_CONFIG=config_path, MOCK_API_KEY="test-key",
                        PARLEY_DEMO_TOKEN_DELAY_MS="5", PARLEY_MAX_UPLOAD_MB=str(MAX_UPLOAD_MB), PARLEY_SEND_RATE="0",

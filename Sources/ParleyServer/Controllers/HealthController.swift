@@ -1,9 +1,9 @@
 import Hummingbird
-import ParleyStore
+import ParleyCore
 
 /// Liveness: 200 once the database answers.
 struct HealthController {
-    let database: ParleyDatabase
+    let database: any DatabaseHandle
 
     /// Adds the route.
     func addRoutes(to router: Router<AppRequestContext>) {

@@ -1,6 +1,5 @@
 import Hummingbird
 import ParleyCore
-import ParleyStore
 
 /// `GET /metrics` in the Prometheus text format: everything recorded through swift-metrics (requests by route and
 /// status, first-token time, reply duration, tokens, cost, upstream errors, retries, save latency) plus the engine's
@@ -9,7 +8,7 @@ import ParleyStore
 /// cost counts per model.
 struct MetricsController {
     let generations: GenerationManager
-    let writer: GroupCommitWriter
+    let database: any DatabaseHandle
     let token: String?
 
     /// Adds the route.
@@ -38,7 +37,7 @@ struct MetricsController {
                 parley_event_streams_open \(generations.subscriberCount)
                 # HELP parley_store_writes_waiting Store writes waiting for the transaction that will take them.
                 # TYPE parley_store_writes_waiting gauge
-                parley_store_writes_waiting \(writer.waitingWrites)
+                parley_store_writes_waiting \(database.waitingWrites)
 
                 """
             return Response(

@@ -1,11 +1,11 @@
 import ParleyCore
 import ParleyDocuments
-import ParleyStore
 
 /// Everything the controllers need, built once at start-up.
 struct AppServices: Sendable {
     let settings: ServerSettings
-    let database: ParleyDatabase
+    /// Every store, over the one database.
+    let stores: StoreSet
     let accounts: any AccountStore
     let chat: ChatService
     let shares: ShareService

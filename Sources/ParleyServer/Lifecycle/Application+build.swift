@@ -9,10 +9,11 @@ import ParleyStore
 import ParleyTools
 import ServiceLifecycle
 
-/// Builds the Parley application: opens the database, recovers interrupted replies, configures providers,
-/// and wires the routes. `onServerRunning` gets the bound port (useful with port 0 in tests).
+/// Builds the Parley application over `stores` (by default the SQLite database of the data folder, opened here):
+/// recovers interrupted replies, configures providers, and wires the routes. `onServerRunning` gets the bound port
+/// (useful with port 0 in tests).
 public func buildApplication(
-    settings: ServerSettings,
+    settings: ServerSettings, stores: StoreSet? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> ParleyApp {
     var logger = Logger(label: "parley")
@@ -20,9 +21,10 @@ public func buildApplication(
     _ = PrometheusExport.registry
     // Unusable certificate files stop the start before anything is opened.
     let tls = try ServerTLS.configuration(settings)
-    let (database, secret) = try await openDatabase(settings, logger: logger)
-    let accounts = SQLiteAccountStore(database: database)
-    let chatStore = SQLiteChatStore(database: database)
+    let stores = try await stores ?? openDatabase(settings, logger: logger)
+    let secret = try await prepare(stores, settings, logger: logger)
+    let accounts = stores.accounts
+    let chatStore = stores.chat
     let timeouts = UpstreamTimeouts(
         connect: settings.upstreamConnectTimeout, firstToken: settings.upstreamFirstTokenTimeout,
         betweenTokens: settings.upstreamIdleTimeout)
@@ -70,7 +72,7 @@ public func buildApplication(
                 store: accounts, signupMode: settings.signup, adminGroups: Set(sso.adminGroups), logger: logger),
             sessions: sessions, csrf: csrf, now: settings.wallClock)
     }
-    let documents = SQLiteDocumentStore(database: database)
+    let documents = stores.documents
     let documentIntake = DocumentIntake(
         store: documents, extractor: DocumentExtractor(maxBytes: settings.maxDocumentBytes),
         concurrency: System.coreCount, logger: logger)
@@ -80,7 +82,7 @@ public func buildApplication(
         : MCPToolRunner(
             servers: toolServers, callTimeout: settings.toolTimeout, maxResultBytes: settings.toolResultMaxBytes,
             http: client, logger: logger)
-    let toolChoices = SQLiteToolChoiceStore(database: database)
+    let toolChoices = stores.toolChoices
     if let tools {
         // The admin page's choices win over PARLEY_CONFIG's.
         for choice in try await toolChoices.toolChoices() { tools.apply(choice) }
@@ -89,10 +91,10 @@ public func buildApplication(
         store: chatStore, documents: documents, tools: tools, catalog: catalog, settings: generationSettings,
         logger: logger)
     let services = AppServices(
-        settings: settings, database: database, accounts: accounts,
+        settings: settings, stores: stores, accounts: accounts,
         chat: ChatService(store: chatStore, generations: generations, catalog: catalog, logger: logger),
         shares: ShareService(
-            store: SQLiteShareStore(database: database), chats: chatStore, catalog: catalog,
+            store: stores.shares, chats: chatStore, catalog: catalog,
             tokens: DigestShareTokens(), logger: logger),
         sessions: sessions, csrf: csrf,
         accountService: AccountService(
@@ -128,7 +130,7 @@ public func buildApplication(
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },
         logger: logger)
     return ParleyApp(
-        http: http, generations: GenerationService(manager: generations), database: database,
+        http: http, generations: GenerationService(manager: generations), database: stores.database,
         routes: router.routes.map(\.description), logger: logger)
 }
 
@@ -149,13 +151,13 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         MetricsMiddleware()
         ErrorMiddleware(pages: services.pages)
     }
-    HealthController(database: services.database).addRoutes(to: router)
+    HealthController(database: services.stores.database).addRoutes(to: router)
     MetricsController(
-        generations: services.chat.generations, writer: services.database.writer,
+        generations: services.chat.generations, database: services.stores.database,
         token: services.settings.metricsToken
     ).addRoutes(to: router)
     StaticAssetController(assets: services.pages.assets).addRoutes(to: router)
-    let apiKeys = SQLiteAPIKeyStore(database: services.database)
+    let apiKeys = services.stores.apiKeys
     router.addMiddleware {
         AuthenticationMiddleware(
             sessions: services.sessions,
@@ -170,10 +172,10 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     ).addRoutes(to: router)
     services.singleSignOn?.addRoutes(to: router)
     let assistants = AssistantService(
-        store: SQLiteAssistantStore(database: services.database), chat: services.chat,
+        store: services.stores.assistants, chat: services.chat,
         usersMayShare: services.settings.userSharing)
     let knowledge = KnowledgeService(
-        store: SQLiteKnowledgeStore(database: services.database), documents: services.documents)
+        store: services.stores.knowledge, documents: services.documents)
     let knowledgeUpload = KnowledgeUpload(intake: services.documentIntake, limit: services.settings.documentLimit)
     let toolServers = ToolServerChoices(tools: services.tools)
     ConversationController(
@@ -196,21 +198,21 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     AssistantIconController(assistants: assistants).addRoutes(to: router)
     AssistantsController(
         assistants: assistants, chat: services.chat, knowledge: knowledge,
-        groups: SQLiteGroupStore(database: services.database), pages: services.pages
+        groups: services.stores.groups, pages: services.pages
     ).addRoutes(to: router)
     KnowledgeController(knowledge: knowledge, upload: knowledgeUpload, pages: services.pages).addRoutes(to: router)
     KnowledgeAPIController(knowledge: knowledge, upload: knowledgeUpload).addRoutes(to: router)
     let prompts = PromptService(
-        store: SQLitePromptStore(database: services.database), usersMayShare: services.settings.userSharing)
+        store: services.stores.prompts, usersMayShare: services.settings.userSharing)
     PromptsAPIController(prompts: prompts, chat: services.chat).addRoutes(to: router)
     PromptsController(
-        prompts: prompts, chat: services.chat, groups: SQLiteGroupStore(database: services.database),
+        prompts: prompts, chat: services.chat, groups: services.stores.groups,
         pages: services.pages
     ).addRoutes(to: router)
     OpenAICompatibleController(
         completions: CompletionService(
             chat: services.chat, generations: services.chat.generations,
-            store: SQLiteChatStore(database: services.database)),
+            store: services.stores.apiCompletions),
         settings: services.settings
     ).addRoutes(to: router)
     SearchController(chat: services.chat, pages: services.pages).addRoutes(to: router)
@@ -225,7 +227,7 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         pages: services.pages
     ).addRoutes(to: router)
     let invites = InviteService(
-        store: SQLiteAccountStore(database: services.database), accounts: services.accountService,
+        store: services.stores.accounts, accounts: services.accountService,
         now: services.settings.wallClock)
     InviteController(invites: invites, sessions: services.sessions, csrf: services.csrf, pages: services.pages)
         .addRoutes(to: router)
@@ -237,14 +239,14 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
         limit: services.settings.documentLimit
     ).addRoutes(to: router)
     let admin = router.group("admin").add(middleware: AdminOnlyMiddleware())
-    let usage = SQLiteUsageStore(database: services.database)
+    let usage = services.stores.usage
     UsageAPIController(chat: services.chat, usage: usage).addRoutes(to: router)
     keys.addAdminRoutes(to: admin)
-    let groups = SQLiteGroupStore(database: services.database)
+    let groups = services.stores.groups
     AdminDashboardController(pages: services.pages, usage: usage, groups: groups).addRoutes(to: admin)
     AdminUsersController(
         accountService: services.accountService, accounts: services.accounts, chat: services.chat, invites: invites,
-        pages: services.pages, usage: usage, users: SQLiteAccountStore(database: services.database)
+        pages: services.pages, usage: usage, users: services.stores.accounts
     )
     .addRoutes(to: admin)
     AdminModelsController(chat: services.chat, pages: services.pages, usage: usage).addRoutes(to: admin)
@@ -257,28 +259,33 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
     return router
 }
 
-/// Opens the database and writes what every start writes: the replies a previous stop interrupted are marked so and,
-/// on the first start, the session key is stored. Returns the database and the session key; a full disk stops the
-/// start with `DiskFullAtStartup`.
-private func openDatabase(_ settings: ServerSettings, logger: Logger) async throws -> (ParleyDatabase, String) {
+/// Opens the SQLite database of the data folder; a full disk stops the start with `DiskFullAtStartup`.
+private func openDatabase(_ settings: ServerSettings, logger: Logger) throws -> StoreSet {
     do throws(StoreError) {
         let database = try ParleyDatabase(directory: settings.dataDirectory)
         for path in database.tightenedPermissions {
             logger.notice(
                 "made readable by Parley's user alone (it holds the session key)", metadata: ["path": "\(path)"])
         }
-        let interrupted = try await SQLiteChatStore(database: database).interruptUnfinishedReplies()
+        return StoreSet(sqlite: database)
+    } catch {
+        if error == .diskFull { throw DiskFullAtStartup(dataDirectory: settings.dataDirectory) }
+        throw error
+    }
+}
+
+/// Writes what every start writes: the replies a previous stop interrupted are marked so, the default storage quota
+/// is set and, on the first start, the session key is stored. Returns the session key; a full disk stops the start
+/// with `DiskFullAtStartup`.
+private func prepare(_ stores: StoreSet, _ settings: ServerSettings, logger: Logger) async throws -> String {
+    do throws(StoreError) {
+        let interrupted = try await stores.chat.interruptUnfinishedReplies()
         if interrupted > 0 {
             logger.notice("marked replies interrupted by a previous stop", metadata: ["count": "\(interrupted)"])
         }
-        try await SQLiteAccountStore(database: database).setDefaultStorageQuota(settings.userStorageBytes)
-        var secret = settings.jwtSecret ?? ""
-        if secret.isEmpty {
-            secret = try await SQLiteAccountStore(database: database).setting("jwt_secret") {
-                RandomToken.make(bytes: 32)
-            }
-        }
-        return (database, secret)
+        try await stores.accounts.setDefaultStorageQuota(settings.userStorageBytes)
+        if let secret = settings.jwtSecret, !secret.isEmpty { return secret }
+        return try await stores.accounts.setting("jwt_secret") { RandomToken.make(bytes: 32) }
     } catch {
         if error == .diskFull { throw DiskFullAtStartup(dataDirectory: settings.dataDirectory) }
         throw error

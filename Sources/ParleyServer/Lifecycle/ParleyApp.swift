@@ -1,6 +1,6 @@
 import Hummingbird
 import Logging
-import ParleyStore
+import ParleyCore
 import ServiceLifecycle
 
 /// The whole running server: the HTTP application (which owns the upstream client) and the generation engine, shut
@@ -9,7 +9,7 @@ import ServiceLifecycle
 public struct ParleyApp: Service {
     let http: Application<ChildTaskResponder<RouterResponder<AppRequestContext>>>
     let generations: GenerationService
-    let database: ParleyDatabase
+    let database: any DatabaseHandle
     /// Every route, as "METHOD /path/{capture}".
     public let routes: [String]
     let logger: Logger
@@ -22,10 +22,8 @@ public struct ParleyApp: Service {
                 services: [.init(service: http), .init(service: generations)],
                 logger: logger))
         try await group.run()
-        do {
-            try database.close()
-        } catch {
-            logger.error("the database did not close cleanly", metadata: ["error": "\(error)"])
+        if let failure = await database.release() {
+            logger.error("the database did not close cleanly", metadata: ["error": "\(failure)"])
         }
     }
 

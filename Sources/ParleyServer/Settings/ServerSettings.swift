@@ -7,6 +7,9 @@ public struct ServerSettings: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
     public var dataDirectory = "./data"
+    /// A PostgreSQL database to keep everything in instead of the data folder's SQLite file (`PARLEY_DATABASE_URL`,
+    /// read by `parley serve`).
+    public var databaseURL: String?
     public var templatesDirectory = "Templates"
     public var publicDirectory = "Public"
     public var jwtSecret: String?
@@ -110,6 +113,7 @@ public struct ServerSettings: Sendable {
         templatesDirectory = read.text("PARLEY_TEMPLATES_DIR") ?? templatesDirectory
         publicDirectory = read.text("PARLEY_PUBLIC_DIR") ?? publicDirectory
         jwtSecret = read.text("PARLEY_JWT_SECRET")
+        databaseURL = read.text("PARLEY_DATABASE_URL")
         if let jwtSecret, jwtSecret.utf8.count < Self.minimumSecretBytes {
             throw SettingsError(
                 name: "PARLEY_JWT_SECRET", value: "(\(jwtSecret.utf8.count) bytes, not shown)",
