@@ -17,6 +17,9 @@ struct BackupCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try ServerSettings(environment: ProcessInfo.processInfo.environment)
+        if settings.databaseURL != nil {
+            throw ValidationError("PARLEY_DATABASE_URL is set: back the PostgreSQL database up with pg_dump.")
+        }
         let directory = dataDir ?? settings.dataDirectory
         guard FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent("parley.sqlite"))
         else {

@@ -38,6 +38,8 @@ public final class PostgresStorage: Service {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await storage.run() }
             defer { group.cancelAll() }
+            // The pool's run begins before the first query leases a connection (else postgres-nio warns of it).
+            await Task.yield()
             let applied = try await storage.migrate()
             if !applied.isEmpty {
                 logger.notice("migrated the database", metadata: ["steps": "\(applied.joined(separator: ", "))"])
