@@ -29,14 +29,8 @@ extension PostgresChatStore {
                     """, logger: logger
                 ).rows().map(Message.init(row:))
                 try await attachFiles(to: &messages, on: connection)
-                let tree = ConversationTree(messages)
-                let selected =
-                    switch branch {
-                    case .current: tree.branch(endingAt: conversation.currentLeafID)
-                    case .all: tree.allWithVersions
-                    }
-                let after = selected.drop { $0.id <= afterID ?? 0 }
-                return Page(items: Array(after.prefix(limit)), hasMore: after.count > limit)
+                return ConversationTree(messages).page(
+                    branch, leaf: conversation.currentLeafID, afterID: afterID, limit: limit)
             }
         }
     }

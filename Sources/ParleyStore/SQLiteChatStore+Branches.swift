@@ -17,15 +17,9 @@ extension SQLiteChatStore {
                 guard let conversation = try ownedConversation(db, id: conversationID, userID: userID) else {
                     throw StoreError.notFound
                 }
-                let tree = ConversationTree(
-                    try conversationMessages(db, conversationID: conversationID, afterID: nil, limit: nil))
-                let selected =
-                    switch branch {
-                    case .current: tree.branch(endingAt: conversation.currentLeafID)
-                    case .all: tree.allWithVersions
-                    }
-                let after = selected.drop { $0.id <= afterID ?? 0 }
-                return Page(items: Array(after.prefix(limit)), hasMore: after.count > limit)
+                return ConversationTree(
+                    try conversationMessages(db, conversationID: conversationID, afterID: nil, limit: nil)
+                ).page(branch, leaf: conversation.currentLeafID, afterID: afterID, limit: limit)
             }
         }
     }

@@ -112,8 +112,12 @@ struct ReliabilityDiskFullTests {
         let folder = try makeTempDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let config = folder + "/models.json"
-        let models =
-            #"{"models": [{"id": "\#(Self.visionModel)", "provider": "openai", "upstream_id": "mock-fast", "vision": true}]}"#
+        // The mock models used are configured, not only discovered: on a loaded machine the start's one-second wait
+        // for the mock's model list can pass before the list comes.
+        let models = """
+            {"models": [{"id": "\(Self.visionModel)", "provider": "openai", "upstream_id": "mock-fast", "vision": true},
+                        {"id": "mock-fast", "provider": "openai"}, {"id": "mock-long", "provider": "openai"}]}
+            """
         try Data(models.utf8).write(to: URL(fileURLWithPath: config))
         try await ProcessHarness.with(
             mock: Self.mock,

@@ -35,6 +35,18 @@ public struct ConversationTree: Sendable {
     /// Every message, each with its versions.
     public var allWithVersions: [Message] { messages.map(withVersions) }
 
+    /// A page of the messages `branch` selects (the branch ending at `leaf`, or all): those after `afterID`, at most
+    /// `limit`.
+    public func page(_ branch: BranchSelection, leaf: MessageID?, afterID: MessageID?, limit: Int) -> Page<Message> {
+        let selected =
+            switch branch {
+            case .current: self.branch(endingAt: leaf)
+            case .all: allWithVersions
+            }
+        let after = selected.drop { $0.id <= afterID ?? 0 }
+        return Page(items: Array(after.prefix(limit)), hasMore: after.count > limit)
+    }
+
     /// The newest leaf under `id` (the message itself when it has no children), or nil when it is not in the tree.
     /// The newest message under a node is always a leaf: anything written below it would be newer still.
     public func latestLeaf(under id: MessageID) -> MessageID? {
