@@ -118,7 +118,7 @@ let package = Package(
         .executableTarget(
             name: "Parley",
             dependencies: [
-                "ParleyServer", "ParleyPostgres", "ParleyCore",
+                "ParleyServer", "ParleyPostgres", "ParleyCopy", "ParleyStore", "ParleyCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -153,7 +153,17 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
-        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCore"]),
+        // `parley migrate --from-sqlite`: an SQLite database copied into an empty PostgreSQL one.
+        .target(
+            name: "ParleyCopy",
+            dependencies: [
+                "ParleyStore", "ParleyPostgres", "ParleyCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCopy", "ParleyCore"]),
         .testTarget(name: "ParleyDocumentsTests", dependencies: ["ParleyDocuments"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyMarkdown", "ParleyJSON"]),
         .testTarget(name: "ParleyToolsTests", dependencies: ["ParleyTools", "ParleyCore"]),

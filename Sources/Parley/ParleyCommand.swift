@@ -6,6 +6,6 @@ struct ParleyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley",
         abstract: "A self-hosted, multi-user AI chat server.",
-        subcommands: [ServeCommand.self, UserCommand.self, BackupCommand.self],
+        subcommands: [ServeCommand.self, UserCommand.self, BackupCommand.self, MigrateCommand.self],
         defaultSubcommand: ServeCommand.self)
 }

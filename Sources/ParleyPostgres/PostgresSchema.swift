@@ -2,7 +2,13 @@
 /// holds what the SQLite schema holds, in PostgreSQL's terms: identity columns, `timestamptz`, `bytea`, emails unique
 /// whatever their case through an index on `lower(email)`, `tsvector` columns with GIN indexes for search, and the
 /// same bookkeeping triggers (stored bytes, `uses_knowledge`) as PL/pgSQL functions.
-enum PostgresSchema {
+public enum PostgresSchema {
+    /// The tables, in the order the schema creates them: each after those it references.
+    public static let tableNames: [String] = tables.compactMap { statement in
+        guard statement.hasPrefix("CREATE TABLE ") else { return nil }
+        return statement.dropFirst("CREATE TABLE ".count).split(separator: " ").first.map(String.init)
+    }
+
     /// The migrations in order; a migration's number is its place in this list, from 1.
     static let migrations: [PostgresMigration] = [
         PostgresMigration(name: "v1 schema", statements: tables + search + bookkeeping)

@@ -17,6 +17,18 @@ public final class PostgresStorage: Service {
         client = PostgresClient(configuration: location.configuration, backgroundLogger: logger)
     }
 
+    /// Runs `body` in one transaction on one of the pool's connections: committed when it returns, rolled back when it
+    /// throws (what it threw is thrown on).
+    public func withTransaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws
+        -> Result
+    {
+        do {
+            return try await client.withTransaction(logger: logger) { try await body($0) }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error
+        }
+    }
+
     /// Keeps the pool running until the task is cancelled.
     public func run() async {
         await client.run()

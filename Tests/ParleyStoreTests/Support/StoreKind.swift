@@ -55,29 +55,31 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         }
     }
 
+    /// The stores over a fixture's SQLite database.
+    static func sqliteStores(_ store: StoreFixture) -> Stores {
+        return Stores(
+            kind: .sqlite, accounts: store.accounts, invites: store.accounts, admin: store.accounts,
+            singleSignOn: store.accounts,
+            apiKeys: SQLiteAPIKeyStore(database: store.database),
+            toolChoices: SQLiteToolChoiceStore(database: store.database),
+            groups: SQLiteGroupStore(database: store.database),
+            prompts: SQLitePromptStore(database: store.database),
+            assistants: SQLiteAssistantStore(database: store.database),
+            knowledge: SQLiteKnowledgeStore(database: store.database),
+            documents: SQLiteDocumentStore(database: store.database),
+            apiCompletions: store.chats, chats: store.chats,
+            shares: SQLiteShareStore(database: store.database),
+            usage: SQLiteUsageStore(database: store.database),
+            execute: { sql in try await store.database.pool.write { try $0.execute(sql: sql) } },
+            checkSearch: { try await store.database.checkSearchIndexes() },
+            integer: { sql, arguments in try await store.count(sql, StatementArguments(arguments)) })
+    }
+
     /// Runs `body` with the stores over a fresh database of this kind.
     func withStores(_ body: (Stores) async throws -> Void) async throws {
         switch self {
         case .sqlite:
-            try await StoreFixture.run { store in
-                try await body(
-                    Stores(
-                        kind: .sqlite, accounts: store.accounts, invites: store.accounts, admin: store.accounts,
-                        singleSignOn: store.accounts,
-                        apiKeys: SQLiteAPIKeyStore(database: store.database),
-                        toolChoices: SQLiteToolChoiceStore(database: store.database),
-                        groups: SQLiteGroupStore(database: store.database),
-                        prompts: SQLitePromptStore(database: store.database),
-                        assistants: SQLiteAssistantStore(database: store.database),
-                        knowledge: SQLiteKnowledgeStore(database: store.database),
-                        documents: SQLiteDocumentStore(database: store.database),
-                        apiCompletions: store.chats, chats: store.chats,
-                        shares: SQLiteShareStore(database: store.database),
-                        usage: SQLiteUsageStore(database: store.database),
-                        execute: { sql in try await store.database.pool.write { try $0.execute(sql: sql) } },
-                        checkSearch: { try await store.database.checkSearchIndexes() },
-                        integer: { sql, arguments in try await store.count(sql, StatementArguments(arguments)) }))
-            }
+            try await StoreFixture.run { store in try await body(Self.sqliteStores(store)) }
         case .postgres:
             try await TestPostgres.shared.withDatabase { database in
                 try await body(
