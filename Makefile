@@ -52,7 +52,8 @@ TOOL_SUITES = ParleyToolsTests|ToolReplyTests|MockUpstreamTests|ToolStreamTests
 STORE_SUITES = ParleyStoreTests
 
 # The JSON API suite runs twice: on the data folder's SQLite file, and with each server on a new database of a
-# throwaway PostgreSQL (Tests/PythonSupport/throwaway_postgres.py); the store tests start their own.
+# throwaway PostgreSQL (Tests/PythonSupport/throwaway_postgres.py); the store tests start their own. Tests/Instances
+# runs several `parley serve` processes on one database of it.
 
 # The Python suites run with the virtual environment `install-deps.sh --test` makes: Debian's selenium and pytest,
 # and from PyPI axe-core (axe-selenium-python), oidc-provider-mock, and the official `openai` package and openapi-core
@@ -68,6 +69,7 @@ test: test-deps lint
 	$(TEST_PYTHON) -m pytest -q -p no:cacheprovider Tests/Browser
 	$(TEST_PYTHON) -m pytest -q -p no:cacheprovider Tests/API
 	PARLEY_TEST_DATABASE=postgres $(TEST_PYTHON) -m pytest -q -p no:cacheprovider Tests/API
+	$(TEST_PYTHON) -m pytest -q -p no:cacheprovider Tests/Instances
 	$(TEST_PYTHON) -m pytest -q -p no:cacheprovider Tests/Proxy
 
 # Parley against a real model server: llama-cpp-python's llama_cpp.server with SmolLM2-135M-Instruct (from PyPI, into a

@@ -8,11 +8,14 @@ import PostgresNIO
 public struct PostgresAPICompletionStore: APICompletionStore {
     let client: PostgresClient
     let logger: Logger
+    /// The instance whose completions' leases this store takes.
+    let instanceID: UUID
 
     /// Creates the store over a database.
     public init(database: PostgresStorage) {
         client = database.client
         logger = database.logger
+        instanceID = database.instanceID
     }
 
     public func beginAPICompletion(userID: UserID, keyID: Int64?, model: String) async throws(StoreError)
@@ -23,12 +26,15 @@ public struct PostgresAPICompletionStore: APICompletionStore {
             try await client.withTransaction(logger: logger) { connection in
                 try await PostgresUsageLedger(connection: connection, logger: logger)
                     .enforceBudget(userID: userID, today: UsageDay(now))
-                return try await connection.query(
-                    """
-                    INSERT INTO api_completions (user_id, key_id, model, status, created_at, updated_at)
-                    VALUES (\(userID), \(keyID), \(model), 'streaming', \(now), \(now)) RETURNING id
-                    """, logger: logger
-                ).rows().first?["id"].decode(Int64.self) ?? 0
+                let id =
+                    try await connection.query(
+                        """
+                        INSERT INTO api_completions (user_id, key_id, model, status, created_at, updated_at)
+                        VALUES (\(userID), \(keyID), \(model), 'streaming', \(now), \(now)) RETURNING id
+                        """, logger: logger
+                    ).rows().first?["id"].decode(Int64.self) ?? 0
+                try await PostgresLeases.take(completion: id, for: instanceID, on: connection, logger: logger)
+                return id
             }
         }
     }
@@ -50,6 +56,7 @@ public struct PostgresAPICompletionStore: APICompletionStore {
                     WHERE id = \(id) RETURNING user_id
                     """, logger: logger
                 ).rows().first?["user_id"].decode(Int64.self)
+                try await PostgresLeases.release(completion: id, on: connection, logger: logger)
                 if let pricing = outcome.pricing, let owner {
                     try await ledger.add(
                         UsageTotals(reply: usage), userID: owner, model: pricing.modelID, day: UsageDay(now),

@@ -7,11 +7,14 @@ import PostgresNIO
 public struct PostgresChatStore: ChatStore {
     let client: PostgresClient
     let logger: Logger
+    /// The instance whose replies' leases this store takes.
+    let instanceID: UUID
 
     /// Creates the store over a database.
     public init(database: PostgresStorage) {
         client = database.client
         logger = database.logger
+        instanceID = database.instanceID
     }
 
     public func createConversation(
@@ -175,6 +178,7 @@ public struct PostgresChatStore: ChatStore {
                         "SELECT user_id FROM conversations WHERE id = \(conversationID) FOR UPDATE", logger: logger
                     ).rows().first?["user_id"].decode(Int64.self)
                 else { throw StoreError.notFound }
+                try await PostgresLeases.free(conversationID, on: connection, logger: logger)
                 var userMessage: Message?
                 let question: MessageID
                 switch try await place(anchor, conversationID: conversationID, asking: userContent != nil, connection) {
@@ -218,6 +222,8 @@ public struct PostgresChatStore: ChatStore {
                         RETURNING id
                         """, logger: logger
                     ).rows().first?["id"].decode(Int64.self) ?? 0
+                try await PostgresLeases.take(
+                    reply: replyID, in: conversationID, for: instanceID, on: connection, logger: logger)
                 try await connection.query(
                     """
                     UPDATE conversations SET updated_at = \(now), model = \(model), current_leaf_id = \(replyID)
@@ -284,6 +290,7 @@ public struct PostgresChatStore: ChatStore {
                     """, logger: logger
                 ).rows().first
                 guard let row else { return usage }
+                try await PostgresLeases.release(reply: id, on: connection, logger: logger)
                 let conversationID = try row["conversation_id"].decode(Int64.self)
                 if let question = try row["parent_id"].decode(Int64?.self) {
                     try await connection.query(
@@ -360,20 +367,12 @@ public struct PostgresChatStore: ChatStore {
         }
     }
 
+    /// Marks `interrupted` the replies and completions no instance holds a live lease on (those of an instance that
+    /// stopped; the replies other instances run are theirs).
     public func interruptUnfinishedReplies() async throws(StoreError) -> Int {
         try await perform {
             try await client.withTransaction(logger: logger) { connection in
-                try await connection.query(
-                    """
-                    UPDATE messages SET search_held = false
-                    WHERE search_held AND id IN (SELECT parent_id FROM messages WHERE status = 'streaming')
-                    """, logger: logger)
-                let replies = try await connection.query(
-                    "UPDATE messages SET status = 'interrupted' WHERE status = 'streaming' RETURNING 1", logger: logger
-                ).rows().count
-                try await connection.query(
-                    "UPDATE api_completions SET status = 'interrupted' WHERE status = 'streaming'", logger: logger)
-                return replies
+                try await PostgresLeases.interruptUnleased(on: connection, logger: logger).count
             }
         }
     }

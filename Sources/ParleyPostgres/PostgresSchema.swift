@@ -11,7 +11,33 @@ public enum PostgresSchema {
 
     /// The migrations in order; a migration's number is its place in this list, from 1.
     static let migrations: [PostgresMigration] = [
-        PostgresMigration(name: "v1 schema", statements: tables + search + bookkeeping)
+        PostgresMigration(name: "v1 schema", statements: tables + search + bookkeeping),
+        PostgresMigration(name: "v2 instances", statements: instances),
+    ]
+
+    /// The tables of several instances serving one database: which instance runs each streaming reply and completion,
+    /// until when (`PostgresLeases`), and the relay's messages too long for a notification (`PostgresReplyRelay`).
+    /// They hold no data of users, and `parley migrate --from-sqlite` copies nothing into them.
+    public static let instanceTableNames = ["reply_leases", "relay_payloads"]
+
+    static let instances = [
+        """
+        CREATE TABLE reply_leases (
+            message_id bigint UNIQUE REFERENCES messages(id) ON DELETE CASCADE,
+            conversation_id bigint UNIQUE REFERENCES conversations(id) ON DELETE CASCADE,
+            completion_id bigint UNIQUE REFERENCES api_completions(id) ON DELETE CASCADE,
+            instance_id uuid NOT NULL,
+            expires_at timestamptz NOT NULL,
+            CHECK ((message_id IS NULL) = (conversation_id IS NULL) AND (message_id IS NULL) <> (completion_id IS NULL)))
+        """,
+        "CREATE INDEX reply_leases_by_instance ON reply_leases (instance_id)",
+        "CREATE INDEX reply_leases_by_expiry ON reply_leases (expires_at)",
+        """
+        CREATE TABLE relay_payloads (
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            payload text NOT NULL,
+            created_at timestamptz NOT NULL DEFAULT now())
+        """,
     ]
 
     /// The tables and their indexes, each table after those it references.

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ParleyCore
 import PostgresNIO
@@ -7,6 +8,8 @@ import ServiceLifecycle
 /// application, and its schema.
 public final class PostgresStorage: Service {
     public let location: PostgresLocation
+    /// This process's name among the instances sharing the database: the owner of the replies it runs.
+    public let instanceID = UUID()
     let client: PostgresClient
     let logger: Logger
 

@@ -1,7 +1,7 @@
 import ParleyCore
 
 extension StoreSet {
-    /// The stores of a PostgreSQL database.
+    /// The stores of a PostgreSQL database, with the relay of the instances sharing it.
     public init(postgres storage: PostgresStorage) {
         let accounts = PostgresAccountStore(database: storage)
         self.init(
@@ -11,6 +11,7 @@ extension StoreSet {
             documents: PostgresDocumentStore(database: storage), knowledge: PostgresKnowledgeStore(database: storage),
             assistants: PostgresAssistantStore(database: storage), prompts: PostgresPromptStore(database: storage),
             groups: PostgresGroupStore(database: storage), usage: PostgresUsageStore(database: storage),
-            toolChoices: PostgresToolChoiceStore(database: storage), database: storage)
+            toolChoices: PostgresToolChoiceStore(database: storage), database: storage,
+            relay: PostgresReplyRelay(storage: storage))
     }
 }

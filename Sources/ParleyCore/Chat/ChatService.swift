@@ -416,7 +416,7 @@ public struct ChatService: Sendable {
     func map(_ error: any Error) -> ChatError {
         switch error {
         case let error as ChatError: return error
-        case GenerationError.busy: return .busy
+        case GenerationError.busy, StoreError.replyRunning: return .busy
         case GenerationError.shuttingDown: return .shuttingDown
         case GenerationError.atCapacity: return .atCapacity
         case StoreError.notFound: return .notFound

@@ -4,6 +4,7 @@ import Synchronization
 /// current reply, its open streams and those waiting for more, a title request in flight), the running replies, and
 /// whether the server is shutting down. The hub is the only holder of its lock and calls nothing while holding it.
 /// Lock order: a reply's own lock (`ReplyRun.state`) may be held while calling into the hub, never the reverse.
+/// With a relay, the hub sends its replies' events to the other instances and keeps the logs of theirs.
 final class ConversationHub: Sendable {
     private struct State {
         var channels: [ConversationID: EventChannel] = [:]
@@ -22,8 +23,15 @@ final class ConversationHub: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Where this instance's replies' events go for the other instances; nil when there are none.
+    let relay: (any ReplyRelay)?
     /// How many replies run now (read on every `token` event, so kept out of the lock).
     private let runningCount = Atomic<Int>(0)
+
+    /// Creates a hub whose replies' events also go to `relay`.
+    init(relay: (any ReplyRelay)? = nil) {
+        self.relay = relay
+    }
 
     /// How many replies run now.
     var runningReplyCount: Int { runningCount.load(ordering: .relaxed) }
@@ -46,6 +54,8 @@ final class ConversationHub: Sendable {
         try state.withLock { state throws(GenerationError) in
             guard !state.isShuttingDown else { throw .shuttingDown }
             var channel = state.channels[conversationID] ?? EventChannel()
+            // A reply heard of from another instance does not count: the database refuses a second one, and the hub's
+            // news of it may be stale.
             guard channel.running == nil, !channel.isReserved else { throw .busy }
             if let limit, state.running.count + state.reservations >= limit { throw .atCapacity }
             channel.isReserved = true
@@ -74,6 +84,8 @@ final class ConversationHub: Sendable {
             channel.isReserved = false
             state.reservations -= 1
             channel.running = reply
+            channel.runsElsewhere = false
+            channel.isGapped = false
             channel.messageID = job.assistantMessageID
             channel.log = EventLog()
             state.running[job.assistantMessageID] = reply
@@ -93,10 +105,12 @@ final class ConversationHub: Sendable {
     /// Appends an event to a conversation's log and wakes its waiting streams; the caller holds the reply's lock, so
     /// that a reply's events keep their order.
     func append(_ event: StreamEvent, id: EventID, conversationID: ConversationID) {
+        let fields = Array(event.otherFields.members)
         let waiters = state.withLock { state in
-            state.channels[conversationID]?.log.append(event, id: id)
+            state.channels[conversationID]?.log.append(fields: fields, kind: event.kind, id: id)
             return state.channels[conversationID]?.takeWaiters() ?? []
         }
+        relay?.publish(RelayedEvent(conversationID: conversationID, id: id, kind: event.kind, fields: fields))
         for waiter in waiters { waiter.resume(returning: .frames) }
     }
 
@@ -104,12 +118,10 @@ final class ConversationHub: Sendable {
     /// nothing running there. During a shutdown the conversation's streams end once they have sent it.
     func end(_ reply: ReplyRun, done: StreamEvent) {
         let job = reply.job
+        let id = EventID(messageID: job.assistantMessageID, sequence: EventID.doneSequence)
+        let fields = Array(done.otherFields.members)
         let (waiters, wake) = state.withLock { state in
-            state.channels[job.conversationID]?.log.append(
-                done,
-                id: EventID(
-                    messageID: job.assistantMessageID,
-                    sequence: EventID.doneSequence))
+            state.channels[job.conversationID]?.log.append(fields: fields, kind: .done, id: id)
             state.running[job.assistantMessageID] = nil
             runningCount.subtract(1, ordering: .relaxed)
             state.channels[job.conversationID]?.running = nil
@@ -117,7 +129,76 @@ final class ConversationHub: Sendable {
             state.removeIfUnused(job.conversationID)
             return (waiters, state.isShuttingDown ? Wake.ended : .frames)
         }
+        relay?.publish(RelayedEvent(conversationID: job.conversationID, id: id, kind: .done, fields: fields))
         for waiter in waiters { waiter.resume(returning: wake) }
+    }
+
+    // MARK: Other instances' replies
+
+    /// Adds an event of a reply another instance runs to its conversation's log, as that instance's own log holds it,
+    /// and wakes the conversation's streams. An event of a reply this log never saw begin, or after events it missed,
+    /// makes the log gapped: its `token` events keep their text alone, and the streams waiting there start again
+    /// (their clients reconnect and get the saved text first). Events of a reply running here, or of one older than
+    /// the log's, are dropped.
+    func receive(_ event: RelayedEvent) {
+        let (waiters, wake) = state.withLock { state -> ([CheckedContinuation<Wake, Never>], Wake) in
+            var channel = state.channels[event.conversationID] ?? EventChannel()
+            guard channel.running == nil, !channel.isReserved else { return ([], .frames) }
+            let messageID = event.id.messageID
+            var wake = Wake.frames
+            if channel.messageID != messageID {
+                guard messageID > channel.messageID ?? 0 else { return ([], .frames) }
+                channel.messageID = messageID
+                channel.log = EventLog()
+                channel.runsElsewhere = true
+                channel.isGapped = event.id.sequence != 1
+                if channel.isGapped { wake = .restart }
+            } else if !channel.runsElsewhere {
+                return ([], .frames)
+            } else if !channel.isGapped, event.kind != .done, event.id.sequence != Int64(channel.log.count) + 1 {
+                channel.isGapped = true
+                wake = .restart
+            }
+            if event.kind == .done {
+                channel.log.append(fields: event.fields, kind: .done, id: event.id)
+                channel.runsElsewhere = false
+            } else if channel.isGapped {
+                let fields = event.kind == .token ? StreamEvent.textAlone(of: event.fields) : event.fields
+                channel.log.append(fields: fields, kind: event.kind, id: EventID(messageID: messageID, sequence: 0))
+            } else {
+                channel.log.append(fields: event.fields, kind: event.kind, id: event.id)
+            }
+            let waiters = channel.takeWaiters()
+            state.channels[event.conversationID] = channel
+            state.removeIfUnused(event.conversationID)
+            return (waiters, wake)
+        }
+        for waiter in waiters { waiter.resume(returning: wake) }
+    }
+
+    /// Whether a conversation's reply runs on another instance, as far as this one has heard.
+    func runsElsewhere(_ conversationID: ConversationID) -> Bool {
+        state.withLock { $0.channels[conversationID]?.runsElsewhere == true }
+    }
+
+    /// Forgets what was heard of other instances' replies, since events may have been lost: their logs are dropped,
+    /// or marked gapped where streams follow them, and those streams start again (an ended reply then sends its
+    /// stored ending; a running one is heard of again with its next event).
+    func missedEvents() {
+        let waiters = state.withLock { state in
+            var waiters: [CheckedContinuation<Wake, Never>] = []
+            for key in Array(state.channels.keys) where state.channels[key]?.runsElsewhere == true {
+                if state.channels[key]?.subscriberCount == 0 {
+                    state.channels[key]?.runsElsewhere = false
+                    state.removeIfUnused(key)
+                } else {
+                    state.channels[key]?.isGapped = true
+                    waiters += state.channels[key]?.takeWaiters() ?? []
+                }
+            }
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(returning: .restart) }
     }
 
     // MARK: Titles
@@ -148,16 +229,20 @@ final class ConversationHub: Sendable {
     // MARK: Streams
 
     /// Opens an event stream of a conversation: its id, the conversation's current reply, how many events its log
-    /// holds, whether that reply runs, and how many titles were announced before it.
+    /// holds, whether that reply runs (here or elsewhere), whether its log misses events, and how many titles were
+    /// announced before it.
     func openStream(in conversationID: ConversationID)
-        -> (id: Int, messageID: MessageID?, logCount: Int, isRunning: Bool, titleCount: Int)
+        -> (id: Int, messageID: MessageID?, logCount: Int, isRunning: Bool, isGapped: Bool, titleCount: Int)
     {
         state.withLock { state in
             state.nextID += 1
             var channel = state.channels[conversationID] ?? EventChannel()
             channel.subscriberCount += 1
             state.channels[conversationID] = channel
-            return (state.nextID, channel.messageID, channel.log.count, channel.running != nil, channel.titleCount)
+            return (
+                state.nextID, channel.messageID, channel.log.count, channel.isRunning, channel.isGapped,
+                channel.titleCount
+            )
         }
     }
 
@@ -173,11 +258,11 @@ final class ConversationHub: Sendable {
         for waiter in waiters { waiter.resume(returning: .frames) }
     }
 
-    /// The events of a conversation's log that a stream at `position` has not read, with the reply they belong to and
-    /// that reply when it still runs, moving `position` past them (to the log's start when the reply changed); nil
-    /// when there are none.
+    /// The events of a conversation's log that a stream at `position` has not read, with the reply they belong to,
+    /// that reply when it runs here, and whether it has ended (its `done` is the log's last event), moving `position`
+    /// past them (to the log's start when the reply changed); nil when there are none.
     func unreadEvents(in conversationID: ConversationID, at position: inout StreamPosition)
-        -> (events: LoggedEvents, current: MessageID, running: ReplyRun?)?
+        -> (events: LoggedEvents, current: MessageID, running: ReplyRun?, ended: Bool)?
     {
         state.withLock { state in
             guard let channel = state.channels[conversationID], let current = channel.messageID else { return nil }
@@ -186,7 +271,7 @@ final class ConversationHub: Sendable {
             }
             guard position.index < channel.log.count else { return nil }
             defer { position.index = channel.log.count }
-            return (channel.log.events(from: position.index), current, channel.running)
+            return (channel.log.events(from: position.index), current, channel.running, !channel.isRunning)
         }
     }
 

@@ -18,16 +18,15 @@ struct EventLog {
     /// How many events it holds.
     var count: Int { entries.count }
 
-    /// Adds an event of the log's reply with its id. The buffer grows by a quarter at a time, not twice over as an
+    /// Adds an event of the log's reply (its kind and the fields of its data after `message_id`) with its id. The buffer grows by a quarter at a time, not twice over as an
     /// array does: a log is kept for as long as its reply runs, and the spare half of a doubled buffer was ~1 KB of
     /// every open stream.
-    mutating func append(_ event: StreamEvent, id: EventID) {
+    mutating func append(fields: [UInt8], kind: StreamEvent.Kind, id: EventID) {
         messageID = id.messageID
-        let fields = event.otherFields.members
         let needed = bytes.count + fields.count
         if needed > bytes.capacity { bytes.reserveCapacity(max(needed, bytes.count + bytes.count / 4)) }
         bytes.append(contentsOf: fields)
-        entries.append(Entry(end: bytes.count, sequence: Int32(id.sequence), kind: event.kind))
+        entries.append(Entry(end: bytes.count, sequence: Int32(id.sequence), kind: kind))
     }
 
     /// The events from the `index`th on, copied (so that later appends never copy the log, and the frames can be

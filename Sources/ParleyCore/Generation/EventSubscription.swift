@@ -36,6 +36,7 @@ public struct EventSubscription: Sendable {
             case .frames: continue
             case .heartbeat: return .heartbeat
             case .ended: return takeFrames() ?? .ended
+            case .restart: return .ended
             }
         }
     }
@@ -64,28 +65,46 @@ public struct EventSubscription: Sendable {
     /// there are none. The frames are built here, outside the hub's lock, which every reply and stream shares.
     private mutating func takeFrames() -> EventBatch? {
         let title = hub.unreadTitle(in: conversationID, at: &position).map { Array($0.utf8) } ?? []
-        guard let (events, current, running) = hub.unreadEvents(in: conversationID, at: &position) else {
+        guard let (events, current, running, ended) = hub.unreadEvents(in: conversationID, at: &position) else {
             return title.isEmpty ? nil : .frames(title, finishing: nil)
         }
         lastTaken = running.flatMap { reply in events.entries.last.map { (reply, Int64($0.sequence)) } }
         let frames = events.frames(replyNamed: namedReply == current)
         namedReply = current
-        return .frames(frames + title, finishing: running == nil ? current : nil)
+        return .frames(frames + title, finishing: ended ? current : nil)
     }
 }
 
 extension GenerationManager {
     /// Opens an event stream of a conversation, resuming after `lastEventID` when given: the rest of that
     /// reply's events, or its stored `done` when the reply has ended since; with no id, the running reply from its
-    /// start.
+    /// start. A reply running elsewhere whose beginning this instance missed starts from its saved text.
     public func subscribe(conversationID: ConversationID, userID: UserID, lastEventID: EventID?) async
         -> EventSubscription
     {
-        let (id, current, logCount, isRunning, titles) = hub.openStream(in: conversationID)
+        let (id, current, logCount, isRunning, isGapped, titles) = hub.openStream(in: conversationID)
         let position = StreamPosition(messageID: current, index: isRunning ? 0 : logCount, titles: titles)
         var subscription = EventSubscription(
             hub: hub, conversationID: conversationID, id: id, position: position,
             prefix: "", prefixFinishes: nil)
+        if isGapped, let current, lastEventID.map({ $0.messageID != current || !$0.isDone }) ?? true,
+            let message = try? await store.message(id: current, userID: userID),
+            message.conversationID == conversationID
+        {
+            subscription.namedReply = current
+            subscription.position.index = logCount
+            if message.status == .streaming {
+                subscription.prefix = StreamEvent.snapshot(of: message)
+            } else {
+                // The reply ended unheard: its log ends now, with the `done` this stream sends from the store.
+                subscription.prefix = StreamEvent.ending(of: message)
+                subscription.prefixFinishes = message.id
+                let done = EventID(messageID: message.id, sequence: EventID.doneSequence)
+                hub.receive(RelayedEvent(StreamEvent.done(for: message), id: done, conversationID: conversationID))
+                subscription.position.index += 1
+            }
+            return subscription
+        }
         guard let last = lastEventID else { return subscription }
         if last.messageID == current {
             let seen = last.isDone ? logCount : Int(last.sequence)

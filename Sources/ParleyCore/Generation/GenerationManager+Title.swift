@@ -59,7 +59,9 @@ extension GenerationManager {
         var data = JSONText()
         data.field("conversation_id", conversationID)
         data.field("title", title)
-        hub.announceTitle("event: title\ndata: \(data.result)\n\n", in: conversationID)
+        let frame = "event: title\ndata: \(data.result)\n\n"
+        hub.announceTitle(frame, in: conversationID)
+        hub.relay?.publishTitle(frame, conversationID: conversationID)
     }
 
     /// The text of `provider`'s answer (its reasoning left out) up to its first line: the request is closed as soon as

@@ -6,7 +6,7 @@ import Synchronization
 /// ends each reply with exactly one `done`.
 public final class GenerationManager: Sendable {
     /// The conversations' channels, logs, streams and running replies.
-    let hub = ConversationHub()
+    let hub: ConversationHub
     /// The replies' tasks, which a shutdown waits for.
     let replyTasks = ReplyTasks()
     let store: any ChatStore
@@ -26,11 +26,14 @@ public final class GenerationManager: Sendable {
     private let shutdownSignal: AsyncStream<Never>
     private let shutdownInput: AsyncStream<Never>.Continuation
 
-    /// Creates a manager; nothing runs until `run()`.
+    /// Creates a manager, sharing its replies with other instances through `relay` when given; nothing runs until
+    /// `run()`.
     public init(
         store: any ChatStore, documents: (any DocumentStore)? = nil, tools: (any ToolRunner)? = nil,
-        catalog: ModelCatalog, settings: GenerationSettings = GenerationSettings(), logger: Logger
+        relay: (any ReplyRelay)? = nil, catalog: ModelCatalog, settings: GenerationSettings = GenerationSettings(),
+        logger: Logger
     ) {
+        hub = ConversationHub(relay: relay)
         self.store = store
         self.documents = documents
         self.tools = tools
@@ -54,6 +57,9 @@ public final class GenerationManager: Sendable {
                 await self.every({ self.settings.flushInterval }) { await self.saveProgress() }
             }
             group.addTask { await self.every({ self.settings.heartbeatInterval }) { self.hub.wakeAll(.heartbeat) } }
+            if let relay = hub.relay {
+                group.addTask { await relay.run { self.receive($0) } }
+            }
             for await _ in shutdownSignal {}
             shutdown()
             await waitForRunningReplies(upTo: settings.shutdownGrace)
@@ -147,12 +153,27 @@ public final class GenerationManager: Sendable {
         return job
     }
 
-    /// Stops the reply running in a conversation; returns whether one was running.
+    /// Stops the reply running in a conversation, here or (through the relay) on the instance that runs it; returns
+    /// whether one was running as far as this instance knows.
     @discardableResult
     public func stop(conversationID: ConversationID) -> Bool {
-        guard let reply = hub.runningReply(in: conversationID) else { return false }
+        guard let reply = hub.runningReply(in: conversationID) else {
+            hub.relay?.requestStop(conversationID)
+            return hub.runsElsewhere(conversationID)
+        }
         reply.stop(.user)
         return true
+    }
+
+    /// Acts on what another instance sent: an event of its reply goes to the conversation's log, a Stop to the reply
+    /// running here, a title to the conversation's streams.
+    private func receive(_ message: RelayMessage) {
+        switch message {
+        case .event(let event): hub.receive(event)
+        case .stop(let conversationID): hub.runningReply(in: conversationID)?.stop(.user)
+        case .title(let conversationID, let frame): hub.announceTitle(frame, in: conversationID)
+        case .mayHaveMissed: hub.missedEvents()
+        }
     }
 
     /// The assistant message of the reply running in a conversation, if one runs.

@@ -150,6 +150,32 @@ public enum StreamEvent: Sendable {
             usage: message.usage, reasoningMilliseconds: message.reasoningMilliseconds, sources: message.sources)
     }
 
+    /// The frames a stream starts with when it joins a reply this instance heard only part of (it runs on another
+    /// one): `start`, then the saved text, rendered, as the body of a `token` event. Both carry the id of the reply's
+    /// beginning, as the log's later events do, so that a reconnection starts from the saved text again.
+    public static func snapshot(of message: Message) -> String {
+        let id = EventID(messageID: message.id, sequence: 0)
+        return StreamEvent.start(messageID: message.id, model: message.model).frame(id: id)
+            + StreamEvent.token(
+                messageID: message.id, text: "",
+                html: StreamedHTML(append: MarkdownRenderer.html(message.content), tail: "")
+            ).frame(id: id, replyNamed: true)
+    }
+
+    /// The fields of a `token` event with its text alone, its HTML left out: the events a stream gets after a
+    /// snapshot add their text after it, until `done` brings the whole reply.
+    static func textAlone(of fields: [UInt8]) -> [UInt8] {
+        var text = ""
+        try? JSONCursor.readDocument("{" + String(decoding: fields, as: UTF8.self) + "}") { cursor in
+            try cursor.readObject { cursor, key in
+                if "text" ~= key { text = try cursor.readString() } else { try cursor.skipValue() }
+            }
+        }
+        var alone = JSONText()
+        if !text.isEmpty { alone.field("text", text) }
+        return Array(alone.members)
+    }
+
     /// The frames that end a finished message, as a stream that joins after its end sends them: its tool calls with
     /// how each ended (a page drawn while they ran shows them as they are now), its `error` (with the stored reason)
     /// when it failed, then its `done`.

@@ -8,6 +8,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case signupClosed
     /// The user's monthly budget is spent.
     case budgetExceeded(BudgetStatus)
+    /// A reply already streams in that conversation (on any instance sharing the database).
+    case replyRunning
     /// The user has a monthly budget and another reply streaming.
     case budgetReplyRunning
     /// What was to be stored would put the user over their storage quota; nothing was stored.

@@ -9,7 +9,8 @@ public protocol DatabaseHandle: Sendable {
     func release() async -> String?
 }
 
-/// Every store Parley keeps its data in, over one database (SQLite or PostgreSQL), and the database itself.
+/// Every store Parley keeps its data in, over one database (SQLite or PostgreSQL), the database itself, and the relay
+/// of the instances that may share it (none for SQLite, which one instance serves).
 public struct StoreSet: Sendable {
     public var accounts: any SingleSignOnStore & UserAdminStore & InviteStore
     public var chat: any ChatStore
@@ -24,6 +25,7 @@ public struct StoreSet: Sendable {
     public var usage: any UsageStore
     public var toolChoices: any ToolChoiceStore
     public var database: any DatabaseHandle
+    public var relay: (any ReplyRelay)?
 
     /// Gathers the stores of one database.
     public init(
@@ -31,7 +33,7 @@ public struct StoreSet: Sendable {
         apiCompletions: any APICompletionStore, apiKeys: any APIKeyStore, shares: any ShareStore,
         documents: any DocumentStore, knowledge: any KnowledgeStore, assistants: any AssistantStore,
         prompts: any PromptStore, groups: any GroupStore, usage: any UsageStore, toolChoices: any ToolChoiceStore,
-        database: any DatabaseHandle
+        database: any DatabaseHandle, relay: (any ReplyRelay)? = nil
     ) {
         self.accounts = accounts
         self.chat = chat
@@ -46,5 +48,6 @@ public struct StoreSet: Sendable {
         self.usage = usage
         self.toolChoices = toolChoices
         self.database = database
+        self.relay = relay
     }
 }

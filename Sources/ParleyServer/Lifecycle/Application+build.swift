@@ -88,8 +88,8 @@ public func buildApplication(
         for choice in try await toolChoices.toolChoices() { tools.apply(choice) }
     }
     let generations = GenerationManager(
-        store: chatStore, documents: documents, tools: tools, catalog: catalog, settings: generationSettings,
-        logger: logger)
+        store: chatStore, documents: documents, tools: tools, relay: stores.relay, catalog: catalog,
+        settings: generationSettings, logger: logger)
     let services = AppServices(
         settings: settings, stores: stores, accounts: accounts,
         chat: ChatService(store: chatStore, generations: generations, catalog: catalog, logger: logger),

@@ -1,0 +1,138 @@
+"""Two and more real `parley serve` processes on one PostgreSQL database: a reply runs on one instance and streams,
+stops, resumes and ends on another; an instance killed mid-reply has its replies marked `interrupted` by another;
+the one-reply rule, budgets and revoked sessions hold across instances."""
+import html
+import os
+import re
+import signal
+import time
+
+from conftest import PASSWORD, wait_for
+from parley_http import CookieClient
+
+
+def texts(events):
+    """The answer text of a run of events."""
+    return "".join(data.get("text", "") for name, _, data in events if name == "token" and isinstance(data, dict))
+
+
+def test_a_reply_on_one_instance_streams_identically_on_another(site):
+    a, b = site.start(), site.start()
+    _, token = site.sign_up(a)
+    conversation = a.new_conversation(token)
+    on_a, on_b = a.events(token, conversation), b.events(token, conversation)
+    assert a.send(token, conversation).status == 202
+    from_a, from_b = on_a.until_done(), on_b.until_done()
+    # The same events, with the same ids: a browser may reconnect to either instance.
+    assert from_b == from_a
+    assert from_a[0][0] == "start" and from_a[-1][2]["status"] == "complete"
+    stored = b.messages(token, conversation)[-1]
+    assert stored["status"] == "complete" and stored["content"] == texts(from_b)
+
+
+def test_stop_on_another_instance_stops_the_reply(site):
+    a, b = site.start(), site.start()
+    _, token = site.sign_up(a)
+    conversation = a.new_conversation(token)
+    on_b = b.events(token, conversation)
+    assert a.send(token, conversation).status == 202
+    on_b.until(lambda event: event[0] == "token")
+    assert b.api("POST", f"/api/conversations/{conversation}/stop", token).status == 204
+    done = on_b.until_done(seconds=10)[-1]
+    assert done[2]["status"] == "stopped"
+    stored = a.messages(token, conversation)[-1]
+    assert stored["status"] == "stopped"
+    # Stopped early: 40 tokens at 100 ms would take 4 s.
+    assert 0 < len(stored["content"].split()) < 40
+
+
+def test_a_stream_broken_on_one_instance_resumes_on_another(site):
+    a, b = site.start(), site.start()
+    _, token = site.sign_up(a)
+    conversation = a.new_conversation(token)
+    on_a = a.events(token, conversation)
+    assert a.send(token, conversation).status == 202
+    head = on_a.until(lambda event: event[0] == "token" and len(texts(on_a.received + [event])) > 20)
+    on_a.close()
+    last_id = head[-1][1]
+    rest = b.events(token, conversation, last_event_id=last_id).until_done()
+    # Nothing repeated, nothing missed: the rest continues from the last id seen.
+    assert rest[0][1] != last_id
+    assert texts(head) + texts(rest) == a.messages(token, conversation)[-1]["content"]
+
+
+def test_a_stream_that_joins_on_an_instance_started_mid_reply_gets_the_saved_text_then_the_rest(site):
+    a = site.start()
+    _, token = site.sign_up(a)
+    conversation = a.new_conversation(token)
+    on_a = a.events(token, conversation)
+    assert a.send(token, conversation).status == 202
+    start_id = on_a.until(lambda event: event[0] == "start")[-1][1]
+    # Once some text is saved (once a second), B starts while the reply runs: it never saw the reply's beginning.
+    saved = wait_for(lambda: a.messages(token, conversation)[-1]["content"], what="a progress save")
+    b = site.start()
+    joined = b.events(token, conversation, last_event_id=start_id).until_done()
+    start, snapshot = joined[0], joined[1]
+    assert start[0] == "start" and snapshot[0] == "token"
+    assert saved.split()[0] in snapshot[2]["append"] and snapshot[2]["tail"] == ""
+    assert joined[-1][2]["status"] == "complete"
+    stored = a.messages(token, conversation)[-1]["content"]
+    # The done's HTML is the whole reply, whatever the snapshot held.
+    assert joined[-1][2]["html"].count("<p>") >= 1 and stored.split()[-1] in joined[-1][2]["html"]
+
+
+def test_an_instance_killed_mid_reply_has_its_reply_interrupted_by_another_within_the_lease(site):
+    a, b = site.start(), site.start()
+    _, token = site.sign_up(a)
+    conversation = a.new_conversation(token)
+    on_b = b.events(token, conversation)
+    assert a.send(token, conversation).status == 202
+    on_b.until(lambda event: event[0] == "token")
+    os.kill(a.process.pid, signal.SIGKILL)
+    killed = time.monotonic()
+    done = on_b.until_done(seconds=20)[-1]
+    took = time.monotonic() - killed
+    assert done[2]["status"] == "interrupted"
+    # The lease is 8 s after the last renewal (every second), and B looks every second.
+    assert took <= 10.5, f"marked after {took:.1f} s"
+    stored = b.messages(token, conversation)[-1]
+    assert stored["status"] == "interrupted"
+    # The conversation is free again: B runs the next reply.
+    assert b.send(token, conversation, "again").status == 202
+
+
+def test_one_reply_at_a_time_per_conversation_across_instances(site):
+    a, b = site.start(), site.start()
+    _, token = site.sign_up(a)
+    conversation = a.new_conversation(token)
+    assert a.send(token, conversation).status == 202
+    refused = b.send(token, conversation, "meanwhile")
+    assert refused.status == 409, refused.text
+    # Nothing of the refused send was kept.
+    assert [m["content"] for m in a.messages(token, conversation) if m["role"] == "user"] == ["hello"]
+
+
+def test_a_budget_allows_one_running_reply_across_instances(site):
+    a, b = site.start(), site.start()
+    admin_email, _ = site.sign_up(a)
+    _, token = site.sign_up(a)
+    admin = CookieClient(a.port)
+    assert admin.post_form("/login", {"email": admin_email, "password": PASSWORD}).status == 303
+    page = admin.request("GET", "/admin/users")
+    admin.form_token = html.unescape(re.search(r'name="csrf-token" content="([^"]+)"', page.text).group(1))
+    me = a.api("GET", "/api/me", token).json()
+    assert admin.post_form(f"/admin/users/{me['id']}/budget", {"budget": "5"}).status == 303
+    first, second = a.new_conversation(token), a.new_conversation(token)
+    assert a.send(token, first).status == 202
+    refused = b.send(token, second)
+    assert refused.status == 409 and refused.json()["error"]["code"] == "budget_reply_running", refused.text
+    # Nothing of the refused send was kept.
+    assert b.messages(token, second) == []
+
+
+def test_a_session_signed_out_on_one_instance_is_refused_on_another(site):
+    a, b = site.start(), site.start()
+    _, token = site.sign_up(a)
+    assert b.api("GET", "/api/me", token).status == 200
+    assert a.api("POST", "/logout", token).status == 303
+    assert b.api("GET", "/api/me", token).status == 401
