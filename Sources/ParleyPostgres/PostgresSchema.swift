@@ -16,9 +16,10 @@ public enum PostgresSchema {
     ]
 
     /// The tables of several instances serving one database: which instance runs each streaming reply and completion,
-    /// until when (`PostgresLeases`), and the relay's messages too long for a notification (`PostgresReplyRelay`).
+    /// until when (`PostgresLeases`), the relay's messages too long for a notification (`PostgresReplyRelay`), and
+    /// the throttles' events (`PostgresThrottleLedger`).
     /// They hold no data of users, and `parley migrate --from-sqlite` copies nothing into them.
-    public static let instanceTableNames = ["reply_leases", "relay_payloads"]
+    public static let instanceTableNames = ["reply_leases", "relay_payloads", "throttle_events"]
 
     static let instances = [
         """
@@ -38,6 +39,9 @@ public enum PostgresSchema {
             payload text NOT NULL,
             created_at timestamptz NOT NULL DEFAULT now())
         """,
+        "CREATE TABLE throttle_events (key text NOT NULL, at timestamptz NOT NULL)",
+        "CREATE INDEX throttle_events_by_key ON throttle_events (key, at)",
+        "CREATE INDEX throttle_events_by_time ON throttle_events (at)",
     ]
 
     /// The tables and their indexes, each table after those it references.

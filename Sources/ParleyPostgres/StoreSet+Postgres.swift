@@ -1,7 +1,7 @@
 import ParleyCore
 
 extension StoreSet {
-    /// The stores of a PostgreSQL database, with the relay of the instances sharing it.
+    /// The stores of a PostgreSQL database, with the relay and the throttles' ledger of the instances sharing it.
     public init(postgres storage: PostgresStorage) {
         let accounts = PostgresAccountStore(database: storage)
         self.init(
@@ -12,6 +12,6 @@ extension StoreSet {
             assistants: PostgresAssistantStore(database: storage), prompts: PostgresPromptStore(database: storage),
             groups: PostgresGroupStore(database: storage), usage: PostgresUsageStore(database: storage),
             toolChoices: PostgresToolChoiceStore(database: storage), database: storage,
-            relay: PostgresReplyRelay(storage: storage))
+            relay: PostgresReplyRelay(storage: storage), throttles: PostgresThrottleLedger(storage: storage))
     }
 }

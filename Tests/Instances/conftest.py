@@ -122,6 +122,28 @@ class Instance:
         """The conversation's event stream on this instance, with a Bearer token."""
         return EventStream(self.port, token, conversation_id, last_event_id)
 
+    def follow_until_done(self, token, conversation_id, last_event_id, seconds=30):
+        """The events up to the reply's `done` as a browser's EventSource gets them: a stream the server ends is opened
+        again with the last id received."""
+        taken = []
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            stream = self.events(token, conversation_id, last_event_id)
+            while True:
+                try:
+                    event = stream.events.get(timeout=max(0.01, deadline - time.monotonic()))
+                except queue.Empty:
+                    break
+                if event is None:
+                    break
+                taken.append(event)
+                last_event_id = event[1] or last_event_id
+                if event[0] == "done":
+                    stream.close()
+                    return taken
+            stream.close()
+        raise AssertionError(f"no done within {seconds} s; read {taken}")
+
     def new_conversation(self, token, model="mock-slow"):
         """A new conversation's id."""
         reply = self.api("POST", "/api/conversations", token, {"model": model})
@@ -160,8 +182,8 @@ class Site:
         port = free_port()
         env = dict(os.environ, PARLEY_DATABASE_URL=self.database_url, PARLEY_BCRYPT_COST="4",
                    PARLEY_LOG_LEVEL="warning", PARLEY_SHUTDOWN_GRACE="0", PARLEY_SIGNUP="open",
-                   PARLEY_CONFIG=config, MOCK_API_KEY="test-key", PARLEY_SEND_RATE="0", PARLEY_SIGNUP_RATE="0",
-                   **environment)
+                   PARLEY_CONFIG=config, MOCK_API_KEY="test-key", PARLEY_SEND_RATE="0", PARLEY_SIGNUP_RATE="0")
+        env.update(environment)
         for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
             env.pop(name, None)
         process = subprocess.Popen([PARLEY, "serve", "--port", str(port), "--data-dir", folder], cwd=ROOT, env=env,

@@ -23,8 +23,10 @@ def test_a_reply_on_one_instance_streams_identically_on_another(site):
     on_a, on_b = a.events(token, conversation), b.events(token, conversation)
     assert a.send(token, conversation).status == 202
     from_a, from_b = on_a.until_done(), on_b.until_done()
-    # The same events, with the same ids: a browser may reconnect to either instance.
-    assert from_b == from_a
+    # The same events, with the same ids: a browser may reconnect to either instance. The new title comes to both,
+    # where it falls among them.
+    assert [event for event in from_b if event[0] != "title"] == [event for event in from_a if event[0] != "title"]
+    assert [event[2]["title"] for event in from_b if event[0] == "title"] == ["hello"]
     assert from_a[0][0] == "start" and from_a[-1][2]["status"] == "complete"
     stored = b.messages(token, conversation)[-1]
     assert stored["status"] == "complete" and stored["content"] == texts(from_b)
@@ -71,14 +73,17 @@ def test_a_stream_that_joins_on_an_instance_started_mid_reply_gets_the_saved_tex
     # Once some text is saved (once a second), B starts while the reply runs: it never saw the reply's beginning.
     saved = wait_for(lambda: a.messages(token, conversation)[-1]["content"], what="a progress save")
     b = site.start()
-    joined = b.events(token, conversation, last_event_id=start_id).until_done()
-    start, snapshot = joined[0], joined[1]
-    assert start[0] == "start" and snapshot[0] == "token"
-    assert saved.split()[0] in snapshot[2]["append"] and snapshot[2]["tail"] == ""
-    assert joined[-1][2]["status"] == "complete"
-    stored = a.messages(token, conversation)[-1]["content"]
-    # The done's HTML is the whole reply, whatever the snapshot held.
-    assert joined[-1][2]["html"].count("<p>") >= 1 and stored.split()[-1] in joined[-1][2]["html"]
+    # Whether B's stream opens before or after B hears of the reply, it ends up starting from the saved text.
+    joined = b.follow_until_done(token, conversation, start_id)
+    snapshot_at = max(index for index, event in enumerate(joined) if event[0] == "start")
+    start, snapshot = joined[snapshot_at], joined[snapshot_at + 1]
+    assert start[1] == snapshot[1] and start[1].endswith(".0")
+    assert snapshot[0] == "token" and saved.split()[0] in snapshot[2]["append"] and snapshot[2]["tail"] == ""
+    # After the snapshot, the text alone; then the whole reply's HTML with `done`.
+    assert all(set(event[2]) == {"text"} for event in joined[snapshot_at + 2:-1] if event[0] == "token")
+    done = joined[-1][2]
+    assert done["status"] == "complete"
+    assert done["html"] == on_a.until_done()[-1][2]["html"]
 
 
 def test_an_instance_killed_mid_reply_has_its_reply_interrupted_by_another_within_the_lease(site):
@@ -136,3 +141,15 @@ def test_a_session_signed_out_on_one_instance_is_refused_on_another(site):
     assert b.api("GET", "/api/me", token).status == 200
     assert a.api("POST", "/logout", token).status == 303
     assert b.api("GET", "/api/me", token).status == 401
+
+
+def test_the_send_throttle_counts_sends_on_every_instance(site):
+    a, b = site.start(PARLEY_SEND_RATE="2"), site.start(PARLEY_SEND_RATE="2")
+    _, token = site.sign_up(a)
+    conversations = [a.new_conversation(token, model="mock-fast") for _ in range(3)]
+    assert a.send(token, conversations[0]).status == 202
+    assert b.send(token, conversations[1]).status == 202
+    refused = b.send(token, conversations[2])
+    assert refused.status == 429 and int(refused.headers["Retry-After"]) > 0, refused.text
+    assert a.send(token, conversations[2]).status == 429
+    assert b.messages(token, conversations[2]) == []

@@ -70,6 +70,16 @@ import Testing
         #expect(frames.contains(#""text":"Hello **you**""#) && !frames.contains("append") && !frames.contains("tail"))
     }
 
+    @Test("a stream that was following the conversation before a gapped log began reads none of it: it starts again")
+    func streamsBeforeAGapStartAgain() async {
+        let hub = ConversationHub()
+        let stream = hub.openStream(in: Self.conversation)
+        var position = StreamPosition(messageID: stream.messageID, index: 0)
+        hub.receive(Self.relayed(Self.token, 7))
+        #expect(Self.read(hub, &position) == nil)
+        #expect(await hub.waitForWake(stream: stream.id, in: Self.conversation, at: position) == .restart)
+    }
+
     @Test("events after a gap in the sequence make the log gapped; missed events forget replies no stream follows")
     func gapsAndMissedEvents() {
         let hub = ConversationHub()

@@ -128,31 +128,41 @@ struct SignInAbuseTests {
     @Test(
         "the account throttle: below ten failures anyone may try; past them a failing address waits 1 s, then 2, 4, ... (at most the window) after the last failure; a clean address never waits; all is forgotten after five minutes"
     )
-    func accountThrottleRule() {
+    func accountThrottleRule() async {
         let throttle = LoginThrottle(limit: 10, window: 300)
         let start = Date(timeIntervalSince1970: 1_000_000)
-        for index in 0..<9 { throttle.recordFailure(email: "Victim@example.com", address: "a\(index)", now: start) }
-        #expect(throttle.retryAfter(email: "victim@example.com", address: "a0", now: start) == nil)
-        throttle.recordFailure(email: "victim@example.com", address: "a9", now: start)
-        #expect(throttle.retryAfter(email: "victim@example.com", address: "a0", now: start) == 1)
-        #expect(throttle.retryAfter(email: "victim@example.com", address: "clean", now: start) == nil)
-        #expect(throttle.retryAfter(email: "other@example.com", address: "a0", now: start) == nil)
-        throttle.recordFailure(email: "victim@example.com", address: "a0", now: start.addingTimeInterval(2))
-        throttle.recordFailure(email: "victim@example.com", address: "a1", now: start.addingTimeInterval(2))
-        #expect(throttle.retryAfter(email: "victim@example.com", address: "a2", now: start.addingTimeInterval(2)) == 4)
-        #expect(throttle.retryAfter(email: "victim@example.com", address: "a2", now: start.addingTimeInterval(5)) == 1)
-        #expect(
-            throttle.retryAfter(email: "victim@example.com", address: "a2", now: start.addingTimeInterval(6)) == nil)
-        for _ in 0..<20 {
-            throttle.recordFailure(email: "victim@example.com", address: "b", now: start.addingTimeInterval(10))
+        for index in 0..<9 {
+            await throttle.recordFailure(email: "Victim@example.com", address: "a\(index)", now: start)
         }
+        #expect(await throttle.retryAfter(email: "victim@example.com", address: "a0", now: start) == nil)
+        await throttle.recordFailure(email: "victim@example.com", address: "a9", now: start)
+        #expect(await throttle.retryAfter(email: "victim@example.com", address: "a0", now: start) == 1)
+        #expect(await throttle.retryAfter(email: "victim@example.com", address: "clean", now: start) == nil)
+        #expect(await throttle.retryAfter(email: "other@example.com", address: "a0", now: start) == nil)
+        await throttle.recordFailure(email: "victim@example.com", address: "a0", now: start.addingTimeInterval(2))
+        await throttle.recordFailure(email: "victim@example.com", address: "a1", now: start.addingTimeInterval(2))
         #expect(
-            throttle.retryAfter(email: "victim@example.com", address: "a3", now: start.addingTimeInterval(10)) == 300)
-        #expect(
-            throttle.retryAfter(email: "victim@example.com", address: "clean", now: start.addingTimeInterval(10)) == nil
+            await throttle.retryAfter(email: "victim@example.com", address: "a2", now: start.addingTimeInterval(2)) == 4
         )
         #expect(
-            throttle.retryAfter(email: "victim@example.com", address: "a3", now: start.addingTimeInterval(311)) == nil)
+            await throttle.retryAfter(email: "victim@example.com", address: "a2", now: start.addingTimeInterval(5)) == 1
+        )
+        #expect(
+            await throttle.retryAfter(email: "victim@example.com", address: "a2", now: start.addingTimeInterval(6))
+                == nil)
+        for _ in 0..<20 {
+            await throttle.recordFailure(email: "victim@example.com", address: "b", now: start.addingTimeInterval(10))
+        }
+        #expect(
+            await throttle.retryAfter(email: "victim@example.com", address: "a3", now: start.addingTimeInterval(10))
+                == 300)
+        #expect(
+            await throttle.retryAfter(email: "victim@example.com", address: "clean", now: start.addingTimeInterval(10))
+                == nil
+        )
+        #expect(
+            await throttle.retryAfter(email: "victim@example.com", address: "a3", now: start.addingTimeInterval(311))
+                == nil)
     }
 
     /// Signs in through the form as a request forwarded by the trusted proxy for `address`.

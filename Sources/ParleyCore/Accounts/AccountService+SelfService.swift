@@ -10,12 +10,12 @@ extension AccountService {
         of user: User, current: String, new: String, keepingSession keptSessionID: String, address: String
     ) async throws(AccountError) {
         guard user.hasPassword else { throw .noPassword }
-        if let wait = signInThrottle.retryAfter(email: user.email, address: address) {
+        if let wait = await signInThrottle.retryAfter(email: user.email, address: address) {
             throw .tooManySignIns(wait: wait)
         }
         if let problem = AccountRules.passwordProblem(new) { throw .invalid(problem) }
         guard try await performing({ try await hasher.verify(current, hash: user.passwordHash) }) else {
-            signInThrottle.recordFailure(email: user.email, address: address)
+            await signInThrottle.recordFailure(email: user.email, address: address)
             throw .wrongPassword
         }
         let hash = try await performing { try await hasher.hash(new) }

@@ -33,14 +33,16 @@ public struct AccountService: Sendable {
     /// (`LoginThrottle`), and refused alike whether or not the email exists, taking a password check's time either way;
     /// with password sign-in off, a right password of anyone but an admin is refused as such.
     public func authenticate(email: String, password: String, address: String) async throws(AccountError) -> User {
-        if let wait = signInThrottle.retryAfter(email: email, address: address) { throw .tooManySignIns(wait: wait) }
+        if let wait = await signInThrottle.retryAfter(email: email, address: address) {
+            throw .tooManySignIns(wait: wait)
+        }
         // SQLite reads a bound string up to its first NUL: "a@b.c\0x" would find a@b.c under a throttle key of its own.
         let user =
             email.unicodeScalars.contains("\0")
             ? nil : try await performing { try await accounts.user(email: email) }
         let matches = try await performing { try await hasher.verify(password, hash: user?.passwordHash) }
         guard let user, matches, !user.isDisabled else {
-            signInThrottle.recordFailure(email: email, address: address)
+            await signInThrottle.recordFailure(email: email, address: address)
             throw .invalidCredentials
         }
         guard passwordSignIn || user.isAdmin else { throw .passwordSignInOff }
@@ -54,7 +56,7 @@ public struct AccountService: Sendable {
         if let problem = AccountRules.emailProblem(email) ?? AccountRules.passwordProblem(password) {
             throw .invalid(problem)
         }
-        if let wait = signUpThrottle?.admit(key: address) { throw .tooManySignUps(wait: wait) }
+        if let wait = await signUpThrottle?.admit(key: address) { throw .tooManySignUps(wait: wait) }
         let hash = try await performing { try await hasher.hash(password) }
         do {
             return try await accounts.signUp(email: email, passwordHash: hash, allowWhenUsersExist: signupMode == .open)

@@ -58,7 +58,7 @@ public struct InviteService: Sendable {
         if let problem = AccountRules.emailProblem(email) ?? AccountRules.passwordProblem(password) {
             throw .invalid(problem)
         }
-        if let wait = accounts.signUpThrottle?.admit(key: address) { throw .tooManySignUps(wait: wait) }
+        if let wait = await accounts.signUpThrottle?.admit(key: address) { throw .tooManySignUps(wait: wait) }
         let hash = try await accounts.newPasswordHash(password)
         let made: User?
         do {

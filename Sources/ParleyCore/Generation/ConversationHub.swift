@@ -260,13 +260,16 @@ final class ConversationHub: Sendable {
 
     /// The events of a conversation's log that a stream at `position` has not read, with the reply they belong to,
     /// that reply when it runs here, and whether it has ended (its `done` is the log's last event), moving `position`
-    /// past them (to the log's start when the reply changed); nil when there are none.
+    /// past them (to the log's start when the reply changed); nil when there are none, or when the reply changed to
+    /// one whose log is gapped (the stream must start again).
     func unreadEvents(in conversationID: ConversationID, at position: inout StreamPosition)
         -> (events: LoggedEvents, current: MessageID, running: ReplyRun?, ended: Bool)?
     {
         state.withLock { state in
             guard let channel = state.channels[conversationID], let current = channel.messageID else { return nil }
             if current != position.messageID {
+                // A stream comes to a gapped log only through `subscribe`, which starts it with the saved text.
+                guard !channel.isGapped else { return nil }
                 position = StreamPosition(messageID: current, index: 0, titles: position.titles)
             }
             guard position.index < channel.log.count else { return nil }
@@ -285,8 +288,9 @@ final class ConversationHub: Sendable {
         }
     }
 
-    /// Waits until stream `id` at `position` has something to do: new events, a heartbeat, or its end (at once when it
-    /// has unread events, was ended, or its conversation is idle during a shutdown; also when its task is cancelled).
+    /// Waits until stream `id` at `position` has something to do: new events, a heartbeat, its end, or starting again
+    /// (at once when it has unread events, was ended, its conversation is idle during a shutdown, or its reply changed
+    /// to one whose log is gapped; also when its task is cancelled).
     func waitForWake(stream id: Int, in conversationID: ConversationID, at position: StreamPosition) async -> Wake {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -294,11 +298,8 @@ final class ConversationHub: Sendable {
                     guard !Task.isCancelled, !state.endedStreams.contains(id),
                         let channel = state.channels[conversationID]
                     else { return .ended }
-                    if channel.messageID != position.messageID || position.index < channel.log.count
-                        || channel.titleCount > position.titles
-                    {
-                        return .frames
-                    }
+                    if channel.messageID != position.messageID { return channel.isGapped ? .restart : .frames }
+                    if position.index < channel.log.count || channel.titleCount > position.titles { return .frames }
                     if state.isShuttingDown, channel.running == nil { return .ended }
                     state.channels[conversationID]?.waiters[id] = continuation
                     return nil

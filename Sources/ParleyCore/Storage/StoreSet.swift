@@ -9,8 +9,9 @@ public protocol DatabaseHandle: Sendable {
     func release() async -> String?
 }
 
-/// Every store Parley keeps its data in, over one database (SQLite or PostgreSQL), the database itself, and the relay
-/// of the instances that may share it (none for SQLite, which one instance serves).
+/// Every store Parley keeps its data in, over one database (SQLite or PostgreSQL), the database itself, and what the
+/// instances that may share it share besides: the relay of their replies and the throttles' ledger (none and this
+/// process's memory for SQLite, which one instance serves).
 public struct StoreSet: Sendable {
     public var accounts: any SingleSignOnStore & UserAdminStore & InviteStore
     public var chat: any ChatStore
@@ -26,6 +27,7 @@ public struct StoreSet: Sendable {
     public var toolChoices: any ToolChoiceStore
     public var database: any DatabaseHandle
     public var relay: (any ReplyRelay)?
+    public var throttles: any ThrottleLedger
 
     /// Gathers the stores of one database.
     public init(
@@ -33,7 +35,8 @@ public struct StoreSet: Sendable {
         apiCompletions: any APICompletionStore, apiKeys: any APIKeyStore, shares: any ShareStore,
         documents: any DocumentStore, knowledge: any KnowledgeStore, assistants: any AssistantStore,
         prompts: any PromptStore, groups: any GroupStore, usage: any UsageStore, toolChoices: any ToolChoiceStore,
-        database: any DatabaseHandle, relay: (any ReplyRelay)? = nil
+        database: any DatabaseHandle, relay: (any ReplyRelay)? = nil,
+        throttles: any ThrottleLedger = MemoryThrottleLedger()
     ) {
         self.accounts = accounts
         self.chat = chat
@@ -49,5 +52,6 @@ public struct StoreSet: Sendable {
         self.toolChoices = toolChoices
         self.database = database
         self.relay = relay
+        self.throttles = throttles
     }
 }

@@ -70,7 +70,8 @@ public func buildApplication(
             provider: OpenIDProvider(settings: sso, client: client, logger: logger), pending: PendingSignIns(),
             accounts: SingleSignOnAccounts(
                 store: accounts, signupMode: settings.signup, adminGroups: Set(sso.adminGroups), logger: logger),
-            sessions: sessions, csrf: csrf, now: settings.wallClock)
+            sessions: sessions, csrf: csrf, now: settings.wallClock,
+            starts: SlidingWindowLimiter(name: "sso-start", limit: 30, window: 60, ledger: stores.throttles))
     }
     let documents = stores.documents
     let documentIntake = DocumentIntake(
@@ -99,7 +100,10 @@ public func buildApplication(
         sessions: sessions, csrf: csrf,
         accountService: AccountService(
             accounts: accounts, hasher: PasswordHasher(cost: settings.bcryptCost), signupMode: settings.signup,
-            signUpThrottle: settings.signupRateLimit.map { SlidingWindowLimiter(limit: $0, window: 300) },
+            signInThrottle: LoginThrottle(ledger: stores.throttles),
+            signUpThrottle: settings.signupRateLimit.map {
+                SlidingWindowLimiter(name: "sign-up", limit: $0, window: 300, ledger: stores.throttles)
+            },
             passwordSignIn: settings.passwordLogin, logger: logger),
         pages: pages, singleSignOn: singleSignOn,
         eventStreams: EventStreamLimit(maximum: settings.maxEventStreamsPerUser),
@@ -163,8 +167,8 @@ func buildRouter(_ services: AppServices) -> Router<AppRequestContext> {
             sessions: services.sessions,
             apiKeys: APIKeyAuthority(store: apiKeys, now: services.settings.wallClock))
         CSRFMiddleware(tokens: services.csrf)
-        SendThrottleMiddleware(perMinute: services.settings.sendRateLimit)
-        ShareGuessThrottleMiddleware()
+        SendThrottleMiddleware(perMinute: services.settings.sendRateLimit, ledger: services.stores.throttles)
+        ShareGuessThrottleMiddleware(ledger: services.stores.throttles)
     }
     AuthController(
         settings: services.settings, accountService: services.accountService, sessions: services.sessions,

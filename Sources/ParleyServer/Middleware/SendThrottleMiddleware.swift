@@ -13,9 +13,9 @@ struct SendThrottleMiddleware: RouterMiddleware {
     ]
     private let limiter: SlidingWindowLimiter?
 
-    /// A throttle of `perMinute` sends per user; nil turns it off.
-    init(perMinute: Int?) {
-        limiter = perMinute.map { SlidingWindowLimiter(limit: $0, window: 60) }
+    /// A throttle of `perMinute` sends per user, counted in `ledger`; nil turns it off.
+    init(perMinute: Int?, ledger: any ThrottleLedger) {
+        limiter = perMinute.map { SlidingWindowLimiter(name: "send", limit: $0, window: 60, ledger: ledger) }
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
@@ -26,7 +26,7 @@ struct SendThrottleMiddleware: RouterMiddleware {
         else {
             return try await next(request, context)
         }
-        if let wait = limiter.admit(key: "\(user.id)") {
+        if let wait = await limiter.admit(key: "\(user.id)") {
             throw AppError.tooManyRequests(
                 code: "rate_limited", message: "You are sending messages too quickly.", wait: wait)
         }

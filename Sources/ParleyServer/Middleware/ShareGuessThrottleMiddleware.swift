@@ -11,9 +11,9 @@ struct ShareGuessThrottleMiddleware: RouterMiddleware {
     static let tokenRoutes: Set<String> = ["/s/{token}", "/s/{token}/fork", "/s/{token}/revoke"]
     private let misses: SlidingWindowLimiter
 
-    /// A throttle allowing `limit` unknown links per address within `window` seconds.
-    init(limit: Int = 30, window: TimeInterval = 600) {
-        misses = SlidingWindowLimiter(limit: limit, window: window)
+    /// A throttle allowing `limit` unknown links per address within `window` seconds, counted in `ledger`.
+    init(limit: Int = 30, window: TimeInterval = 600, ledger: any ThrottleLedger) {
+        misses = SlidingWindowLimiter(name: "share-guess", limit: limit, window: window, ledger: ledger)
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
@@ -21,17 +21,17 @@ struct ShareGuessThrottleMiddleware: RouterMiddleware {
     {
         guard Self.looksUpShare(request, context) else { return try await next(request, context) }
         let key = context.clientAddress
-        if let wait = misses.retryAfter(keys: [key]) {
+        if let wait = await misses.retryAfter(keys: [key]) {
             throw AppError.tooManyRequests(
                 code: "rate_limited", message: "Too many unknown share links came from your address.",
                 wait: wait)
         }
         do {
             let response = try await next(request, context)
-            if response.status == .notFound { misses.record(keys: [key]) }
+            if response.status == .notFound { await misses.record(keys: [key]) }
             return response
         } catch {
-            if AppError(mapping: error)?.status == .notFound { misses.record(keys: [key]) }
+            if AppError(mapping: error)?.status == .notFound { await misses.record(keys: [key]) }
             throw error
         }
     }

@@ -14,7 +14,7 @@ struct SingleSignOnController {
     /// The wall clock the sign-in's expiry and the ID token's are checked by.
     let now: @Sendable () -> Date
     /// Sign-ins one address may begin (each holds a place in `pending`) within a minute.
-    let starts = SlidingWindowLimiter(limit: 30, window: 60)
+    let starts: SlidingWindowLimiter
 
     /// The cookie that ties a callback to the browser that began the sign-in (it holds the `state`).
     static let cookieName = "parley_sso"
@@ -27,7 +27,7 @@ struct SingleSignOnController {
 
     private func start(_ request: Request, _ context: AppRequestContext) async -> Response {
         let next = LocalRedirect.path(request.uri.queryParameters["next"].map(String.init)) ?? "/c"
-        if starts.admit(key: context.clientAddress, now: now()) != nil {
+        if await starts.admit(key: context.clientAddress, now: now()) != nil {
             return failed(.tooManyAttempts, next: next, context)
         }
         let metadata: ProviderMetadata
