@@ -1,3 +1,4 @@
+import Foundation
 import ParleyCore
 import PostgresNIO
 
@@ -61,6 +62,37 @@ extension PostgresAccountStore: SingleSignOnStore {
                     ON CONFLICT DO NOTHING
                     """, logger: logger)
             }
+        }
+    }
+}
+
+extension PostgresAccountStore {
+    public func savePendingSignIn(_ signIn: PendingSignIn, stateDigest: String, now: Date) async throws(StoreError) {
+        try await perform {
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query(
+                    "DELETE FROM pending_sign_ins WHERE expires_at <= \(StoredMoment.rounded(now))", logger: logger)
+                try await connection.query(
+                    """
+                    INSERT INTO pending_sign_ins (state_digest, code_verifier, nonce, next, expires_at)
+                    VALUES (\(stateDigest), \(signIn.codeVerifier), \(signIn.nonce), \(signIn.next),
+                        \(StoredMoment.rounded(signIn.expiresAt)))
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func takePendingSignIn(stateDigest: String, now: Date) async throws(StoreError) -> PendingSignIn? {
+        try await perform {
+            guard
+                let row = try await client.query(
+                    "DELETE FROM pending_sign_ins WHERE state_digest = \(stateDigest) RETURNING *", logger: logger
+                ).rows().first
+            else { return nil }
+            let signIn = PendingSignIn(
+                codeVerifier: try row["code_verifier"].decode(String.self), nonce: try row["nonce"].decode(String.self),
+                next: try row["next"].decode(String.self), expiresAt: try row.date("expires_at"))
+            return signIn.expiresAt > now ? signIn : nil
         }
     }
 }

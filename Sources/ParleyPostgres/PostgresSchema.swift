@@ -17,7 +17,7 @@ public enum PostgresSchema {
 
     /// The tables of several instances serving one database: which instance runs each streaming reply and completion,
     /// until when (`PostgresLeases`), the relay's messages too long for a notification (`PostgresReplyRelay`), and
-    /// the throttles' events (`PostgresThrottleLedger`).
+    /// the throttles' events (`PostgresThrottleLedger`); and, as in SQLite's v23, the single sign-ons under way.
     /// They hold no data of users, and `parley migrate --from-sqlite` copies nothing into them.
     public static let instanceTableNames = ["reply_leases", "relay_payloads", "throttle_events"]
 
@@ -38,6 +38,14 @@ public enum PostgresSchema {
             id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
             payload text NOT NULL,
             created_at timestamptz NOT NULL DEFAULT now())
+        """,
+        """
+        CREATE TABLE pending_sign_ins (
+            state_digest text PRIMARY KEY,
+            code_verifier text NOT NULL,
+            nonce text NOT NULL,
+            next text NOT NULL,
+            expires_at timestamptz NOT NULL)
         """,
         "CREATE TABLE throttle_events (key text NOT NULL, at timestamptz NOT NULL)",
         "CREATE INDEX throttle_events_by_key ON throttle_events (key, at)",

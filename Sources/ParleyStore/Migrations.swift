@@ -716,6 +716,20 @@ enum Migrations {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v23: pending single sign-ons") { db in
+            // Sign-ins gone to the identity provider, by the SHA-256 of their `state`: kept in the database, so that a
+            // restart, or another instance taking the callback, finds them.
+            try db.execute(
+                sql: """
+                    CREATE TABLE pending_sign_ins (
+                        state_digest TEXT PRIMARY KEY,
+                        code_verifier TEXT NOT NULL,
+                        nonce TEXT NOT NULL,
+                        next TEXT NOT NULL,
+                        expires_at DATETIME NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import ParleyCore
 
@@ -66,6 +67,40 @@ extension SQLiteAccountStore: SingleSignOnStore {
                     try db.cachedStatement(sql: "INSERT OR IGNORE INTO group_members (group_id, user_id) VALUES (?, ?)")
                         .execute(arguments: [id, userID])
                 }
+            }
+        }
+    }
+}
+
+extension SQLiteAccountStore {
+    public func savePendingSignIn(_ signIn: PendingSignIn, stateDigest: String, now: Date) async throws(StoreError) {
+        try await perform {
+            try await writer.write { db in
+                try db.cachedStatement(sql: "DELETE FROM pending_sign_ins WHERE expires_at <= ?")
+                    .execute(arguments: [StoredDate.rounded(now)])
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO pending_sign_ins (state_digest, code_verifier, nonce, next, expires_at)
+                        VALUES (?, ?, ?, ?, ?)
+                        """
+                ).execute(arguments: [
+                    stateDigest, signIn.codeVerifier, signIn.nonce, signIn.next, StoredDate.rounded(signIn.expiresAt),
+                ])
+            }
+        }
+    }
+
+    public func takePendingSignIn(stateDigest: String, now: Date) async throws(StoreError) -> PendingSignIn? {
+        try await perform {
+            try await writer.write { db in
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "DELETE FROM pending_sign_ins WHERE state_digest = ? RETURNING *"),
+                    arguments: [stateDigest])
+                guard let row else { return nil }
+                let signIn = PendingSignIn(
+                    codeVerifier: row["code_verifier"], nonce: row["nonce"], next: row["next"],
+                    expiresAt: row.date("expires_at"))
+                return signIn.expiresAt > now ? signIn : nil
             }
         }
     }

@@ -230,3 +230,18 @@ def site(mock_upstream):
         yield running
     finally:
         running.stop_all()
+
+
+@pytest.fixture()
+def provider():
+    """A real OpenID Connect provider (oidc-provider-mock through Tests/PythonSupport/oidc_provider.py); yields its
+    issuer address."""
+    process = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tests", "PythonSupport", "oidc_provider.py")],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("port "), f"the provider did not start: {line!r}"
+        yield f"http://127.0.0.1:{int(line.split()[1])}"
+    finally:
+        process.kill()
+        process.wait(timeout=15)

@@ -2,13 +2,17 @@
 stops, resumes and ends on another; an instance killed mid-reply has its replies marked `interrupted` by another;
 the one-reply rule, budgets and revoked sessions hold across instances."""
 import html
+import http.client
+import json
 import os
 import re
+import urllib.parse
+import urllib.request
 import signal
 import time
 
 from conftest import PASSWORD, wait_for
-from parley_http import CookieClient
+from parley_http import CookieClient, free_port
 
 
 def texts(events):
@@ -153,3 +157,33 @@ def test_the_send_throttle_counts_sends_on_every_instance(site):
     assert refused.status == 429 and int(refused.headers["Retry-After"]) > 0, refused.text
     assert a.send(token, conversations[2]).status == 429
     assert b.messages(token, conversations[2]) == []
+
+
+def test_a_single_sign_on_begun_on_one_instance_finishes_on_another(site, provider):
+    # Both instances serve one public address, as behind a load balancer; the provider sends the person back there.
+    public = f"http://127.0.0.1:{free_port()}"
+    sso = {"PARLEY_OIDC_ISSUER": provider, "PARLEY_OIDC_CLIENT_ID": "parley", "PARLEY_OIDC_CLIENT_SECRET": "s3cret",
+           "PARLEY_PUBLIC_URL": public, "PARLEY_SIGNUP": "sso"}
+    a, b = site.start(**sso), site.start(**sso)
+    request = urllib.request.Request(f"{provider}/users/ann", method="PUT", headers={"Content-Type": "application/json"},
+                                     data=json.dumps({"email": "ann@example.com", "email_verified": True}).encode())
+    assert urllib.request.urlopen(request, timeout=10).status == 204
+    browser = CookieClient(a.port)
+    begun = browser.request("GET", "/auth/sso?next=/settings")
+    assert begun.status == 303 and begun.headers["Location"].startswith(provider + "/oauth2/authorize")
+    # The provider's form, answered as the person would; it sends the browser back with a code.
+    authorize = urllib.parse.urlsplit(begun.headers["Location"])
+    connection = http.client.HTTPConnection(authorize.hostname, authorize.port, timeout=10)
+    connection.request("POST", f"{authorize.path}?{authorize.query}", body=urllib.parse.urlencode({"sub": "ann"}),
+                       headers={"Content-Type": "application/x-www-form-urlencoded"})
+    back = connection.getresponse()
+    assert back.status in (302, 303), back.status
+    callback = urllib.parse.urlsplit(back.getheader("Location"))
+    assert callback.path == "/auth/sso/callback"
+    # The callback reaches B, which never saw the sign-in begin.
+    browser.port = b.port
+    finished = browser.request("GET", f"{callback.path}?{callback.query}")
+    assert finished.status == 303 and finished.headers["Location"] == "/settings", finished.text[:300]
+    assert "ann@example.com" in browser.request("GET", "/settings").text
+    # It was taken: the same callback again is refused.
+    assert browser.request("GET", f"{callback.path}?{callback.query}").headers["Location"] != "/settings"

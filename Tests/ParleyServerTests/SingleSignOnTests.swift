@@ -344,19 +344,6 @@ struct SingleSignOnTests {
         #expect(signIn.codeChallenge == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
     }
 
-    @Test func pendingSignInsAreTakenOnceWithinTheirLifetimeAndBounded() {
-        let pending = PendingSignIns(capacity: 3)
-        let now = Date()
-        let first = pending.begin(next: "/c/1", now: now)
-        #expect(pending.finish(state: first.state, now: now)?.next == "/c/1")
-        #expect(pending.finish(state: first.state, now: now) == nil)
-        let late = pending.begin(next: "/c", now: now)
-        #expect(pending.finish(state: late.state, now: now.addingTimeInterval(PendingSignIns.lifetime + 1)) == nil)
-        let states = (0..<4).map { pending.begin(next: "/c/\($0)", now: now.addingTimeInterval(Double($0))).state }
-        #expect(pending.finish(state: states[0], now: now) == nil)
-        #expect(pending.finish(state: states[3], now: now)?.next == "/c/3")
-    }
-
     @Test func groupClaimsAreReadByDottedPaths() {
         let claims: [String: Any] = [
             "groups": ["a", "b", 3], "realm_access": ["roles": ["admin"]], "team": "blue",

@@ -32,6 +32,28 @@ import Testing
     }
 
     @Test(
+        "a pending sign-in is taken once, within its lifetime; saving drops the expired ones",
+        arguments: StoreKind.allCases)
+    func pendingSignIns(kind: StoreKind) async throws {
+        try await kind.withStores { stores in
+            let sso = stores.singleSignOn
+            let now = Date(timeIntervalSince1970: 1_800_000_000)
+            let signIn = PendingSignIn(
+                codeVerifier: "verifier", nonce: "nonce", next: "/c/1", expiresAt: now.addingTimeInterval(600))
+            try await sso.savePendingSignIn(signIn, stateDigest: "d1", now: now)
+            #expect(try await sso.takePendingSignIn(stateDigest: "d1", now: now) == signIn)
+            #expect(try await sso.takePendingSignIn(stateDigest: "d1", now: now) == nil)
+            #expect(try await sso.takePendingSignIn(stateDigest: "unknown", now: now) == nil)
+
+            try await sso.savePendingSignIn(signIn, stateDigest: "late", now: now)
+            #expect(try await sso.takePendingSignIn(stateDigest: "late", now: now.addingTimeInterval(601)) == nil)
+            try await sso.savePendingSignIn(signIn, stateDigest: "old", now: now)
+            try await sso.savePendingSignIn(signIn, stateDigest: "new", now: now.addingTimeInterval(700))
+            #expect(try await stores.count("SELECT COUNT(*) FROM pending_sign_ins") == 1)
+        }
+    }
+
+    @Test(
         "the provider's groups become exactly the user's provider groups; groups made in Parley keep their members",
         arguments: StoreKind.allCases)
     func groups(kind: StoreKind) async throws {

@@ -1,4 +1,7 @@
-/// The accounts single sign-on finds, links and creates, and the groups it copies from the identity provider.
+import Foundation
+
+/// The accounts single sign-on finds, links and creates, the groups it copies from the identity provider, and the
+/// sign-ins on their way through it.
 public protocol SingleSignOnStore: AccountStore {
     /// The account linked to the provider's subject, if any.
     func user(ssoSubject: String) async throws(StoreError) -> User?
@@ -12,4 +15,10 @@ public protocol SingleSignOnStore: AccountStore {
     func setSSOGroups(_ names: [String], userID: UserID) async throws(StoreError)
     /// Makes the user an admin or not.
     func setAdmin(_ isAdmin: Bool, userID: UserID) async throws(StoreError)
+    /// Keeps a sign-in on its way through the identity provider under its state's digest, dropping those expired by
+    /// `now`.
+    func savePendingSignIn(_ signIn: PendingSignIn, stateDigest: String, now: Date) async throws(StoreError)
+    /// Takes the sign-in kept under the digest, so that it cannot be finished twice; nil when unknown, taken, or
+    /// expired by `now`.
+    func takePendingSignIn(stateDigest: String, now: Date) async throws(StoreError) -> PendingSignIn?
 }

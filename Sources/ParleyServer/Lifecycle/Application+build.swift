@@ -67,7 +67,8 @@ public func buildApplication(
     let csrf = CSRFTokens(secret: secret)
     let singleSignOn = settings.singleSignOn.map { sso in
         SingleSignOnController(
-            provider: OpenIDProvider(settings: sso, client: client, logger: logger), pending: PendingSignIns(),
+            provider: OpenIDProvider(settings: sso, client: client, logger: logger),
+            pending: PendingSignIns(store: accounts),
             accounts: SingleSignOnAccounts(
                 store: accounts, signupMode: settings.signup, adminGroups: Set(sso.adminGroups), logger: logger),
             sessions: sessions, csrf: csrf, now: settings.wallClock,

@@ -1,16 +1,8 @@
 import Crypto
 import Foundation
-import Synchronization
+import ParleyCore
 
-/// A sign-in sent to the identity provider and not yet back: what the callback must match and where it goes next.
-struct PendingSignIn: Sendable, Equatable {
-    /// The PKCE code verifier (RFC 7636), whose SHA-256 went out as the challenge.
-    let codeVerifier: String
-    let nonce: String
-    /// The local path to open after signing in.
-    let next: String
-    let expiresAt: Date
-
+extension PendingSignIn {
     /// The S256 code challenge for the verifier.
     var codeChallenge: String {
         Data(SHA256.hash(data: Array(codeVerifier.utf8))).base64EncodedString()
@@ -19,45 +11,32 @@ struct PendingSignIn: Sendable, Equatable {
     }
 }
 
-/// The sign-ins on their way through the identity provider, by `state`: each may be taken back once, within ten
-/// minutes. Holds at most `capacity`; when full, the expired ones go, then the oldest.
-final class PendingSignIns: Sendable {
+/// The sign-ins on their way through the identity provider, kept in the database by the SHA-256 of their `state`
+/// (any instance may take the callback): each may be taken back once, within ten minutes.
+struct PendingSignIns: Sendable {
     /// How long a person has at the identity provider.
     static let lifetime: TimeInterval = 600
 
-    private let capacity: Int
-    private let pending = Mutex<[String: PendingSignIn]>([:])
-
-    /// Creates an empty set holding at most `capacity` sign-ins.
-    init(capacity: Int = 10_000) {
-        self.capacity = capacity
-    }
+    let store: any SingleSignOnStore
 
     /// Starts a sign-in going to `next`; returns its state and what it must match.
-    func begin(next: String, now: Date) -> (state: String, signIn: PendingSignIn) {
+    func begin(next: String, now: Date) async throws(StoreError) -> (state: String, signIn: PendingSignIn) {
         let state = RandomToken.make(bytes: 32)
         let signIn = PendingSignIn(
             codeVerifier: RandomToken.make(bytes: 32), nonce: RandomToken.make(bytes: 16), next: next,
             expiresAt: now.addingTimeInterval(Self.lifetime))
-        pending.withLock { pending in
-            if pending.count >= capacity {
-                pending = pending.filter { $0.value.expiresAt > now }
-                while pending.count >= capacity,
-                    let oldest = pending.min(by: { $0.value.expiresAt < $1.value.expiresAt })
-                {
-                    pending[oldest.key] = nil
-                }
-            }
-            pending[state] = signIn
-        }
+        try await store.savePendingSignIn(signIn, stateDigest: Self.digest(state), now: now)
         return (state, signIn)
     }
 
-    /// The sign-in `state` names, removed so it cannot be finished twice; nil when unknown, used or expired.
-    func finish(state: String, now: Date) -> PendingSignIn? {
-        guard let signIn = pending.withLock({ $0.removeValue(forKey: state) }), signIn.expiresAt > now else {
-            return nil
-        }
-        return signIn
+    /// The sign-in `state` names, removed so it cannot be finished twice; nil when unknown, used or expired (or the
+    /// database failed).
+    func finish(state: String, now: Date) async -> PendingSignIn? {
+        try? await store.takePendingSignIn(stateDigest: Self.digest(state), now: now)
+    }
+
+    /// The hex SHA-256 a state is kept under.
+    private static func digest(_ state: String) -> String {
+        SHA256.hash(data: Array(state.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }

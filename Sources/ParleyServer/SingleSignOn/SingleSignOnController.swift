@@ -36,7 +36,13 @@ struct SingleSignOnController {
         } catch {
             return failed(error, next: next, context)
         }
-        let (state, signIn) = pending.begin(next: next, now: now())
+        let state: String
+        let signIn: PendingSignIn
+        do {
+            (state, signIn) = try await pending.begin(next: next, now: now())
+        } catch {
+            return failed(.unavailable, next: next, context)
+        }
         let settings = provider.settings
         let query = FormEncoding.encode([
             ("response_type", "code"), ("client_id", settings.clientID), ("redirect_uri", settings.redirectURI),
@@ -55,7 +61,7 @@ struct SingleSignOnController {
         if let state = query["state"].map(String.init), let cookie = request.cookies[Self.cookieName]?.value,
             RandomToken.constantTimeEqual(state, cookie)
         {
-            signIn = pending.finish(state: state, now: now())
+            signIn = await pending.finish(state: state, now: now())
         }
         // A refusal signs nobody in, so it is shown even when the provider left out the state.
         if let refusal = query["error"] {
