@@ -245,3 +245,58 @@ def provider():
     finally:
         process.kill()
         process.wait(timeout=15)
+
+
+NGINX = "/usr/sbin/nginx"
+DEPLOYED_CONFIG = os.path.join(ROOT, "deploy", "nginx.conf")
+
+
+class Nginx:
+    """Debian's nginx running deploy/nginx.conf, the configuration the README gives, with its instances' and its own
+    addresses replaced by loopback ones; in the foreground as the current user, its files in `folder`."""
+
+    def __init__(self, folder, instance_ports):
+        self.port = free_port()
+        deployed = open(DEPLOYED_CONFIG).read()
+        servers = "".join(f"    server 127.0.0.1:{port} max_fails=1 fail_timeout=5s;\n" for port in instance_ports)
+        lines = [line for line in deployed.splitlines(keepends=True) if not line.strip().startswith("server parley-")]
+        site = "".join(lines).replace("upstream parley {\n", "upstream parley {\n" + servers)
+        site = site.replace("listen 80;", f"listen 127.0.0.1:{self.port};")
+        assert servers in site and f"127.0.0.1:{self.port}" in site, "deploy/nginx.conf changed shape"
+        with open(os.path.join(folder, "site.conf"), "w") as file:
+            file.write(site)
+        for name in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
+            os.makedirs(os.path.join(folder, name), exist_ok=True)
+        with open(os.path.join(folder, "nginx.conf"), "w") as file:
+            file.write(f"""daemon off;
+master_process off;
+pid {folder}/nginx.pid;
+error_log {folder}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    client_body_temp_path {folder}/body;
+    proxy_temp_path {folder}/proxy;
+    fastcgi_temp_path {folder}/fastcgi;
+    uwsgi_temp_path {folder}/uwsgi;
+    scgi_temp_path {folder}/scgi;
+    include {folder}/site.conf;
+}}
+""")
+        self.process = subprocess.Popen([NGINX, "-p", folder, "-c", os.path.join(folder, "nginx.conf")],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(lambda: self.process.poll() is not None or healthy(self.port), what="nginx")
+        assert self.process.poll() is None, open(os.path.join(folder, "error.log")).read()
+
+    def stop(self):
+        stop(self.process)
+
+
+@pytest.fixture()
+def nginx_folder():
+    """A folder for nginx's files, removed afterwards."""
+    folder = tempfile.mkdtemp(prefix="parley-nginx-")
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

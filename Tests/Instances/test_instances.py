@@ -11,8 +11,8 @@ import urllib.request
 import signal
 import time
 
-from conftest import PASSWORD, wait_for
-from parley_http import CookieClient, free_port
+from conftest import PASSWORD, Instance, Nginx, wait_for
+from parley_http import CookieClient, free_port, stop
 
 
 def texts(events):
@@ -187,3 +187,35 @@ def test_a_single_sign_on_begun_on_one_instance_finishes_on_another(site, provid
     assert "ann@example.com" in browser.request("GET", "/settings").text
     # It was taken: the same callback again is refused.
     assert browser.request("GET", f"{callback.path}?{callback.query}").headers["Location"] != "/settings"
+
+
+def replies_run(instance):
+    """How many replies an instance has run, from its `/metrics` (read from loopback)."""
+    text = CookieClient(instance.port).request("GET", "/metrics").text
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith("parley_reply_duration_seconds_count"))
+
+
+def test_behind_the_tested_nginx_configuration_any_instance_serves_any_request(site, nginx_folder):
+    a, b = site.start(), site.start()
+    proxy = Nginx(nginx_folder, [a.port, b.port])
+    try:
+        front = Instance(None, proxy.port, None)
+        _, token = site.sign_up(front)
+        conversations = [front.new_conversation(token, model="mock-fast") for _ in range(6)]
+        for conversation in conversations:
+            stream = front.events(token, conversation)
+            assert front.send(token, conversation).status == 202
+            done = stream.until_done()[-1][2]
+            stream.close()
+            assert done["status"] == "complete" and front.messages(token, conversation)[-1]["content"]
+        # nginx spread them: both instances ran replies, and every stream followed its reply wherever it ran.
+        assert replies_run(a) > 0 and replies_run(b) > 0
+        # With A gone, the site carries on through B.
+        stop(a.process)
+        conversation = front.new_conversation(token, model="mock-fast")
+        stream = front.events(token, conversation)
+        assert front.send(token, conversation).status == 202
+        assert stream.until_done()[-1][2]["status"] == "complete"
+    finally:
+        proxy.stop()
