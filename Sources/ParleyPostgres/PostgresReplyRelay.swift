@@ -97,6 +97,7 @@ public final class PostgresReplyRelay: ReplyRelay {
                 SELECT pg_notify(\(RelayWire.channel), p) FROM unnest(\(payloads)::text[]) WITH ORDINALITY AS t(p, n)
                 ORDER BY n
                 """, logger: logger)
+            RelayMetrics.sent(records, notifications: payloads.count)
         } catch {
             // The other instances notice the missing numbers and treat their logs of this one's replies as gapped.
             logger.error("relaying events failed", metadata: ["error": "\(String(reflecting: error))"])
@@ -114,7 +115,10 @@ public final class PostgresReplyRelay: ReplyRelay {
             do {
                 try await client.withConnection { connection in
                     try await connection.listen(on: RelayWire.channel) { notifications in
-                        if reconnecting { deliver(.mayHaveMissed) }
+                        if reconnecting {
+                            RelayMetrics.missed()
+                            deliver(.mayHaveMissed)
+                        }
                         for try await notification in notifications {
                             try await self.receive(notification.payload, heard: &heard, delivering: deliver)
                         }
@@ -135,7 +139,10 @@ public final class PostgresReplyRelay: ReplyRelay {
         _ text: String, heard: inout [UUID: Int64], delivering deliver: @Sendable (RelayMessage) -> Void
     ) async throws {
         guard let payload = RelayWire.payload(text), payload.sender != instanceID else { return }
-        if let last = heard[payload.sender], payload.number != last + 1 { deliver(.mayHaveMissed) }
+        if let last = heard[payload.sender], payload.number != last + 1 {
+            RelayMetrics.missed()
+            deliver(.mayHaveMissed)
+        }
         heard[payload.sender] = payload.number
         let body: [UInt8]
         switch payload.body {
@@ -156,6 +163,7 @@ public final class PostgresReplyRelay: ReplyRelay {
             logger.warning("ignored a relay payload that is not made of records")
             return
         }
+        RelayMetrics.received(records)
         for record in records { deliver(record.message) }
     }
 
