@@ -5,7 +5,8 @@
 # relay carried. PostgreSQL is Debian's, made in a temporary folder with its default (durable) settings; the site (the
 # instances, nginx, PostgreSQL) runs on CPU 0, the mock and the load on CPU 1.
 # Usage: scripts/bench-instances.sh [BUILD_DIR]   (default .build); BENCH_FLAGS as for scripts/bench.sh, by default
-# one round of 1 and of 500 streams, no Stop measurements.
+# one round of 1 and of 500 streams, no Stop measurements; PG_OPTIONS adds server settings (`-c name=value`); RUNS
+# names the runs to make (default: sqlite postgres-one postgres-one-nginx postgres-two-nginx).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${1:-.build}/release"
@@ -25,19 +26,24 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+echo "$work" > /tmp/bench-instances-work
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 mkdir -p "$work/pg" && { [ -z "${as_postgres[*]}" ] || chown postgres "$work/pg"; }
 "${as_postgres[@]}" "$pg_bin/initdb" -D "$work/pg/data" -U parley --auth=trust -E UTF8 --locale=C -N >/dev/null
 "${as_postgres[@]}" "${site_pin[@]}" "$pg_bin/pg_ctl" -D "$work/pg/data" -l "$work/pg/log" -w \
-  -o "-k $work/pg -c listen_addresses='' -c max_connections=200" start >/dev/null
+  -o "-k $work/pg -c listen_addresses='' -c max_connections=200 ${PG_OPTIONS:-}" start >/dev/null
 
 "${load_pin[@]}" "$bin/parley-dev" mock-upstream --port 18089 --tokens 200 --delay-ms 10 > "$work/mock.log" 2>&1 &
 pids+=($!)
 
 # CPU seconds (user + system) of the processes given.
 cpu_of() { local total=0; for pid in "$@"; do total=$(awk -v t="$total" -v hz="$(getconf CLK_TCK)" '{printf "%.2f", t + ($14 + $15) / hz}' /proc/"$pid"/stat); done; echo "$total"; }
-postgres_pids() { pgrep -u postgres -f "$work/pg" || true; }
+postgres_pids() {
+  local main
+  main=$(head -1 "$work/pg/data/postmaster.pid")
+  echo "$main" $(pgrep -P "$main")
+}
 # A counter's total from an instance's /metrics (0 when absent).
 counter() { curl -s "http://127.0.0.1:$1/metrics" | awk -v name="$2" '$1 ~ "^"name {s += $2} END {printf "%d", s}'; }
 
@@ -113,13 +119,20 @@ database() {
 mkdir -p bench-results
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}')"
 instance_pids=() nginx_pid= ports=()
-start_instance 18080 && run sqlite http://127.0.0.1:18080; stop_site
-url=$(database one) && ports=(18080)
-start_instance 18080 PARLEY_DATABASE_URL="$url" && run postgres-one http://127.0.0.1:18080; stop_site
-url=$(database nginx) && ports=(18080)
-start_instance 18080 PARLEY_DATABASE_URL="$url" && start_nginx 18080 && run postgres-one-nginx http://127.0.0.1:18090
-stop_site
-url=$(database two) && ports=(18080 18081)
-start_instance 18080 PARLEY_DATABASE_URL="$url" && start_instance 18081 PARLEY_DATABASE_URL="$url" \
-  && start_nginx 18080 18081 && run postgres-two-nginx http://127.0.0.1:18090
-stop_site
+for name in ${RUNS:-sqlite postgres-one postgres-one-nginx postgres-two-nginx}; do
+  case $name in
+    sqlite) start_instance 18080 && run sqlite http://127.0.0.1:18080 ;;
+    postgres-one)
+      url=$(database one) ports=(18080)
+      start_instance 18080 PARLEY_DATABASE_URL="$url" && run "$name" http://127.0.0.1:18080 ;;
+    postgres-one-nginx)
+      url=$(database one_nginx) ports=(18080)
+      start_instance 18080 PARLEY_DATABASE_URL="$url" && start_nginx 18080 && run "$name" http://127.0.0.1:18090 ;;
+    postgres-two-nginx)
+      url=$(database two_nginx) ports=(18080 18081)
+      start_instance 18080 PARLEY_DATABASE_URL="$url" && start_instance 18081 PARLEY_DATABASE_URL="$url" \
+        && start_nginx 18080 18081 && run "$name" http://127.0.0.1:18090 ;;
+    *) echo "unknown run $name" >&2 && exit 64 ;;
+  esac
+  stop_site
+done

@@ -178,7 +178,6 @@ public struct PostgresChatStore: ChatStore {
                         "SELECT user_id FROM conversations WHERE id = \(conversationID) FOR UPDATE", logger: logger
                     ).rows().first?["user_id"].decode(Int64.self)
                 else { throw StoreError.notFound }
-                try await PostgresLeases.free(conversationID, on: connection, logger: logger)
                 var userMessage: Message?
                 let question: MessageID
                 switch try await place(anchor, conversationID: conversationID, asking: userContent != nil, connection) {
@@ -207,8 +206,10 @@ public struct PostgresChatStore: ChatStore {
                         model: model, requestID: requestID, parentID: parentID, createdAt: now,
                         attachments: attachments)
                 }
-                // After the question, so that a repeated request id is refused as such (`duplicate`) even past the
-                // budget, and so that the question and its images count against the storage quota.
+                // After the question, so that a repeated request id is refused as such (`duplicate`) even while its
+                // reply runs or past the budget, and so that the question and its images count against the storage
+                // quota.
+                try await PostgresLeases.free(conversationID, on: connection, logger: logger)
                 try await PostgresUsageLedger(connection: connection, logger: logger)
                     .enforceBudget(userID: owner, today: UsageDay(now))
                 try await PostgresStorageQuota.enforce(userID: owner, on: connection, logger: logger)

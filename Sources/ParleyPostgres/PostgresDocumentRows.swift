@@ -50,12 +50,15 @@ enum PostgresDocumentRows {
 /// The storage quota in PostgreSQL: a user's stored bytes (kept by triggers) against their quota, checked in the
 /// transaction that stores more.
 enum PostgresStorageQuota {
-    /// The user's stored bytes and quota (their own, else the default setting, else 1 GiB).
+    /// The user's stored bytes (folded and not yet folded, `PostgresStoredBytes`) and quota (their own, else the
+    /// default setting, else 1 GiB).
     static func status(userID: UserID, on connection: PostgresConnection, logger: Logger) async throws -> StorageStatus
     {
         let row = try await connection.query(
             """
-            SELECT stored_bytes, COALESCE(storage_quota_bytes,
+            SELECT stored_bytes
+                + COALESCE((SELECT SUM(bytes) FROM stored_byte_changes WHERE user_id = \(userID)), 0)::bigint
+                AS stored_bytes, COALESCE(storage_quota_bytes,
                 (SELECT value::bigint FROM settings WHERE key = \(StorageStatus.defaultQuotaSetting) AND value <> ''),
                 \(StorageStatus.fallbackQuotaBytes)) AS quota
             FROM users WHERE id = \(userID)

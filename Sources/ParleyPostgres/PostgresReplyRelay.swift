@@ -43,6 +43,10 @@ public final class PostgresReplyRelay: ReplyRelay {
         send(.stop(conversationID))
     }
 
+    public func requestDecision(_ conversationID: ConversationID, callID: String, allow: Bool) {
+        send(.decision(conversationID, callID: callID, allow: allow))
+    }
+
     public func run(delivering deliver: @escaping @Sendable (RelayMessage) -> Void) async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.sendOutbox() }
@@ -170,8 +174,8 @@ public final class PostgresReplyRelay: ReplyRelay {
     // MARK: Leases
 
     /// Every `leaseInterval` until cancelled: renews this instance's leases, marks `interrupted` the replies whose
-    /// lease ran out and sends their `done` (here and to the other instances), and drops stored payloads older than a
-    /// minute.
+    /// lease ran out and sends their `done` (here and to the other instances), drops stored payloads older than a
+    /// minute, and folds the changes of stored bytes.
     private func keepLeases(delivering deliver: @escaping @Sendable (RelayMessage) -> Void) async {
         while !Task.isCancelled {
             do {
@@ -194,6 +198,7 @@ public final class PostgresReplyRelay: ReplyRelay {
                 }
                 try await client.query(
                     "DELETE FROM relay_payloads WHERE created_at < now() - interval '1 minute'", logger: logger)
+                try await PostgresStoredBytes.fold(client: client, logger: logger)
             } catch {
                 logger.error("keeping leases failed", metadata: ["error": "\(String(reflecting: error))"])
             }

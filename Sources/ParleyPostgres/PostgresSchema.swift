@@ -15,12 +15,14 @@ public enum PostgresSchema {
         PostgresMigration(name: "v2 instances", statements: instances),
     ]
 
-    /// The tables of several instances serving one database: which instance runs each streaming reply and completion,
-    /// until when (`PostgresLeases`), the relay's messages too long for a notification (`PostgresReplyRelay`), and
-    /// the throttles' events (`PostgresThrottleLedger`); and, as in SQLite's v23, the single sign-ons under way.
-    /// They hold no data of users, and `parley migrate --from-sqlite` copies nothing into them.
-    public static let instanceTableNames = ["reply_leases", "relay_payloads", "throttle_events"]
+    /// The tables SQLite has no counterpart of, which `parley migrate --from-sqlite` copies nothing into: for several
+    /// instances serving one database, which instance runs each streaming reply and completion, until when
+    /// (`PostgresLeases`), the relay's messages too long for a notification (`PostgresReplyRelay`), the throttles'
+    /// events (`PostgresThrottleLedger`), and the changes of stored bytes not yet folded (`PostgresStoredBytes`).
+    public static let ownTableNames = ["reply_leases", "relay_payloads", "throttle_events", "stored_byte_changes"]
 
+    /// v2: what several instances share (above), stored bytes counted without holding the user's row, and, as in
+    /// SQLite's v23, the single sign-ons under way.
     static let instances = [
         """
         CREATE TABLE reply_leases (
@@ -48,6 +50,73 @@ public enum PostgresSchema {
             expires_at timestamptz NOT NULL)
         """,
         "CREATE TABLE throttle_events (key text NOT NULL, at timestamptz NOT NULL)",
+        // Stored bytes change by rows of `stored_byte_changes`, which concurrent transactions insert without waiting
+        // for each other; the instances fold them into `users.stored_bytes` every second (`PostgresStoredBytes`).
+        // Updating the user's row at once held its lock from a send's question to its commit: a user's sends went
+        // one at a time. No foreign key: a deleted user's last changes are dropped by the next fold.
+        "CREATE TABLE stored_byte_changes (user_id bigint NOT NULL, bytes bigint NOT NULL)",
+        "CREATE INDEX stored_byte_changes_by_user ON stored_byte_changes (user_id)",
+        """
+        CREATE FUNCTION parley_store_bytes(owner bigint, change bigint) RETURNS void LANGUAGE sql AS $$
+            INSERT INTO stored_byte_changes (user_id, bytes) SELECT owner, change WHERE owner IS NOT NULL AND change <> 0
+        $$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION parley_messages_stored() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            change bigint := 0;
+            conversation bigint;
+        BEGIN
+            IF TG_OP IN ('UPDATE', 'DELETE') THEN
+                change := change - parley_message_bytes(OLD.content, OLD.reasoning, OLD.status);
+                conversation := OLD.conversation_id;
+            END IF;
+            IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                change := change + parley_message_bytes(NEW.content, NEW.reasoning, NEW.status);
+                conversation := NEW.conversation_id;
+            END IF;
+            IF change <> 0 THEN
+                PERFORM parley_store_bytes((SELECT user_id FROM conversations WHERE id = conversation), change);
+            END IF;
+            RETURN NULL;
+        END
+        $$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION parley_conversations_stored() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM parley_store_bytes(OLD.user_id, -COALESCE((
+                SELECT SUM(parley_message_bytes(content, reasoning, status)) FROM messages
+                WHERE conversation_id = OLD.id), 0)::bigint);
+            RETURN OLD;
+        END
+        $$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION parley_attachments_stored() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'DELETE' THEN
+                PERFORM parley_store_bytes(OLD.user_id, -OLD.byte_count);
+            ELSE
+                PERFORM parley_store_bytes(NEW.user_id, NEW.byte_count);
+            END IF;
+            RETURN NULL;
+        END
+        $$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION parley_documents_stored() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP IN ('UPDATE', 'DELETE') THEN
+                PERFORM parley_store_bytes(OLD.user_id, -(OLD.byte_count + OLD.text_bytes));
+            END IF;
+            IF TG_OP IN ('INSERT', 'UPDATE') THEN
+                PERFORM parley_store_bytes(NEW.user_id, NEW.byte_count + NEW.text_bytes);
+            END IF;
+            RETURN NULL;
+        END
+        $$
+        """,
         "CREATE INDEX throttle_events_by_key ON throttle_events (key, at)",
         "CREATE INDEX throttle_events_by_time ON throttle_events (at)",
     ]

@@ -109,9 +109,11 @@ struct PostgresUsageLedger {
     }
 
     /// Refuses a new reply or API completion when the user has a budget and has spent it, or has another reply or
-    /// completion streaming. The user's row is locked first, so that starts on any instance wait for each other: of
-    /// two at once, the second sees the first running.
+    /// completion streaming. With a budget, the user's row is locked before it is checked, so that starts on any
+    /// instance wait for each other: of two at once, the second sees the first running.
     func enforceBudget(userID: UserID, today: UsageDay) async throws {
+        // Without a budget there is nothing to hold: the user's sends go at once, however many at a time.
+        guard try await budgetStatus(userID: userID, today: today).budgetMicros != nil else { return }
         try await connection.query("SELECT 1 FROM users WHERE id = \(userID) FOR UPDATE", logger: logger)
         let status = try await budgetStatus(userID: userID, today: today)
         guard status.budgetMicros != nil else { return }

@@ -6,6 +6,7 @@ import ParleyCore
 /// them, for records longer than a notification may be. Records:
 /// - `E <conversation> <message> <sequence> <kind> <length>\n<fields>`: an event of a reply;
 /// - `S <conversation>\n`: stop the reply running there;
+/// - `D <conversation> <allow: 0 or 1> <length>\n<call id>`: the answer to a tool call the reply there waits on;
 /// - `T <conversation> <length>\n<frame>`: a new title.
 enum RelayWire {
     /// The notification channel.
@@ -17,6 +18,7 @@ enum RelayWire {
     enum Record: Equatable {
         case event(RelayedEvent)
         case stop(ConversationID)
+        case decision(ConversationID, callID: String, allow: Bool)
         case title(ConversationID, frame: String)
 
         /// What the receiving instance acts on.
@@ -24,6 +26,8 @@ enum RelayWire {
             switch self {
             case .event(let event): .event(event)
             case .stop(let conversationID): .stop(conversationID)
+            case .decision(let conversationID, let callID, let allow):
+                .decision(conversationID, callID: callID, allow: allow)
             case .title(let conversationID, let frame): .title(conversationID, frame: frame)
             }
         }
@@ -37,6 +41,8 @@ enum RelayWire {
                 return Array(head.utf8) + event.fields
             case .stop(let conversationID):
                 return Array("S \(conversationID)\n".utf8)
+            case .decision(let conversationID, let callID, let allow):
+                return Array("D \(conversationID) \(allow ? 1 : 0) \(callID.utf8.count)\n\(callID)".utf8)
             case .title(let conversationID, let frame):
                 return Array("T \(conversationID) \(frame.utf8.count)\n\(frame)".utf8)
             }
@@ -89,6 +95,11 @@ enum RelayWire {
             switch (kind, values.count) {
             case ("S", 1):
                 records.append(.stop(values[0]))
+            case ("D", 3):
+                guard values[1] == 0 || values[1] == 1, let callID = take(Int(values[2]), from: body, at: &index)
+                else { return nil }
+                records.append(
+                    .decision(values[0], callID: String(decoding: callID, as: UTF8.self), allow: values[1] == 1))
             case ("T", 2):
                 guard let text = take(Int(values[1]), from: body, at: &index) else { return nil }
                 records.append(.title(values[0], frame: String(decoding: text, as: UTF8.self)))

@@ -103,7 +103,7 @@ import Testing
                 SELECT table_name::text, column_name::text FROM information_schema.columns
                 WHERE table_schema = 'public' AND table_name <> 'parley_migrations'
                 """
-            ).rows() where try !PostgresSchema.instanceTableNames.contains(row[0].decode(String.self)) {
+            ).rows() where try !PostgresSchema.ownTableNames.contains(row[0].decode(String.self)) {
                 postgres[try row[0].decode(String.self), default: []].insert(try row[1].decode(String.self))
             }
             #expect(Set(postgres.keys) == Set(sqlite.keys))

@@ -17,7 +17,8 @@ import Testing
     @Test("records read back as written, several to a notification, none longer than PostgreSQL takes")
     func wireRoundTrip() throws {
         let records: [RelayWire.Record] = [
-            .event(Self.event), .stop(9), .title(7, frame: "event: title\ndata: {\"title\":\"ü\"}\n\n"),
+            .event(Self.event), .stop(9), .decision(9, callID: "call 1 ✓", allow: true),
+            .decision(9, callID: "c2", allow: false), .title(7, frame: "event: title\ndata: {\"title\":\"ü\"}\n\n"),
         ]
         let bodies = RelayWire.bodies(records)
         #expect(bodies.count == 1)

@@ -100,6 +100,7 @@ func expectStoreError(
                     "messages_fts",
                     "messages_fts_config",
                     "messages_fts_data", "messages_fts_docsize", "messages_fts_idx", "model_access", "model_prices",
+                    "pending_sign_ins",
                     "prompt_groups", "prompts", "sessions", "settings", "share_attachments", "share_messages", "shares",
                     "tool_choices", "usage_daily",
                     "user_groups", "users",
@@ -446,13 +447,17 @@ func expectStoreError(
                 conversationID: one.id, userContent: "q", requestID: nil, model: "m")
             let b = try await store.chats.beginExchange(
                 conversationID: two.id, userContent: "q", requestID: nil, model: "m")
+            // The server crashed, and came back.
+            try await store.crash()
             let c = try await store.chats.beginExchange(
                 conversationID: two.id, userContent: "q", requestID: nil, model: "m")
             try await store.chats.finishReply(
                 id: c.assistantMessage.id, outcome: ReplyOutcome(content: "done", status: .stopped, usage: Usage()))
             try await store.chats.saveProgress([a.assistantMessage.id: "partial a"])
+            try await store.crash()
 
-            #expect(try await store.chats.interruptUnfinishedReplies() == 2)
+            // On PostgreSQL, c's exchange already ended b, whose lease had run out.
+            #expect(try await store.chats.interruptUnfinishedReplies() == (kind == .postgres ? 1 : 2))
             let first = try #require(try await store.chats.message(id: a.assistantMessage.id, userID: alice.id))
             #expect(first.status == .interrupted && first.content == "partial a")
             #expect(try await store.chats.message(id: b.assistantMessage.id, userID: alice.id)?.status == .interrupted)

@@ -189,6 +189,7 @@ extension ParleyDatabase {
             let crashed = try await store.chats.beginExchange(
                 conversationID: chat.id, userContent: nil, requestID: nil, model: "m")
             try await store.chats.saveProgress([crashed.assistantMessage.id: "unfinished yak"])
+            try await store.crash()
             #expect(try await store.chats.interruptUnfinishedReplies() == 1)
             #expect(
                 try await store.chats.search(userID: alice.id, text: "yak", limit: 10).map(\.messageID) == [
@@ -198,6 +199,7 @@ extension ParleyDatabase {
             let unanswered = try await store.chats.beginExchange(
                 conversationID: chat.id, userContent: "unanswered kiwi", requestID: nil, model: "m")
             #expect(try await store.chats.search(userID: alice.id, text: "kiwi", limit: 10).isEmpty)
+            try await store.crash()
             #expect(try await store.chats.interruptUnfinishedReplies() == 1)
             #expect(
                 try await store.chats.search(userID: alice.id, text: "kiwi", limit: 10).map(\.messageID) == [

@@ -102,8 +102,14 @@ extension GenerationManager {
         }
     }
 
-    /// Answers a tool call of the conversation's running reply that waits for the user; returns whether one waited.
+    /// Answers a tool call of the conversation's running reply that waits for the user; returns whether one waited
+    /// here, or whether the reply runs on another instance (which the answer is passed to, through the relay).
     public func decide(conversationID: ConversationID, callID: String, allow: Bool) -> Bool {
-        hub.runningReply(in: conversationID)?.decide(callID, allow: allow) ?? false
+        guard let reply = hub.runningReply(in: conversationID) else {
+            guard hub.runsElsewhere(conversationID) else { return false }
+            hub.relay?.requestDecision(conversationID, callID: callID, allow: allow)
+            return true
+        }
+        return reply.decide(callID, allow: allow)
     }
 }

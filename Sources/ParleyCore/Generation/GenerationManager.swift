@@ -165,12 +165,14 @@ public final class GenerationManager: Sendable {
         return true
     }
 
-    /// Acts on what another instance sent: an event of its reply goes to the conversation's log, a Stop to the reply
-    /// running here, a title to the conversation's streams.
+    /// Acts on what another instance sent: an event of its reply goes to the conversation's log, a Stop or a tool
+    /// call's answer to the reply running here, a title to the conversation's streams.
     private func receive(_ message: RelayMessage) {
         switch message {
         case .event(let event): hub.receive(event)
         case .stop(let conversationID): hub.runningReply(in: conversationID)?.stop(.user)
+        case .decision(let conversationID, let callID, let allow):
+            _ = hub.runningReply(in: conversationID)?.decide(callID, allow: allow)
         case .title(let conversationID, let frame): hub.announceTitle(frame, in: conversationID)
         case .mayHaveMissed: hub.missedEvents()
         }

@@ -26,6 +26,8 @@ public enum RelayMessage: Sendable, Equatable {
     case event(RelayedEvent)
     /// Someone asked another instance to stop the reply running in this conversation.
     case stop(ConversationID)
+    /// Someone allowed or denied, on another instance, a tool call the conversation's reply waits on.
+    case decision(ConversationID, callID: String, allow: Bool)
     /// A conversation's new title, as the `title` frame its streams send.
     case title(ConversationID, frame: String)
     /// Messages may have been lost (the relay's connection was down): the replies heard so far may miss events.
@@ -43,6 +45,9 @@ public protocol ReplyRelay: Sendable {
     func publishTitle(_ frame: String, conversationID: ConversationID)
     /// Asks whichever instance runs the reply of a conversation to stop it; never waits.
     func requestStop(_ conversationID: ConversationID)
+    /// Passes the user's answer to a tool call the conversation's reply waits on to whichever instance runs it; never
+    /// waits.
+    func requestDecision(_ conversationID: ConversationID, callID: String, allow: Bool)
     /// Runs until cancelled: hands what the other instances send to `deliver`, in order, keeps this instance's replies
     /// marked as alive, and ends (as `interrupted`) the replies of an instance that stopped doing so.
     func run(delivering deliver: @escaping @Sendable (RelayMessage) -> Void) async

@@ -38,6 +38,9 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let checkSearch: @Sendable () async throws -> Void
         /// The integer a query of SQL both databases read alike gives, with `?` for each of `arguments`.
         let integer: @Sendable (String, [Int64]) async throws -> Int
+        /// Leaves the database as a crash leaves it: no instance holds the running replies' leases any more (PostgreSQL;
+        /// SQLite has none).
+        let crash: @Sendable () async throws -> Void
 
         /// Creates a user with a throwaway hash.
         func user(_ email: String) async throws -> User {
@@ -72,7 +75,8 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
             usage: SQLiteUsageStore(database: store.database),
             execute: { sql in try await store.database.pool.write { try $0.execute(sql: sql) } },
             checkSearch: { try await store.database.checkSearchIndexes() },
-            integer: { sql, arguments in try await store.count(sql, StatementArguments(arguments)) })
+            integer: { sql, arguments in try await store.count(sql, StatementArguments(arguments)) },
+            crash: {})
     }
 
     /// Runs `body` with the stores over a fresh database of this kind.
@@ -110,7 +114,11 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                                 throw TestPostgresFailure(description: "\(wrong) messages searchable")
                             }
                         },
-                        integer: { sql, arguments in try await database.integer(sql, arguments) }))
+                        integer: { sql, arguments in try await database.integer(sql, arguments) },
+                        crash: {
+                            try await database.execute(
+                                "UPDATE reply_leases SET expires_at = now() - interval '1 hour'")
+                        }))
             }
         }
     }
