@@ -13,7 +13,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from dataclasses import dataclass
 
@@ -22,7 +21,8 @@ import pytest
 from api_calls import Api
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "PythonSupport"))
-from parley_http import CookieClient, free_port, stop  # noqa: E402
+from parley_http import CookieClient, free_port, healthy, stop, wait_for  # noqa: E402
+from parley_http import mock_upstream as running_mock  # noqa: E402
 import throwaway_postgres  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -31,17 +31,6 @@ PARLEY_DEV = os.path.join(ROOT, ".build", "debug", "parley-dev")
 PASSWORD = "correct horse battery staple"
 ADMIN = "admin@example.com"
 MAX_UPLOAD_MB = 1
-
-
-def wait_for(condition, seconds=15, what="the condition"):
-    """Polls `condition` until it returns something true, for at most `seconds`; returns that."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @dataclass
@@ -121,28 +110,11 @@ def parley_environment(config_path, **extra):
     return environment
 
 
-def healthy(port):
-    """Whether something answers 200 on `port`'s `/healthz` (Parley) or `/stats` (the mock)."""
-    try:
-        for path in ("/healthz", "/stats"):
-            if CookieClient(port).request("GET", path, timeout=2).status == 200:
-                return True
-    except OSError:
-        return False
-    return False
-
-
 @pytest.fixture(scope="session")
 def mock_upstream():
     """A `parley-dev mock-upstream` on a free port, for the whole session; yields its port."""
-    port = free_port()
-    process = subprocess.Popen([PARLEY_DEV, "mock-upstream", "--port", str(port), "--tokens", "30"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: healthy(port), what="the mock upstream")
+    with running_mock(PARLEY_DEV, tokens=30) as port:
         yield port
-    finally:
-        stop(process)
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,6 @@ import json
 import os
 import re
 import socket
-import subprocess
 import sys
 import urllib.request
 
@@ -16,6 +15,9 @@ from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import ROOT, Server, start_chromium
+
+sys.path.insert(0, os.path.join(ROOT, "Tests", "PythonSupport"))
+from parley_http import openid_provider  # noqa: E402
 from parley_pages import assert_accessible
 
 
@@ -29,15 +31,8 @@ def free_port():
 @pytest.fixture()
 def provider():
     """The provider's issuer address; stopped afterwards."""
-    process = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tests", "PythonSupport", "oidc_provider.py")],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = process.stdout.readline()
-        assert line.startswith("port "), f"the provider did not start: {line!r}"
-        yield f"http://127.0.0.1:{int(line.split()[1])}"
-    finally:
-        process.kill()
-        process.wait(timeout=15)
+    with openid_provider() as issuer:
+        yield issuer
 
 
 def set_person(issuer, subject, **claims):

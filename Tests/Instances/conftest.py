@@ -16,35 +16,14 @@ import uuid
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "PythonSupport"))
-from parley_http import CookieClient, free_port, stop  # noqa: E402
+from parley_http import CookieClient, free_port, healthy, openid_provider, stop, wait_for  # noqa: E402
+from parley_http import mock_upstream as running_mock  # noqa: E402
 import throwaway_postgres  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 PARLEY = os.path.join(ROOT, ".build", "debug", "parley")
 PARLEY_DEV = os.path.join(ROOT, ".build", "debug", "parley-dev")
 PASSWORD = "correct horse battery staple"
-
-
-def wait_for(condition, seconds=15, what="the condition"):
-    """Polls `condition` until it returns something true, for at most `seconds`; returns that."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def healthy(port):
-    """Whether something answers 200 on `port`'s `/healthz` (Parley) or `/stats` (the mock)."""
-    try:
-        for path in ("/healthz", "/stats"):
-            if CookieClient(port).request("GET", path, timeout=2).status == 200:
-                return True
-    except OSError:
-        return False
-    return False
 
 
 class EventStream:
@@ -211,15 +190,9 @@ class Site:
 
 @pytest.fixture(scope="session")
 def mock_upstream():
-    """A `parley-dev mock-upstream` on a free port whose replies are 40 tokens (`mock-slow`: 100 ms each)."""
-    port = free_port()
-    process = subprocess.Popen([PARLEY_DEV, "mock-upstream", "--port", str(port), "--tokens", "40"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        wait_for(lambda: healthy(port), what="the mock upstream")
+    """A `parley-dev mock-upstream` whose replies are 40 tokens (`mock-slow`: 100 ms each); yields its port."""
+    with running_mock(PARLEY_DEV, tokens=40) as port:
         yield port
-    finally:
-        stop(process)
 
 
 @pytest.fixture()
@@ -234,17 +207,9 @@ def site(mock_upstream):
 
 @pytest.fixture()
 def provider():
-    """A real OpenID Connect provider (oidc-provider-mock through Tests/PythonSupport/oidc_provider.py); yields its
-    issuer address."""
-    process = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tests", "PythonSupport", "oidc_provider.py")],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = process.stdout.readline()
-        assert line.startswith("port "), f"the provider did not start: {line!r}"
-        yield f"http://127.0.0.1:{int(line.split()[1])}"
-    finally:
-        process.kill()
-        process.wait(timeout=15)
+    """A real OpenID Connect provider; yields its issuer address."""
+    with openid_provider() as issuer:
+        yield issuer
 
 
 NGINX = "/usr/sbin/nginx"

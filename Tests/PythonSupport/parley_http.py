@@ -1,12 +1,20 @@
-"""What the Python suites that drive a real `parley serve` over HTTP share (Tests/Proxy, Tests/Real): a cookie-keeping
-client that posts forms with the sign-in page's CSRF token, free loopback ports, and stopping processes."""
+"""What the Python suites that drive a real `parley serve` over HTTP share (Tests/API, Tests/Instances, Tests/Proxy,
+Tests/Real, Tests/Browser): a cookie-keeping client that posts forms with the sign-in page's CSRF token, free loopback
+ports, waiting for a condition, and starting and stopping the processes they run (the mock upstream, the OpenID
+provider)."""
+import contextlib
 import html
 import http.client
 import json
+import os
 import re
 import socket
 import subprocess
+import sys
+import time
 from urllib.parse import urlencode
+
+SUPPORT = os.path.dirname(os.path.abspath(__file__))
 
 
 def free_port():
@@ -95,3 +103,53 @@ class CookieClient:
     def post_form(self, path, fields, headers=None):
         """A form post with the CSRF token added."""
         return self.request("POST", path, form=dict(fields, csrf_token=self.csrf_token()), headers=headers)
+
+
+def wait_for(condition, seconds=15, what="the condition"):
+    """Polls `condition` until it returns something true, for at most `seconds`; returns that."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def healthy(port):
+    """Whether something answers 200 on `port`'s `/healthz` (Parley) or `/stats` (the mock)."""
+    try:
+        for path in ("/healthz", "/stats"):
+            if CookieClient(port).request("GET", path, timeout=2).status == 200:
+                return True
+    except OSError:
+        return False
+    return False
+
+
+@contextlib.contextmanager
+def mock_upstream(parley_dev, tokens):
+    """A `parley-dev mock-upstream` on a free port whose replies are `tokens` tokens; yields its port, stops it after."""
+    port = free_port()
+    process = subprocess.Popen([parley_dev, "mock-upstream", "--port", str(port), "--tokens", str(tokens)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: healthy(port), what="the mock upstream")
+        yield port
+    finally:
+        stop(process)
+
+
+@contextlib.contextmanager
+def openid_provider():
+    """A real OpenID Connect provider (oidc-provider-mock, through oidc_provider.py); yields its issuer address, stops
+    it after."""
+    process = subprocess.Popen([sys.executable, os.path.join(SUPPORT, "oidc_provider.py")],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("port "), f"the provider did not start: {line!r}"
+        yield f"http://127.0.0.1:{int(line.split()[1])}"
+    finally:
+        process.kill()
+        process.wait(timeout=15)
