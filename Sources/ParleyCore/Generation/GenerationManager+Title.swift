@@ -120,11 +120,18 @@ extension GenerationManager {
                 promptTokens: request.turns.reduce(0) { $0 + ContextWindow.estimatedTokens($1) },
                 completionTokens: ContextWindow.estimatedTokens(text), estimated: true)
         guard collected.reported != nil || !text.isEmpty else { return }
-        do {
-            try await store.chargeTitle(conversationID: conversation, usage: usage, pricing: ReplyPricing(model))
-        } catch {
+        // Charged even while a shutdown cancels the title's task: the provider was paid.
+        let failure: StoreError? = await uncancelled { [store] in
+            do throws(StoreError) {
+                try await store.chargeTitle(conversationID: conversation, usage: usage, pricing: ReplyPricing(model))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure {
             logger.warning(
-                "charging a title failed", metadata: ["conversation": "\(conversation)", "error": "\(error)"])
+                "charging a title failed", metadata: ["conversation": "\(conversation)", "error": "\(failure)"])
         }
     }
 }
