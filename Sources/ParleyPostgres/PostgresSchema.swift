@@ -51,9 +51,9 @@ public enum PostgresSchema {
         """,
         "CREATE TABLE throttle_events (key text NOT NULL, at timestamptz NOT NULL)",
         // Stored bytes change by rows of `stored_byte_changes`, which concurrent transactions insert without waiting
-        // for each other; the instances fold them into `users.stored_bytes` every second (`PostgresStoredBytes`).
-        // Updating the user's row at once held its lock from a send's question to its commit: a user's sends went
-        // one at a time. No foreign key: a deleted user's last changes are dropped by the next fold.
+        // for each other (a user's concurrent sends never queue on the user's row); the instances fold them into
+        // `users.stored_bytes` every second (`PostgresStoredBytes`). No foreign key: a deleted user's last changes are
+        // dropped by the next fold.
         "CREATE TABLE stored_byte_changes (user_id bigint NOT NULL, bytes bigint NOT NULL)",
         "CREATE INDEX stored_byte_changes_by_user ON stored_byte_changes (user_id)",
         """

@@ -105,12 +105,12 @@ final class ConversationHub: Sendable {
     /// Appends an event to a conversation's log and wakes its waiting streams; the caller holds the reply's lock, so
     /// that a reply's events keep their order.
     func append(_ event: StreamEvent, id: EventID, conversationID: ConversationID) {
-        let fields = Array(event.otherFields.members)
+        let fields = event.otherFields.members
         let waiters = state.withLock { state in
             state.channels[conversationID]?.log.append(fields: fields, kind: event.kind, id: id)
             return state.channels[conversationID]?.takeWaiters() ?? []
         }
-        relay?.publish(RelayedEvent(conversationID: conversationID, id: id, kind: event.kind, fields: fields))
+        relay?.publish(RelayedEvent(conversationID: conversationID, id: id, kind: event.kind, fields: Array(fields)))
         for waiter in waiters { waiter.resume(returning: .frames) }
     }
 
@@ -119,7 +119,7 @@ final class ConversationHub: Sendable {
     func end(_ reply: ReplyRun, done: StreamEvent) {
         let job = reply.job
         let id = EventID(messageID: job.assistantMessageID, sequence: EventID.doneSequence)
-        let fields = Array(done.otherFields.members)
+        let fields = done.otherFields.members
         let (waiters, wake) = state.withLock { state in
             state.channels[job.conversationID]?.log.append(fields: fields, kind: .done, id: id)
             state.running[job.assistantMessageID] = nil
@@ -129,7 +129,7 @@ final class ConversationHub: Sendable {
             state.removeIfUnused(job.conversationID)
             return (waiters, state.isShuttingDown ? Wake.ended : .frames)
         }
-        relay?.publish(RelayedEvent(conversationID: job.conversationID, id: id, kind: .done, fields: fields))
+        relay?.publish(RelayedEvent(conversationID: job.conversationID, id: id, kind: .done, fields: Array(fields)))
         for waiter in waiters { waiter.resume(returning: wake) }
     }
 
