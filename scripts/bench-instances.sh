@@ -26,7 +26,6 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-echo "$work" > /tmp/bench-instances-work
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 mkdir -p "$work/pg" && { [ -z "${as_postgres[*]}" ] || chown postgres "$work/pg"; }
@@ -38,7 +37,16 @@ mkdir -p "$work/pg" && { [ -z "${as_postgres[*]}" ] || chown postgres "$work/pg"
 pids+=($!)
 
 # CPU seconds (user + system) of the processes given.
-cpu_of() { local total=0; for pid in "$@"; do total=$(awk -v t="$total" -v hz="$(getconf CLK_TCK)" '{printf "%.2f", t + ($14 + $15) / hz}' /proc/"$pid"/stat); done; echo "$total"; }
+cpu_of() {
+  local total=0 hz
+  hz=$(getconf CLK_TCK)
+  for pid in "$@"; do
+    total=$(awk -v t="$total" -v hz="$hz" '{printf "%.2f", t + ($14 + $15) / hz}' /proc/"$pid"/stat)
+  done
+  echo "$total"
+}
+# The difference of two CPU readings.
+spent() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", b - a}'; }
 postgres_pids() {
   local main
   main=$(head -1 "$work/pg/data/postmaster.pid")
@@ -98,9 +106,13 @@ run() {
   # shellcheck disable=SC2086
   "${load_pin[@]}" "$bin/parley-bench" --parley "$url" --mock http://127.0.0.1:18089 $flags \
     --output "bench-results/instances-$name.json" | grep -v '^server idle memory'
-  echo "site CPU: instances and nginx $(awk -v a="$before" -v b="$(cpu_of "${site[@]}")" 'BEGIN {printf "%.2f", b - a}') s, PostgreSQL $(awk -v a="$pg_before" -v b="$(cpu_of $(postgres_pids))" 'BEGIN {printf "%.2f", b - a}') s"
+  # shellcheck disable=SC2046
+  echo "site CPU: instances and nginx $(spent "$before" "$(cpu_of "${site[@]}")") s," \
+    "PostgreSQL $(spent "$pg_before" "$(cpu_of $(postgres_pids))") s"
   for port in "${ports[@]}"; do
-    echo "instance $port: relayed $(counter "$port" parley_relay_events_sent_total) events in $(counter "$port" parley_relay_notifications_sent_total) notifications, received $(counter "$port" parley_relay_events_received_total)"
+    echo "instance $port: relayed $(counter "$port" parley_relay_events_sent_total) events" \
+      "in $(counter "$port" parley_relay_notifications_sent_total) notifications," \
+      "received $(counter "$port" parley_relay_events_received_total)"
   done
 }
 
@@ -117,7 +129,8 @@ database() {
 }
 
 mkdir -p bench-results
-echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}')"
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs);" \
+  "PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}')"
 instance_pids=() nginx_pid= ports=()
 for name in ${RUNS:-sqlite postgres-one postgres-one-nginx postgres-two-nginx}; do
   case $name in

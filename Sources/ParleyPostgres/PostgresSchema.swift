@@ -31,7 +31,8 @@ public enum PostgresSchema {
             completion_id bigint UNIQUE REFERENCES api_completions(id) ON DELETE CASCADE,
             instance_id uuid NOT NULL,
             expires_at timestamptz NOT NULL,
-            CHECK ((message_id IS NULL) = (conversation_id IS NULL) AND (message_id IS NULL) <> (completion_id IS NULL)))
+            CHECK ((message_id IS NULL) = (conversation_id IS NULL)
+                AND (message_id IS NULL) <> (completion_id IS NULL)))
         """,
         "CREATE INDEX reply_leases_by_instance ON reply_leases (instance_id)",
         "CREATE INDEX reply_leases_by_expiry ON reply_leases (expires_at)",
@@ -58,7 +59,8 @@ public enum PostgresSchema {
         "CREATE INDEX stored_byte_changes_by_user ON stored_byte_changes (user_id)",
         """
         CREATE FUNCTION parley_store_bytes(owner bigint, change bigint) RETURNS void LANGUAGE sql AS $$
-            INSERT INTO stored_byte_changes (user_id, bytes) SELECT owner, change WHERE owner IS NOT NULL AND change <> 0
+            INSERT INTO stored_byte_changes (user_id, bytes)
+            SELECT owner, change WHERE owner IS NOT NULL AND change <> 0
         $$
         """,
         """

@@ -11,7 +11,8 @@ enum PostgresStoredBytes {
             """
             WITH moved AS (DELETE FROM stored_byte_changes RETURNING user_id, bytes),
                 totals AS (SELECT user_id, SUM(bytes)::bigint AS bytes FROM moved GROUP BY user_id)
-            UPDATE users SET stored_bytes = users.stored_bytes + totals.bytes FROM totals WHERE users.id = totals.user_id
+            UPDATE users SET stored_bytes = users.stored_bytes + totals.bytes
+            FROM totals WHERE users.id = totals.user_id
             """, logger: logger)
     }
 }

@@ -165,8 +165,9 @@ def test_a_single_sign_on_begun_on_one_instance_finishes_on_another(site, provid
     sso = {"PARLEY_OIDC_ISSUER": provider, "PARLEY_OIDC_CLIENT_ID": "parley", "PARLEY_OIDC_CLIENT_SECRET": "s3cret",
            "PARLEY_PUBLIC_URL": public, "PARLEY_SIGNUP": "sso"}
     a, b = site.start(**sso), site.start(**sso)
-    request = urllib.request.Request(f"{provider}/users/ann", method="PUT", headers={"Content-Type": "application/json"},
-                                     data=json.dumps({"email": "ann@example.com", "email_verified": True}).encode())
+    person = json.dumps({"email": "ann@example.com", "email_verified": True}).encode()
+    request = urllib.request.Request(f"{provider}/users/ann", method="PUT", data=person,
+                                     headers={"Content-Type": "application/json"})
     assert urllib.request.urlopen(request, timeout=10).status == 204
     browser = CookieClient(a.port)
     begun = browser.request("GET", "/auth/sso?next=/settings")

@@ -129,7 +129,8 @@ def healthy(port):
 
 @contextlib.contextmanager
 def mock_upstream(parley_dev, tokens):
-    """A `parley-dev mock-upstream` on a free port whose replies are `tokens` tokens; yields its port, stops it after."""
+    """A `parley-dev mock-upstream` on a free port whose replies are `tokens` tokens; yields its port, stops it
+    after."""
     port = free_port()
     process = subprocess.Popen([parley_dev, "mock-upstream", "--port", str(port), "--tokens", str(tokens)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

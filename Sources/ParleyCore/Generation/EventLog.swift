@@ -18,9 +18,9 @@ struct EventLog {
     /// How many events it holds.
     var count: Int { entries.count }
 
-    /// Adds an event of the log's reply (its kind and the fields of its data after `message_id`) with its id. The buffer grows by a quarter at a time, not twice over as an
-    /// array does: a log is kept for as long as its reply runs, and the spare half of a doubled buffer was ~1 KB of
-    /// every open stream.
+    /// Adds an event of the log's reply (its kind and the fields of its data after `message_id`) with its id. The
+    /// buffer grows by a quarter at a time, not twice over as an array does: a log is kept for as long as its reply
+    /// runs, and the spare half of a doubled buffer was ~1 KB of every open stream.
     mutating func append(fields: some Collection<UInt8>, kind: StreamEvent.Kind, id: EventID) {
         messageID = id.messageID
         let needed = bytes.count + fields.count

@@ -38,8 +38,8 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         let checkSearch: @Sendable () async throws -> Void
         /// The integer a query of SQL both databases read alike gives, with `?` for each of `arguments`.
         let integer: @Sendable (String, [Int64]) async throws -> Int
-        /// Leaves the database as a crash leaves it: no instance holds the running replies' leases any more (PostgreSQL;
-        /// SQLite has none).
+        /// Leaves the database as a crash leaves it: no instance holds the running replies' leases any more
+        /// (PostgreSQL; SQLite has none).
         let crash: @Sendable () async throws -> Void
 
         /// Creates a user with a throwaway hash.
