@@ -26,15 +26,19 @@ public struct PostgresAPICompletionStore: APICompletionStore {
             try await client.withTransaction(logger: logger) { connection in
                 try await PostgresUsageLedger(connection: connection, logger: logger)
                     .enforceBudget(userID: userID, today: UsageDay(now))
-                let id =
+                // The row and its lease for this instance, in one statement.
+                return
                     try await connection.query(
                         """
-                        INSERT INTO api_completions (user_id, key_id, model, status, created_at, updated_at)
-                        VALUES (\(userID), \(keyID), \(model), 'streaming', \(now), \(now)) RETURNING id
+                        WITH completion AS (
+                            INSERT INTO api_completions (user_id, key_id, model, status, created_at, updated_at)
+                            VALUES (\(userID), \(keyID), \(model), 'streaming', \(now), \(now)) RETURNING id),
+                        lease AS (
+                            INSERT INTO reply_leases (completion_id, instance_id, expires_at)
+                            SELECT id, \(instanceID), now() + \(PostgresLeases.duration)::interval FROM completion)
+                        SELECT id FROM completion
                         """, logger: logger
                     ).rows().first?["id"].decode(Int64.self) ?? 0
-                try await PostgresLeases.take(completion: id, for: instanceID, on: connection, logger: logger)
-                return id
             }
         }
     }
@@ -45,8 +49,10 @@ public struct PostgresAPICompletionStore: APICompletionStore {
             try await client.withTransaction(logger: logger) { connection in
                 let ledger = PostgresUsageLedger(connection: connection, logger: logger)
                 let (usage, priceID) = try await ledger.charge(outcome, at: now)
+                // The row, and its lease dropped, in one statement.
                 let owner = try await connection.query(
                     """
+                    WITH lease AS (DELETE FROM reply_leases WHERE completion_id = \(id))
                     UPDATE api_completions SET status = \(outcome.status.rawValue),
                         model = COALESCE(\(outcome.pricing?.modelID), model), provider = \(outcome.pricing?.providerID),
                         prompt_tokens = \(usage.promptTokens), cached_prompt_tokens = \(usage.cachedPromptTokens),
@@ -56,7 +62,6 @@ public struct PostgresAPICompletionStore: APICompletionStore {
                     WHERE id = \(id) RETURNING user_id
                     """, logger: logger
                 ).rows().first?["user_id"].decode(Int64.self)
-                try await PostgresLeases.release(completion: id, on: connection, logger: logger)
                 if let pricing = outcome.pricing, let owner {
                     try await ledger.add(
                         UsageTotals(reply: usage), userID: owner, model: pricing.modelID, day: UsageDay(now),

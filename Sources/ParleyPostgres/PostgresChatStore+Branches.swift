@@ -87,14 +87,12 @@ extension PostgresChatStore {
     /// Where an exchange anchored at `anchor` goes; `.notFound` when the anchor is not a user message of the
     /// conversation (or, with no question `asking`, when there is nothing to answer).
     func place(
-        _ anchor: ExchangeAnchor, conversationID: ConversationID, asking: Bool, _ connection: PostgresConnection
+        _ anchor: ExchangeAnchor, conversationID: ConversationID, currentLeaf: MessageID?, asking: Bool,
+        _ connection: PostgresConnection
     ) async throws -> PostgresExchangePlace {
         switch anchor {
         case .currentLeaf where asking:
-            let leaf = try await connection.query(
-                "SELECT current_leaf_id FROM conversations WHERE id = \(conversationID)", logger: logger
-            ).collect().first?.decode(Int64?.self)
-            return .ask(parent: leaf)
+            return .ask(parent: currentLeaf)
         case .currentLeaf:
             // No question: answer the current leaf's question again.
             guard
@@ -131,10 +129,10 @@ extension PostgresChatStore {
     }
 
     /// What a reply to `question` answers: the branch from the root down to it, oldest first, with its attachments
-    /// and read documents.
-    func history(conversationID: ConversationID, through question: MessageID, on connection: PostgresConnection)
-        async throws -> [HistoryMessage]
-    {
+    /// and read documents (looked for only when the conversation `hasFiles`).
+    func history(
+        conversationID: ConversationID, through question: MessageID, hasFiles: Bool, on connection: PostgresConnection
+    ) async throws -> [HistoryMessage] {
         let rows = try await connection.query(
             """
             SELECT id, role, content, parent_id FROM messages
@@ -151,7 +149,7 @@ extension PostgresChatStore {
             wanted = parent
         }
         messages.reverse()
-        guard let first = messages.first, let last = messages.last else { return messages }
+        guard hasFiles, let first = messages.first, let last = messages.last else { return messages }
         let attachments = try await PostgresAttachmentRows.byMessage(
             between: first.id, and: last.id, of: conversationID, on: connection, logger: logger)
         let documents = try await PostgresDocumentRows.byMessage(

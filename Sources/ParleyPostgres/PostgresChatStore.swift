@@ -171,16 +171,14 @@ public struct PostgresChatStore: ChatStore {
         let now = StoredMoment.now
         return try await perform {
             try await client.withTransaction(logger: logger) { connection in
-                // The conversation's row is locked: exchanges of one conversation begin one at a time, on any
-                // instance, so that each sees the branch the one before left current.
-                guard
-                    let owner = try await connection.query(
-                        "SELECT user_id FROM conversations WHERE id = \(conversationID) FOR UPDATE", logger: logger
-                    ).rows().first?["user_id"].decode(Int64.self)
+                guard let start = try await PostgresExchangeStart.lock(conversationID, on: connection, logger: logger)
                 else { throw StoreError.notFound }
                 var userMessage: Message?
                 let question: MessageID
-                switch try await place(anchor, conversationID: conversationID, asking: userContent != nil, connection) {
+                switch try await place(
+                    anchor, conversationID: conversationID, currentLeaf: start.currentLeaf, asking: userContent != nil,
+                    connection)
+                {
                 case .answer(let id):
                     question = id
                 case .ask(let parentID):
@@ -208,28 +206,40 @@ public struct PostgresChatStore: ChatStore {
                 }
                 // After the question, so that a repeated request id is refused as such (`duplicate`) even while its
                 // reply runs or past the budget, and so that the question and its images count against the storage
-                // quota.
-                try await PostgresLeases.free(conversationID, on: connection, logger: logger)
-                try await PostgresUsageLedger(connection: connection, logger: logger)
-                    .enforceBudget(userID: owner, today: UsageDay(now))
-                try await PostgresStorageQuota.enforce(userID: owner, on: connection, logger: logger)
-                let history = try await history(conversationID: conversationID, through: question, on: connection)
-                let replyID =
-                    try await connection.query(
+                // quota (read with the reply's row).
+                try await PostgresLeases.free(conversationID, lease: start.leaseLive, on: connection, logger: logger)
+                if start.budgetApplies {
+                    try await PostgresUsageLedger(connection: connection, logger: logger)
+                        .enforceAppliedBudget(userID: start.owner, today: UsageDay(now))
+                }
+                let history = try await history(
+                    conversationID: conversationID, through: question,
+                    hasFiles: start.hasFiles || !images.isEmpty || !documents.isEmpty, on: connection)
+                // The reply's row, its lease for this instance and the conversation's new leaf, in one statement.
+                guard
+                    let row = try await connection.query(
                         """
-                        INSERT INTO messages (conversation_id, role, content, status, model, parent_id, created_at,
-                            updated_at)
-                        VALUES (\(conversationID), 'assistant', '', 'streaming', \(model), \(question), \(now), \(now))
-                        RETURNING id
+                        WITH reply AS (
+                            INSERT INTO messages (conversation_id, role, content, status, model, parent_id, created_at,
+                                updated_at)
+                            VALUES (\(conversationID), 'assistant', '', 'streaming', \(model), \(question), \(now),
+                                \(now))
+                            RETURNING id),
+                        lease AS (
+                            INSERT INTO reply_leases (message_id, conversation_id, instance_id, expires_at)
+                            SELECT id, \(conversationID), \(instanceID), now() + \(PostgresLeases.duration)::interval
+                            FROM reply),
+                        leaf AS (
+                            UPDATE conversations SET updated_at = \(now), model = \(model),
+                                current_leaf_id = (SELECT id FROM reply)
+                            WHERE id = \(conversationID))
+                        SELECT reply.id, \(unescaped: PostgresStorageQuota.statusColumns)
+                        FROM reply, users u WHERE u.id = \(start.owner)
                         """, logger: logger
-                    ).rows().first?["id"].decode(Int64.self) ?? 0
-                try await PostgresLeases.take(
-                    reply: replyID, in: conversationID, for: instanceID, on: connection, logger: logger)
-                try await connection.query(
-                    """
-                    UPDATE conversations SET updated_at = \(now), model = \(model), current_leaf_id = \(replyID)
-                    WHERE id = \(conversationID)
-                    """, logger: logger)
+                    ).rows().first
+                else { throw StoreError.notFound }
+                try PostgresStorageQuota.enforce(try StorageStatus(row: row))
+                let replyID = try row["id"].decode(Int64.self)
                 let assistant = Message(
                     id: replyID, conversationID: conversationID, role: .assistant, content: "", status: .streaming,
                     model: model, parentID: question, createdAt: now)
@@ -273,39 +283,40 @@ public struct PostgresChatStore: ChatStore {
             try await client.withTransaction(logger: logger) { connection in
                 let ledger = PostgresUsageLedger(connection: connection, logger: logger)
                 let (usage, priceID) = try await ledger.charge(outcome, at: now)
-                let row = try await connection.query(
+                // The reply, its lease dropped, its question searchable and its conversation's time, in one
+                // statement.
+                let owner = try await connection.query(
                     """
-                    UPDATE messages SET content = \(outcome.content), reasoning = \(outcome.reasoning),
-                        reasoning_ms = \(outcome.reasoningMilliseconds), status = \(outcome.status.rawValue),
-                        model = COALESCE(\(outcome.pricing?.modelID), model), provider = \(outcome.pricing?.providerID),
-                        prompt_tokens = \(usage.promptTokens), cached_prompt_tokens = \(usage.cachedPromptTokens),
-                        completion_tokens = \(usage.completionTokens), reasoning_tokens = \(usage.reasoningTokens),
-                        cost_micros = \(usage.costMicros), usage_estimated = \(usage.estimated),
-                        price_version_id = \(priceID), error_code = \(outcome.failure?.code),
-                        error_message = \(outcome.failure?.message), updated_at = \(now),
-                        sources = \(StoredJSONList.json(outcome.sources)), document_tokens = \(outcome.documentTokens),
-                        tool_steps = \(StoredJSONList.json(outcome.toolSteps))
-                    WHERE id = \(id)
-                    RETURNING conversation_id, parent_id,
-                        (SELECT user_id FROM conversations WHERE id = messages.conversation_id) AS owner
+                    WITH reply AS (
+                        UPDATE messages SET content = \(outcome.content), reasoning = \(outcome.reasoning),
+                            reasoning_ms = \(outcome.reasoningMilliseconds), status = \(outcome.status.rawValue),
+                            model = COALESCE(\(outcome.pricing?.modelID), model),
+                            provider = \(outcome.pricing?.providerID), prompt_tokens = \(usage.promptTokens),
+                            cached_prompt_tokens = \(usage.cachedPromptTokens),
+                            completion_tokens = \(usage.completionTokens), reasoning_tokens = \(usage.reasoningTokens),
+                            cost_micros = \(usage.costMicros), usage_estimated = \(usage.estimated),
+                            price_version_id = \(priceID), error_code = \(outcome.failure?.code),
+                            error_message = \(outcome.failure?.message), updated_at = \(now),
+                            sources = \(StoredJSONList.json(outcome.sources)),
+                            document_tokens = \(outcome.documentTokens),
+                            tool_steps = \(StoredJSONList.json(outcome.toolSteps))
+                        WHERE id = \(id) RETURNING conversation_id, parent_id),
+                    lease AS (DELETE FROM reply_leases WHERE message_id = \(id)),
+                    question AS (
+                        UPDATE messages SET search_held = false
+                        WHERE id = (SELECT parent_id FROM reply) AND search_held),
+                    conversation AS (
+                        UPDATE conversations SET updated_at = \(now) WHERE id = (SELECT conversation_id FROM reply)
+                        RETURNING user_id)
+                    SELECT user_id FROM conversation
                     """, logger: logger
-                ).rows().first
-                guard let row else { return usage }
-                try await PostgresLeases.release(reply: id, on: connection, logger: logger)
-                let conversationID = try row["conversation_id"].decode(Int64.self)
-                if let question = try row["parent_id"].decode(Int64?.self) {
-                    try await connection.query(
-                        "UPDATE messages SET search_held = false WHERE id = \(question) AND search_held", logger: logger
-                    )
-                }
-                try await connection.query(
-                    "UPDATE conversations SET updated_at = \(now) WHERE id = \(conversationID)", logger: logger)
+                ).rows().first?["user_id"].decode(Int64.self)
+                guard let owner else { return usage }
                 if let pricing = outcome.pricing {
                     var totals = UsageTotals(reply: usage)
                     totals.documentTokens = Int64(outcome.documentTokens)
                     try await ledger.add(
-                        totals, userID: try row["owner"].decode(Int64.self), model: pricing.modelID,
-                        day: UsageDay(now), source: .chat)
+                        totals, userID: owner, model: pricing.modelID, day: UsageDay(now), source: .chat)
                 }
                 return usage
             }

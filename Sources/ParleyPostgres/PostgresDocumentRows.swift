@@ -50,30 +50,43 @@ enum PostgresDocumentRows {
 /// The storage quota in PostgreSQL: a user's stored bytes (kept by triggers) against their quota, checked in the
 /// transaction that stores more.
 enum PostgresStorageQuota {
-    /// The user's stored bytes (folded and not yet folded, `PostgresStoredBytes`) and quota (their own, else the
-    /// default setting, else 1 GiB).
+    /// The columns `stored_bytes` and `quota` of the user row `u`: their stored bytes (folded and not yet folded,
+    /// `PostgresStoredBytes`) and quota (their own, else the default setting, else 1 GiB).
+    static let statusColumns = """
+        u.stored_bytes + COALESCE((SELECT SUM(bytes) FROM stored_byte_changes WHERE user_id = u.id), 0)::bigint
+            AS stored_bytes,
+        COALESCE(u.storage_quota_bytes,
+            (SELECT value::bigint FROM settings WHERE key = '\(StorageStatus.defaultQuotaSetting)' AND value <> ''),
+            \(StorageStatus.fallbackQuotaBytes)) AS quota
+        """
+
+    /// The user's stored bytes and quota (`statusColumns`).
     static func status(userID: UserID, on connection: PostgresConnection, logger: Logger) async throws -> StorageStatus
     {
         let row = try await connection.query(
-            """
-            SELECT stored_bytes
-                + COALESCE((SELECT SUM(bytes) FROM stored_byte_changes WHERE user_id = \(userID)), 0)::bigint
-                AS stored_bytes, COALESCE(storage_quota_bytes,
-                (SELECT value::bigint FROM settings WHERE key = \(StorageStatus.defaultQuotaSetting) AND value <> ''),
-                \(StorageStatus.fallbackQuotaBytes)) AS quota
-            FROM users WHERE id = \(userID)
-            """, logger: logger
+            "SELECT \(unescaped: statusColumns) FROM users u WHERE u.id = \(userID)", logger: logger
         ).rows().first
-        return StorageStatus(
-            storedBytes: try row?["stored_bytes"].decode(Int64.self) ?? 0,
-            quotaBytes: try row?["quota"].decode(Int64.self) ?? StorageStatus.fallbackQuotaBytes)
+        return try StorageStatus(row: row)
     }
 
     /// Throws `.storageFull` when what the transaction has stored so far puts the user over their quota, so that the
     /// transaction rolls all of it back.
     static func enforce(userID: UserID, on connection: PostgresConnection, logger: Logger) async throws {
-        let status = try await status(userID: userID, on: connection, logger: logger)
+        try enforce(try await status(userID: userID, on: connection, logger: logger))
+    }
+
+    /// Throws `.storageFull` when `status` is over its quota.
+    static func enforce(_ status: StorageStatus) throws {
         if status.isOver { throw StoreError.storageFull(status) }
+    }
+}
+
+extension StorageStatus {
+    /// A status from a row with `PostgresStorageQuota.statusColumns`; a missing user's is empty under the fallback.
+    init(row: PostgresRandomAccessRow?) throws {
+        self.init(
+            storedBytes: try row?["stored_bytes"].decode(Int64.self) ?? 0,
+            quotaBytes: try row?["quota"].decode(Int64.self) ?? StorageStatus.fallbackQuotaBytes)
     }
 }
 

@@ -3,61 +3,29 @@ import Logging
 import ParleyCore
 import PostgresNIO
 
-/// Which instance runs each streaming reply and API completion, and until when: a lease, taken with the reply's row,
-/// renewed every second by its instance (`PostgresReplyRelay`) and dropped when it ends. A reply whose lease ran out
-/// lost its instance (a crash, a kill, a partition) and is marked `interrupted` by whichever instance sees it first.
-/// A conversation holds at most one lease, which is the one-reply-at-a-time rule on every instance. Times are the
-/// database's (`now()`), so the instances' clocks never matter.
+/// Which instance runs each streaming reply and API completion, and until when: a lease, taken in the statement that
+/// inserts the reply's or completion's row, renewed every second by its instance (`PostgresReplyRelay`) and dropped in
+/// the statement that finishes it. A reply whose lease ran out lost its instance (a crash, a kill, a partition) and is
+/// marked `interrupted` by whichever instance sees it first. A conversation holds at most one lease, which is the
+/// one-reply-at-a-time rule on every instance. Times are the database's (`now()`), so the instances' clocks never
+/// matter.
 enum PostgresLeases {
     /// How long a lease lasts after it was taken or last renewed.
     static let duration = "8 seconds"
 
-    /// Makes sure no live lease holds a conversation, whose row lock the caller holds: ends the conversation's reply
-    /// whose lease ran out, if any; `.replyRunning` while a live one holds it.
-    static func free(_ conversationID: ConversationID, on connection: PostgresConnection, logger: Logger) async throws {
-        let held = try await connection.query(
-            "SELECT expires_at >= now() AS live FROM reply_leases WHERE conversation_id = \(conversationID)",
-            logger: logger
-        ).rows().first
-        guard let held else { return }
-        guard try !held["live"].decode(Bool.self) else { throw StoreError.replyRunning }
+    /// The column `lease_live` of the conversation row `c`: nil when no lease holds it, else whether the lease is live.
+    static let liveColumn =
+        "(SELECT l.expires_at >= now() FROM reply_leases l WHERE l.conversation_id = c.id) AS lease_live"
+
+    /// Makes sure no live lease holds a conversation whose row lock the caller holds, given its `liveColumn`: ends the
+    /// conversation's reply whose lease ran out, if any; `.replyRunning` while a live one holds it. The caller then
+    /// takes the new reply's lease with the reply's row.
+    static func free(
+        _ conversationID: ConversationID, lease live: Bool?, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        guard let live else { return }
+        guard !live else { throw StoreError.replyRunning }
         _ = try await interruptUnleased(in: conversationID, on: connection, logger: logger)
-    }
-
-    /// Takes the lease of a new reply of a conversation that `free` found free, for `instance`.
-    static func take(
-        reply messageID: MessageID, in conversationID: ConversationID, for instance: UUID,
-        on connection: PostgresConnection, logger: Logger
-    ) async throws {
-        try await connection.query(
-            """
-            INSERT INTO reply_leases (message_id, conversation_id, instance_id, expires_at)
-            VALUES (\(messageID), \(conversationID), \(instance), now() + \(duration)::interval)
-            """, logger: logger)
-    }
-
-    /// Takes the lease of a new API completion for `instance`.
-    static func take(
-        completion completionID: APICompletionID, for instance: UUID, on connection: PostgresConnection,
-        logger: Logger
-    ) async throws {
-        try await connection.query(
-            """
-            INSERT INTO reply_leases (completion_id, instance_id, expires_at)
-            VALUES (\(completionID), \(instance), now() + \(duration)::interval)
-            """, logger: logger)
-    }
-
-    /// Drops the lease of a reply that ended.
-    static func release(reply messageID: MessageID, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("DELETE FROM reply_leases WHERE message_id = \(messageID)", logger: logger)
-    }
-
-    /// Drops the lease of an API completion that ended.
-    static func release(completion completionID: APICompletionID, on connection: PostgresConnection, logger: Logger)
-        async throws
-    {
-        try await connection.query("DELETE FROM reply_leases WHERE completion_id = \(completionID)", logger: logger)
     }
 
     /// Renews every lease `instance` holds.

@@ -108,12 +108,31 @@ struct PostgresUsageLedger {
         }
     }
 
+    /// The column `budget_applies` of the user row `u`: whether the user has a monthly budget, their own, the
+    /// default, or a group's (`budgetStatus`'s budget is not nil).
+    static let budgetAppliesColumn = """
+        (COALESCE(u.monthly_budget_micros,
+            (SELECT value::bigint FROM settings WHERE key = '\(BudgetStatus.defaultBudgetSetting)' AND value <> ''))
+            IS NOT NULL
+         OR EXISTS (SELECT 1 FROM group_members m JOIN user_groups g ON g.id = m.group_id
+                    WHERE m.user_id = u.id AND g.monthly_budget_micros IS NOT NULL)) AS budget_applies
+        """
+
     /// Refuses a new reply or API completion when the user has a budget and has spent it, or has another reply or
-    /// completion streaming. With a budget, the user's row is locked before it is checked, so that starts on any
-    /// instance wait for each other: of two at once, the second sees the first running.
+    /// completion streaming (`enforceAppliedBudget`).
     func enforceBudget(userID: UserID, today: UsageDay) async throws {
         // Without a budget there is nothing to hold: the user's sends go at once, however many at a time.
-        guard try await budgetStatus(userID: userID, today: today).budgetMicros != nil else { return }
+        let applies =
+            try await connection.query(
+                "SELECT \(unescaped: Self.budgetAppliesColumn) FROM users u WHERE u.id = \(userID)", logger: logger
+            ).rows().first?["budget_applies"].decode(Bool.self) ?? false
+        if applies { try await enforceAppliedBudget(userID: userID, today: today) }
+    }
+
+    /// `enforceBudget` for a user whose budget applies (`budgetAppliesColumn`): the user's row is locked before the
+    /// budget is checked, so that starts on any instance wait for each other: of two at once, the second sees the
+    /// first running.
+    func enforceAppliedBudget(userID: UserID, today: UsageDay) async throws {
         try await connection.query("SELECT 1 FROM users WHERE id = \(userID) FOR UPDATE", logger: logger)
         let status = try await budgetStatus(userID: userID, today: today)
         guard status.budgetMicros != nil else { return }
