@@ -131,9 +131,10 @@ let package = Package(
         .executableTarget(
             name: "ParleyBench",
             dependencies: [
-                "ParleyCore", "ParleyMarkdown", "ParleyStore", "ParleyProviders", "MockUpstream",
+                "ParleyCore", "ParleyMarkdown", "ParleyStore", "ParleyPostgres", "ParleyProviders", "MockUpstream",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "ParleyMarkdownTests", dependencies: ["ParleyMarkdown", "ParleyCore"]),
         .testTarget(

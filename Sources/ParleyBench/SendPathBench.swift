@@ -1,11 +1,14 @@
 import ArgumentParser
 import Foundation
+import Logging
 import ParleyCore
+import ParleyPostgres
 import ParleyStore
 
-/// `parley-bench send-path`: the store calls one sent message makes, each timed on its own over a real SQLite file, in
-/// the order a send makes them, in conversations that already hold some exchanges: microseconds per call. Then the
-/// writes of the same sends made many at a time, as when many people send at once: sends a second and CPU a send.
+/// `parley-bench send-path`: the store calls one sent message makes, each timed on its own over a real SQLite file (or
+/// a PostgreSQL database), in the order a send makes them, in conversations that already hold some exchanges:
+/// microseconds per call. Then the writes of the same sends made many at a time, as when many people send at once:
+/// sends a second and this process's CPU a send.
 struct SendPathBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send-path", abstract: "Time the store calls of a send.")
@@ -17,6 +20,8 @@ struct SendPathBench: AsyncParsableCommand {
         help: "Sends at once in a second pass: each begins its exchange and finishes its reply, as many replies do.")
     var concurrent = 50
     @Option(help: "Where to write the JSON results.") var output = "bench-results/send-path.json"
+    @Option(help: "A PostgreSQL database to use instead of a new SQLite file (postgres://…); it should be empty.")
+    var databaseURL: String?
 
     /// Refuses counts that would time nothing.
     func validate() throws {
@@ -26,10 +31,22 @@ struct SendPathBench: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let folder = try TemporaryFolder()
-        let database = try ParleyDatabase(directory: folder.path)
-        let accounts = SQLiteAccountStore(database: database)
-        let store = SQLiteChatStore(database: database)
+        if let databaseURL {
+            let logger = Logger(label: "parley-bench")
+            try await PostgresStorage.withRunning(try PostgresLocation(url: databaseURL), logger: logger) { storage in
+                try await measure(StoreSet(postgres: storage))
+            }
+        } else {
+            let folder = try TemporaryFolder()
+            let database = try ParleyDatabase(directory: folder.path)
+            try await measure(StoreSet(sqlite: database))
+            try database.close()
+        }
+    }
+
+    /// Times the sends against `stores`.
+    private func measure(_ stores: StoreSet) async throws {
+        let (accounts, store) = (stores.accounts, stores.chat)
         let user = try await accounts.createUser(email: "send@example.com", passwordHash: "-", isAdmin: false)
         let session = Session(id: "send-path-session", userID: user.id, expiresAt: Date().addingTimeInterval(3600))
         try await accounts.createSession(session, origin: .unknown)
@@ -86,7 +103,6 @@ struct SendPathBench: AsyncParsableCommand {
         let overlapped = (
             wall: wallBefore.duration(to: .now).milliseconds / 1000, cpu: CPUClock.processSeconds() - cpuBefore
         )
-        try database.close()
         var figures: [String: Double] = [:]
         figures["\(concurrent) at once: sends a second"] = Double(conversations.count) / overlapped.wall
         figures["\(concurrent) at once: CPU µs a send"] = overlapped.cpu / Double(conversations.count) * 1_000_000
@@ -97,7 +113,9 @@ struct SendPathBench: AsyncParsableCommand {
         }
         figures["all p50 µs"] = timings.values.map { Summary($0).p50 }.reduce(0, +)
         try MicroResult(
-            benchmark: "send path (store calls of one send, \(sends) sends after \(earlier) exchanges each)",
+            benchmark:
+                "send path (store calls of one send on \(databaseURL == nil ? "SQLite" : "PostgreSQL"), \(sends) sends"
+                + " after \(earlier) exchanges each)",
             figures: figures, goal: nil
         ).report(to: output)
     }

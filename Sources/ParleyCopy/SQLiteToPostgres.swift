@@ -72,7 +72,9 @@ public enum SQLiteToPostgres {
             if isGenerated == "NEVER" { types[name] = type }
             if isIdentity == "YES" { identity = name }
         }
-        let rows = try await source.pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM \(table)") }
+        // Rows are not Sendable, so this is GRDB's blocking read: the copy is a command of its own, with nothing else to
+        // run meanwhile.
+        let rows = try source.pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM \(table)") }
         guard let first = rows.first else { return 0 }
         let columns = first.columnNames.filter { types[$0] != nil }
         let placeholders = columns.enumerated().map { "$\($0.offset + 1)::\(types[$0.element] ?? "text")" }
@@ -84,9 +86,9 @@ public enum SQLiteToPostgres {
                 let value: DatabaseValue = column == "stored_bytes" && table == "users" ? 0.databaseValue : row[column]
                 switch value.storage {
                 case .null: bindings.appendNull()
-                case .int64(let number): try bindings.append(String(number))
-                case .double(let number): try bindings.append(String(number))
-                case .string(let text): try bindings.append(text)
+                case .int64(let number): bindings.append(String(number))
+                case .double(let number): bindings.append(String(number))
+                case .string(let text): bindings.append(text)
                 case .blob(let data): try bindings.append(data)
                 }
             }

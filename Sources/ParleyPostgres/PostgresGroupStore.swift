@@ -119,7 +119,7 @@ public struct PostgresGroupStore: GroupStore {
             let rows = try await client.query(
                 """
                 SELECT m.group_id, SUM(d.cost_micros)::bigint FROM group_members m
-                JOIN usage_daily d ON d.user_id = m.user_id AND d.day >= \(month.description)
+                JOIN usage_rows d ON d.user_id = m.user_id AND d.day >= \(month.description)
                 GROUP BY m.group_id
                 """, logger: logger
             ).collect()

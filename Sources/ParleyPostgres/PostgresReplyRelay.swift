@@ -175,7 +175,7 @@ public final class PostgresReplyRelay: ReplyRelay {
 
     /// Every `leaseInterval` until cancelled: renews this instance's leases, marks `interrupted` the replies whose
     /// lease ran out and sends their `done` (here and to the other instances), drops stored payloads older than a
-    /// minute, and folds the changes of stored bytes.
+    /// minute, and folds the changes of stored bytes and of usage.
     private func keepLeases(delivering deliver: @escaping @Sendable (RelayMessage) -> Void) async {
         while !Task.isCancelled {
             do {
@@ -199,6 +199,7 @@ public final class PostgresReplyRelay: ReplyRelay {
                 try await client.query(
                     "DELETE FROM relay_payloads WHERE created_at < now() - interval '1 minute'", logger: logger)
                 try await PostgresStoredBytes.fold(client: client, logger: logger)
+                try await PostgresUsageLedger.fold(client: client, logger: logger)
             } catch {
                 logger.error("keeping leases failed", metadata: ["error": "\(String(reflecting: error))"])
             }

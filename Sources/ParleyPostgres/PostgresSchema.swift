@@ -13,13 +13,54 @@ public enum PostgresSchema {
     static let migrations: [PostgresMigration] = [
         PostgresMigration(name: "v1 schema", statements: tables + search + bookkeeping),
         PostgresMigration(name: "v2 instances", statements: instances),
+        PostgresMigration(name: "v3 usage changes", statements: usageChanges),
     ]
 
     /// The tables SQLite has no counterpart of, which `parley migrate --from-sqlite` copies nothing into: for several
     /// instances serving one database, which instance runs each streaming reply and completion, until when
     /// (`PostgresLeases`), the relay's messages too long for a notification (`PostgresReplyRelay`), the throttles'
-    /// events (`PostgresThrottleLedger`), and the changes of stored bytes not yet folded (`PostgresStoredBytes`).
-    public static let ownTableNames = ["reply_leases", "relay_payloads", "throttle_events", "stored_byte_changes"]
+    /// events (`PostgresThrottleLedger`), and the changes of stored bytes and of usage not yet folded
+    /// (`PostgresStoredBytes`, `PostgresUsageLedger`).
+    public static let ownTableNames = [
+        "reply_leases", "relay_payloads", "throttle_events", "stored_byte_changes", "usage_changes",
+    ]
+
+    /// v3: usage added by rows of `usage_changes`, which concurrent transactions insert without waiting for each
+    /// other (one user's replies finishing at once never queue on their `usage_daily` row); the instances fold them into
+    /// `usage_daily` every second (`PostgresUsageLedger.fold`), and readers sum `usage_rows`, both tables' rows.
+    static let usageChanges = [
+        """
+        CREATE TABLE usage_changes (
+            day text NOT NULL,
+            user_id bigint NOT NULL,
+            model text NOT NULL,
+            source text NOT NULL,
+            requests bigint NOT NULL,
+            input_tokens bigint NOT NULL,
+            cached_input_tokens bigint NOT NULL,
+            output_tokens bigint NOT NULL,
+            cost_micros bigint NOT NULL,
+            estimated_tokens bigint NOT NULL,
+            estimated_cost_micros bigint NOT NULL,
+            title_tokens bigint NOT NULL,
+            title_cost_micros bigint NOT NULL,
+            reasoning_tokens bigint NOT NULL,
+            document_tokens bigint NOT NULL)
+        """,
+        "CREATE INDEX usage_changes_by_user ON usage_changes (user_id, day)",
+        """
+        CREATE VIEW usage_rows AS
+            SELECT day, user_id, model, source, requests, input_tokens, cached_input_tokens, output_tokens,
+                cost_micros, estimated_tokens, estimated_cost_micros, title_tokens, title_cost_micros, reasoning_tokens,
+                document_tokens
+            FROM usage_daily
+            UNION ALL
+            SELECT day, user_id, model, source, requests, input_tokens, cached_input_tokens, output_tokens,
+                cost_micros, estimated_tokens, estimated_cost_micros, title_tokens, title_cost_micros, reasoning_tokens,
+                document_tokens
+            FROM usage_changes
+        """,
+    ]
 
     /// v2: what several instances share (above), stored bytes counted without holding the user's row, and, as in
     /// SQLite's v23, the single sign-ons under way.

@@ -77,6 +77,7 @@ extension PostgresStorage: DatabaseHandle {
 }
 
 /// Runs a database access, turning whatever it throws into the store's typed error.
+@discardableResult
 func perform<T>(_ access: () async throws -> T) async throws(StoreError) -> T {
     do {
         return try await access()

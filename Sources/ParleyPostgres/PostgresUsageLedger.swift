@@ -47,17 +47,34 @@ struct PostgresUsageLedger {
         return (usage, price.id)
     }
 
-    /// Adds `totals` to `userID`'s rollup row of `day`, `model` and `source`.
+    /// Adds `totals` to `userID`'s usage of `day`, `model` and `source`, as a row of `usage_changes` that waits for no
+    /// other transaction (`fold` moves it into the rollup).
     func add(_ totals: UsageTotals, userID: UserID, model: String, day: UsageDay, source: UsageSource) async throws {
         try await connection.query(
             """
-            INSERT INTO usage_daily (day, user_id, model, source, requests, input_tokens, cached_input_tokens,
+            INSERT INTO usage_changes (day, user_id, model, source, requests, input_tokens, cached_input_tokens,
                 output_tokens, cost_micros, estimated_tokens, estimated_cost_micros, title_tokens, title_cost_micros,
                 reasoning_tokens, document_tokens)
             VALUES (\(day.description), \(userID), \(model), \(source.rawValue), \(totals.requests),
                 \(totals.inputTokens), \(totals.cachedInputTokens), \(totals.outputTokens), \(totals.costMicros),
                 \(totals.estimatedTokens), \(totals.estimatedCostMicros), \(totals.titleTokens),
                 \(totals.titleCostMicros), \(totals.reasoningTokens), \(totals.documentTokens))
+            """, logger: logger)
+    }
+
+    /// Moves every row of `usage_changes` into its `usage_daily` row, in one statement (readers of `usage_rows` see
+    /// the sums before or after it, never half of it).
+    static func fold(client: PostgresClient, logger: Logger) async throws {
+        try await client.query(
+            """
+            WITH moved AS (DELETE FROM usage_changes RETURNING *)
+            INSERT INTO usage_daily (day, user_id, model, source, requests, input_tokens, cached_input_tokens,
+                output_tokens, cost_micros, estimated_tokens, estimated_cost_micros, title_tokens, title_cost_micros,
+                reasoning_tokens, document_tokens)
+            SELECT day, user_id, model, source, SUM(requests), SUM(input_tokens), SUM(cached_input_tokens),
+                SUM(output_tokens), SUM(cost_micros), SUM(estimated_tokens), SUM(estimated_cost_micros),
+                SUM(title_tokens), SUM(title_cost_micros), SUM(reasoning_tokens), SUM(document_tokens)
+            FROM moved GROUP BY day, user_id, model, source
             ON CONFLICT (day, user_id, model, source) DO UPDATE SET
                 requests = usage_daily.requests + excluded.requests,
                 input_tokens = usage_daily.input_tokens + excluded.input_tokens,
@@ -82,7 +99,7 @@ struct PostgresUsageLedger {
             SELECT COALESCE(u.monthly_budget_micros,
                     (SELECT value::bigint FROM settings WHERE key = \(BudgetStatus.defaultBudgetSetting)
                      AND value <> '')) AS budget,
-                (SELECT COALESCE(SUM(cost_micros), 0)::bigint FROM usage_daily
+                (SELECT COALESCE(SUM(cost_micros), 0)::bigint FROM usage_rows
                  WHERE user_id = u.id AND day >= \(month.description)) AS spent
             FROM users u WHERE u.id = \(userID)
             """, logger: logger
@@ -94,7 +111,7 @@ struct PostgresUsageLedger {
             """
             SELECT g.name, g.monthly_budget_micros AS budget,
                 (SELECT COALESCE(SUM(d.cost_micros), 0)::bigint FROM group_members o
-                 JOIN usage_daily d ON d.user_id = o.user_id AND d.day >= \(month.description)
+                 JOIN usage_rows d ON d.user_id = o.user_id AND d.day >= \(month.description)
                  WHERE o.group_id = g.id) AS spent
             FROM group_members m JOIN user_groups g ON g.id = m.group_id
             WHERE m.user_id = \(userID) AND g.monthly_budget_micros IS NOT NULL

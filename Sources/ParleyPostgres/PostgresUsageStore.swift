@@ -3,8 +3,9 @@ import Logging
 import ParleyCore
 import PostgresNIO
 
-/// Usage reports from the `usage_daily` rollup in PostgreSQL (never a scan of messages, but for one user's costliest
-/// conversations and the assistants' spend), and the price history.
+/// Usage reports from the rollup in PostgreSQL, `usage_rows` (`usage_daily` and the changes not yet folded into it):
+/// never a scan of messages, but for one user's costliest conversations and the assistants' spend; and the price
+/// history.
 public struct PostgresUsageStore: UsageStore {
     let client: PostgresClient
     let logger: Logger
@@ -15,17 +16,22 @@ public struct PostgresUsageStore: UsageStore {
         logger = database.logger
     }
 
-    /// The sums of a rollup query's rows, named as `UsageTotals(sums:)` reads them.
-    static let sums = """
+    /// The sums of `usage_rows`'s counters, each named as its column (`UsageTotals(rollup:)` reads them).
+    static let columnSums = """
         SUM(requests)::bigint AS requests, SUM(input_tokens)::bigint AS input_tokens,
         SUM(cached_input_tokens)::bigint AS cached_input_tokens, SUM(output_tokens)::bigint AS output_tokens,
         SUM(cost_micros)::bigint AS cost_micros, SUM(estimated_tokens)::bigint AS estimated_tokens,
         SUM(estimated_cost_micros)::bigint AS estimated_cost_micros, SUM(title_tokens)::bigint AS title_tokens,
         SUM(title_cost_micros)::bigint AS title_cost_micros, SUM(reasoning_tokens)::bigint AS reasoning_tokens,
+        SUM(document_tokens)::bigint AS document_tokens
+        """
+
+    /// The sums of a rollup query's rows, named as `UsageTotals(sums:)` reads them.
+    static let sums = """
+        \(columnSums),
         SUM(CASE WHEN source = 'api' THEN requests ELSE 0 END)::bigint AS api_requests,
         SUM(CASE WHEN source = 'api' THEN input_tokens + output_tokens ELSE 0 END)::bigint AS api_tokens,
-        SUM(CASE WHEN source = 'api' THEN cost_micros ELSE 0 END)::bigint AS api_cost_micros,
-        SUM(document_tokens)::bigint AS document_tokens
+        SUM(CASE WHEN source = 'api' THEN cost_micros ELSE 0 END)::bigint AS api_cost_micros
         """
 
     public func dashboard(period: UsagePeriod, sort: UsageSort, userLimit: Int) async throws(StoreError)
@@ -37,7 +43,7 @@ public struct PostgresUsageStore: UsageStore {
                 let users = try await connection.query(
                     """
                     SELECT g.*, u.email FROM (
-                        SELECT user_id, \(unescaped: Self.sums) FROM usage_daily
+                        SELECT user_id, \(unescaped: Self.sums) FROM usage_rows
                         WHERE day BETWEEN \(period.from.description) AND \(period.to.description) GROUP BY user_id) g
                     LEFT JOIN users u ON u.id = g.user_id
                     """, logger: logger
@@ -55,9 +61,11 @@ public struct PostgresUsageStore: UsageStore {
         try await perform {
             try await client.query(
                 """
-                SELECT d.*, u.email, d.input_tokens + d.output_tokens AS tokens FROM usage_daily d
+                SELECT d.*, u.email FROM (
+                    SELECT day, user_id, model, source, \(unescaped: Self.columnSums) FROM usage_rows
+                    WHERE day BETWEEN \(period.from.description) AND \(period.to.description)
+                    GROUP BY day, user_id, model, source) d
                 LEFT JOIN users u ON u.id = d.user_id
-                WHERE d.day BETWEEN \(period.from.description) AND \(period.to.description)
                 ORDER BY d.day, d.user_id, d.model COLLATE "C", d.source
                 """, logger: logger
             ).rows().map { row in
@@ -103,7 +111,7 @@ public struct PostgresUsageStore: UsageStore {
         try await perform {
             let rows = try await client.query(
                 """
-                SELECT user_id, SUM(cost_micros)::bigint FROM usage_daily WHERE day >= \(since.description)
+                SELECT user_id, SUM(cost_micros)::bigint FROM usage_rows WHERE day >= \(since.description)
                 GROUP BY user_id
                 """, logger: logger
             ).collect()
@@ -151,7 +159,7 @@ public struct PostgresUsageStore: UsageStore {
     {
         try await connection.query(
             """
-            SELECT day, model, \(unescaped: Self.sums) FROM usage_daily
+            SELECT day, model, \(unescaped: Self.sums) FROM usage_rows
             WHERE day BETWEEN \(period.from.description) AND \(period.to.description)
               AND (\(userID)::bigint IS NULL OR user_id = \(userID))
             GROUP BY day, model ORDER BY day, model COLLATE "C"
@@ -180,7 +188,7 @@ extension UsageTotals {
         documentTokens = try sum("document_tokens")
     }
 
-    /// Totals from one row of `usage_daily` itself (its API counts stay 0, as SQLite's records have them).
+    /// Totals from one rollup row of a day, user, model and source (its API counts stay 0, as SQLite's records have them).
     init(rollup row: PostgresRandomAccessRow) throws {
         func value(_ column: String) throws -> Int64 { try row[column].decode(Int64.self) }
         self.init(

@@ -43,7 +43,7 @@ struct ConversationTreeStoreTests {
         try await kind.withStores { store in
             let alice = try await store.user("alice@example.com")
             let chat = try await store.conversation(alice.id)
-            let one = try await store.exchange(chat.id, "q1", "a1")
+            _ = try await store.exchange(chat.id, "q1", "a1")
             let two = try await store.exchange(chat.id, "q2", "a2")
             let question = try #require(two.userMessage)
 

@@ -100,8 +100,9 @@ import Testing
             var postgres: [String: Set<String>] = [:]
             for row in try await database.client.query(
                 """
-                SELECT table_name::text, column_name::text FROM information_schema.columns
-                WHERE table_schema = 'public' AND table_name <> 'parley_migrations'
+                SELECT c.table_name::text, c.column_name::text FROM information_schema.columns c
+                JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+                WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE' AND c.table_name <> 'parley_migrations'
                 """
             ).rows() where try !PostgresSchema.ownTableNames.contains(row[0].decode(String.self)) {
                 postgres[try row[0].decode(String.self), default: []].insert(try row[1].decode(String.self))
