@@ -6,7 +6,8 @@
 # instances, nginx, PostgreSQL) runs on CPU 0, the mock and the load on CPU 1.
 # Usage: scripts/bench-instances.sh [BUILD_DIR]   (default .build); BENCH_FLAGS as for scripts/bench.sh, by default
 # one round of 1 and of 500 streams, no Stop measurements; PG_OPTIONS adds server settings (`-c name=value`); RUNS
-# names the runs to make (default: sqlite postgres-one postgres-one-nginx postgres-two-nginx).
+# names the runs to make (default: sqlite postgres-one postgres-one-nginx postgres-two-nginx; also send-path, the store
+# calls of a send on the same PostgreSQL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${1:-.build}/release"
@@ -118,6 +119,7 @@ run() {
 
 # stop_site: stops the instances and nginx of a run.
 stop_site() {
+  [ ${#instance_pids[@]} -eq 0 ] && [ -z "$nginx_pid" ] && return 0
   kill "${instance_pids[@]}" ${nginx_pid:+"$nginx_pid"} 2>/dev/null || true
   wait "${instance_pids[@]}" ${nginx_pid:+"$nginx_pid"} 2>/dev/null || true
   instance_pids=() nginx_pid=
@@ -145,6 +147,11 @@ for name in ${RUNS:-sqlite postgres-one postgres-one-nginx postgres-two-nginx}; 
       url=$(database two_nginx) ports=(18080 18081)
       start_instance 18080 PARLEY_DATABASE_URL="$url" && start_instance 18081 PARLEY_DATABASE_URL="$url" \
         && start_nginx 18080 18081 && run "$name" http://127.0.0.1:18090 ;;
+    send-path)
+      url=$(database send_path)
+      echo "== send-path on PostgreSQL"
+      "${load_pin[@]}" "$bin/parley-bench" send-path --sends 300 --database-url "$url" \
+        --output bench-results/send-path-postgres.json 2>&1 | grep -v 'migrated the database' ;;
     *) echo "unknown run $name" >&2 && exit 64 ;;
   esac
   stop_site
