@@ -58,7 +58,9 @@ TIMING_SUITES = FaultTests|OperationsTests
 
 # The JSON API suite runs twice: on the data folder's SQLite file, and with each server on a new database of a
 # throwaway PostgreSQL (Tests/PythonSupport/throwaway_postgres.py); the store tests start their own. Tests/Instances
-# runs several `parley serve` processes on one database of it.
+# runs several `parley serve` processes on one database of it. The Swift generation suites (GenerationTests,
+# GenerationStartTests, ConversationTreeTests) run each test on both databases, PostgreSQL's a new database of the
+# test process's own server (Tests/TestDatabases).
 
 # The Python suites run with the virtual environment `install-deps.sh --test` makes: Debian's selenium and pytest,
 # and from PyPI axe-core (axe-selenium-python), oidc-provider-mock, and the official `openai` package and openapi-core

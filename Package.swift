@@ -165,7 +165,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
-            name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCopy", "ParleyCore"]),
+            name: "ParleyStoreTests",
+            dependencies: ["ParleyStore", "ParleyPostgres", "ParleyCopy", "ParleyCore", "TestDatabases"]),
+        // What tests over both databases share: the test process's PostgreSQL server and a new database of each kind.
+        .target(
+            name: "TestDatabases",
+            dependencies: [
+                "ParleyCore", "ParleyStore", "ParleyPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TestDatabases"),
         .testTarget(name: "ParleyDocumentsTests", dependencies: ["ParleyDocuments"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyMarkdown", "ParleyJSON"]),
         .testTarget(name: "ParleyToolsTests", dependencies: ["ParleyTools", "ParleyCore"]),
@@ -182,6 +192,7 @@ let package = Package(
             name: "ParleyServerTests",
             dependencies: [
                 "ParleyServer", "ParleyCore", "ParleyStore", "ParleyProviders", "ParleyMarkdown", "MockUpstream",
+                "TestDatabases",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "JWTKit", package: "jwt-kit"),

@@ -1,5 +1,6 @@
 import Foundation
 import NIOHTTP1
+import TestDatabases
 import Testing
 
 extension APIClient {
@@ -39,9 +40,11 @@ private func askedTexts(_ server: TestServer) async throws -> [String] {
 /// context sent upstream is the path to the message answered.
 @Suite("Conversation trees")
 struct ConversationTreeTests {
-    @Test("an edit starts a new branch whose context is its own path; walking back shows the first branch whole")
-    func editAndWalk() async throws {
-        try await withTestServer(mockTokens: 3) { server in
+    @Test(
+        "an edit starts a new branch whose context is its own path; walking back shows the first branch whole",
+        arguments: TestDatabase.allCases)
+    func editAndWalk(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 3, database: database) { server in
             let (_, api) = try await server.signUp("user@example.com")
             let id = try await api.createConversation()
             try await api.sendAndWait(id, "first question")
@@ -70,9 +73,11 @@ struct ConversationTreeTests {
         }
     }
 
-    @Test("regenerate keeps every reply as a version; any earlier reply can be regenerated")
-    func regenerateKeepsVersions() async throws {
-        try await withTestServer(mockTokens: 3) { server in
+    @Test(
+        "regenerate keeps every reply as a version; any earlier reply can be regenerated",
+        arguments: TestDatabase.allCases)
+    func regenerateKeepsVersions(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 3, database: database) { server in
             let (_, api) = try await server.signUp("user@example.com")
             let id = try await api.createConversation()
             try await api.sendAndWait(id, "one")
@@ -94,9 +99,9 @@ struct ConversationTreeTests {
         }
     }
 
-    @Test("bad anchors are refused with a clear status and nothing is stored")
-    func badAnchorsAreRefused() async throws {
-        try await withTestServer(mockTokens: 3, configure: { $0.signup = .open }) { server in
+    @Test("bad anchors are refused with a clear status and nothing is stored", arguments: TestDatabase.allCases)
+    func badAnchorsAreRefused(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 3, database: database, configure: { $0.signup = .open }) { server in
             let (_, api) = try await server.signUp("user@example.com")
             let (_, mallory) = try await server.signUp("mallory@example.com")
             let id = try await api.createConversation()
@@ -132,9 +137,11 @@ struct ConversationTreeTests {
         }
     }
 
-    @Test("export.json keeps every branch; importing it restores the tree with the same branch current")
-    func exportImportKeepsTheTree() async throws {
-        try await withTestServer(mockTokens: 3) { server in
+    @Test(
+        "export.json keeps every branch; importing it restores the tree with the same branch current",
+        arguments: TestDatabase.allCases)
+    func exportImportKeepsTheTree(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 3, database: database) { server in
             let signedUp = try await server.signUp("user@example.com")
             var browser = signedUp.browser
             let api = signedUp.api
@@ -159,9 +166,11 @@ struct ConversationTreeTests {
         }
     }
 
-    @Test("an imported tree with hostile links (itself, a later message, no such message) imports each as a root")
-    func hostileTreeImport() async throws {
-        try await withTestServer(mockTokens: 3) { server in
+    @Test(
+        "an imported tree with hostile links (itself, a later message, no such message) imports each as a root",
+        arguments: TestDatabase.allCases)
+    func hostileTreeImport(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 3, database: database) { server in
             let (_, api) = try await server.signUp("user@example.com")
             func message(_ id: Int, _ parent: Int?, _ role: String) -> String {
                 let link = parent.map { #""parent_id":\#($0),"# } ?? ""
@@ -191,9 +200,9 @@ struct ConversationTreeTests {
         }
     }
 
-    @Test("a search hit in another branch opens that branch, which becomes current")
-    func searchHitOpensItsBranch() async throws {
-        try await withTestServer(mockTokens: 3) { server in
+    @Test("a search hit in another branch opens that branch, which becomes current", arguments: TestDatabase.allCases)
+    func searchHitOpensItsBranch(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 3, database: database) { server in
             let signedUp = try await server.signUp("user@example.com")
             var browser = signedUp.browser
             let api = signedUp.api
@@ -213,10 +222,12 @@ struct ConversationTreeTests {
         }
     }
 
-    @Test("a reply streaming in one branch goes on while another is shown, and Stop ends it from there")
-    func runningReplyBelongsToItsBranch() async throws {
+    @Test(
+        "a reply streaming in one branch goes on while another is shown, and Stop ends it from there",
+        arguments: TestDatabase.allCases)
+    func runningReplyBelongsToItsBranch(database: TestDatabase) async throws {
         // 100 tokens 50 ms apart: the reply runs for five seconds, long enough to switch branches meanwhile.
-        try await withTestServer(mockTokens: 100, mockDelayMilliseconds: 50) { server in
+        try await withTestServer(mockTokens: 100, mockDelayMilliseconds: 50, database: database) { server in
             let signedUp = try await server.signUp("user@example.com")
             var browser = signedUp.browser
             let api = signedUp.api
@@ -249,9 +260,9 @@ struct ConversationTreeTests {
         }
     }
 
-    @Test("a share snapshots the current branch only")
-    func shareTakesTheCurrentBranch() async throws {
-        try await withTestServer(mockTokens: 3) { server in
+    @Test("a share snapshots the current branch only", arguments: TestDatabase.allCases)
+    func shareTakesTheCurrentBranch(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 3, database: database) { server in
             let signedUp = try await server.signUp("user@example.com")
             var browser = signedUp.browser
             let api = signedUp.api
@@ -270,9 +281,9 @@ struct ConversationTreeTests {
         }
     }
 
-    @Test("deleting a message deletes what follows it; the parent's branch shows")
-    func deleteMessage() async throws {
-        try await withTestServer(mockTokens: 3) { server in
+    @Test("deleting a message deletes what follows it; the parent's branch shows", arguments: TestDatabase.allCases)
+    func deleteMessage(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 3, database: database) { server in
             let (_, api) = try await server.signUp("user@example.com")
             let id = try await api.createConversation()
             try await api.sendAndWait(id, "one")
@@ -286,9 +297,11 @@ struct ConversationTreeTests {
         }
     }
 
-    @Test("without JavaScript: Edit opens the editor, saving sends a new version, and ◀ ▶ walk the versions")
-    func pageForms() async throws {
-        try await withTestServer(mockTokens: 3) { server in
+    @Test(
+        "without JavaScript: Edit opens the editor, saving sends a new version, and ◀ ▶ walk the versions",
+        arguments: TestDatabase.allCases)
+    func pageForms(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 3, database: database) { server in
             let signedUp = try await server.signUp("user@example.com")
             var browser = signedUp.browser
             let api = signedUp.api

@@ -4,6 +4,7 @@ import ParleyCore
 import ParleyProviders
 import ParleyStore
 import Synchronization
+import TestDatabases
 import Testing
 
 /// How a reply starts: the starter gets control back once the reply's request is on its way, and a reply whose
@@ -132,35 +133,34 @@ import Testing
     /// The chat model of these tests, served by the provider `withManager` is given.
     static let recorded = ModelInfo(id: "recorded", providerID: "recorder", contextWindow: 8_000)
 
-    /// A manager over a real SQLite file with one model served by `provider`, and a conversation of one user.
+    /// A manager over a new database of `database`'s kind (with its relay, PostgreSQL's), with one model served by
+    /// `provider`, and a conversation of one user.
     static func withManager(
-        _ provider: some ChatProvider, model: ModelInfo = recorded,
-        _ body: (GenerationManager, SQLiteChatStore, Conversation) async throws -> Void
+        _ database: TestDatabase, _ provider: some ChatProvider, model: ModelInfo = recorded,
+        _ body: (GenerationManager, any ChatStore, Conversation) async throws -> Void
     ) async throws {
-        let directory = try makeTempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let database = try ParleyDatabase(directory: directory)
-        let store = SQLiteChatStore(database: database)
-        let user = try await SQLiteAccountStore(database: database).createUser(
-            email: "start@example.com", passwordHash: "-", isAdmin: false)
-        let conversation = try await store.createConversation(
-            userID: user.id, title: "t", model: model.id, systemPrompt: "")
-        let catalog = ModelCatalog(models: [model], providers: ["recorder": provider], isDemoOnly: false)
-        let settings = GenerationSettings(shutdownGrace: .seconds(5), modelTitles: false)
-        let manager = GenerationManager(
-            store: store, catalog: catalog, settings: settings, logger: Logger(label: "test"))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await manager.run() }
-            try await body(manager, store, conversation)
-            manager.shutdown()
-            try await group.waitForAll()
+        try await database.withStores { stores in
+            let store = stores.chat
+            let user = try await stores.accounts.createUser(
+                email: "start@example.com", passwordHash: "-", isAdmin: false)
+            let conversation = try await store.createConversation(
+                userID: user.id, title: "t", model: model.id, systemPrompt: "")
+            let catalog = ModelCatalog(models: [model], providers: ["recorder": provider], isDemoOnly: false)
+            let settings = GenerationSettings(shutdownGrace: .seconds(5), modelTitles: false)
+            let manager = GenerationManager(
+                store: store, relay: stores.relay, catalog: catalog, settings: settings, logger: Logger(label: "test"))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await manager.run() }
+                try await body(manager, store, conversation)
+                manager.shutdown()
+                try await group.waitForAll()
+            }
         }
-        try database.close()
     }
 
     /// Starts a reply to `question` whose job answers it with the conversation's history.
     static func start(
-        _ manager: GenerationManager, _ store: SQLiteChatStore, _ conversation: Conversation, question: String,
+        _ manager: GenerationManager, _ store: any ChatStore, _ conversation: Conversation, question: String,
         model: ModelInfo = recorded, beforeWriting: @Sendable () -> Void = {}
     ) async throws -> GenerationJob {
         try await manager.start(conversationID: conversation.id, receivedAt: .now) {
@@ -178,7 +178,7 @@ import Testing
     /// The stored reply of `job` once no reply runs any more (at most 60 s: the full suite on two slow cores once kept
     /// a reply of three retries running past 10 s).
     static func savedWhenDone(
-        _ manager: GenerationManager, _ store: SQLiteChatStore, _ conversation: Conversation,
+        _ manager: GenerationManager, _ store: any ChatStore, _ conversation: Conversation,
         _ job: GenerationJob
     ) async throws -> Message? {
         let deadline = ContinuousClock.now + .seconds(60)
@@ -186,10 +186,12 @@ import Testing
         return try await store.message(id: job.assistantMessageID, userID: conversation.userID)
     }
 
-    @Test("start returns once the provider says the reply's request was sent, while the reply still streams")
-    func startReturnsOnceTheRequestWasSent() async throws {
+    @Test(
+        "start returns once the provider says the reply's request was sent, while the reply still streams",
+        arguments: TestDatabase.allCases)
+    func startReturnsOnceTheRequestWasSent(database: TestDatabase) async throws {
         let provider = RecordingProvider()
-        try await Self.withManager(provider) { manager, store, conversation in
+        try await Self.withManager(database, provider) { manager, store, conversation in
             let job = try await Self.start(manager, store, conversation, question: "hello")
             #expect(provider.wasSent)
             #expect(manager.runningCount == 1)  // the answer waits for the gate
@@ -199,10 +201,12 @@ import Testing
         }
     }
 
-    @Test("start returns when the provider fails before its request was sent, without waiting for the retries")
-    func startReturnsWhenTheProviderFailsBeforeSending() async throws {
+    @Test(
+        "start returns when the provider fails before its request was sent, without waiting for the retries",
+        arguments: TestDatabase.allCases)
+    func startReturnsWhenTheProviderFailsBeforeSending(database: TestDatabase) async throws {
         let provider = FailingBeforeSending()
-        try await Self.withManager(provider) { manager, store, conversation in
+        try await Self.withManager(database, provider) { manager, store, conversation in
             let job = try await Self.start(manager, store, conversation, question: "hello")
             // Three retries follow, at least 875 ms of backoff in all; the starter went on after the first failure.
             #expect(provider.attempts < 4)
@@ -210,10 +214,12 @@ import Testing
         }
     }
 
-    @Test("a Stop that comes while the reply's task is starting stops it once the task is known")
-    func stopWhileStartingStopsTheReply() async throws {
+    @Test(
+        "a Stop that comes while the reply's task is starting stops it once the task is known",
+        arguments: TestDatabase.allCases)
+    func stopWhileStartingStopsTheReply(database: TestDatabase) async throws {
         let provider = StoppedWhileStarting()
-        try await Self.withManager(provider) { manager, store, conversation in
+        try await Self.withManager(database, provider) { manager, store, conversation in
             provider.onRequest { manager.stop(conversationID: conversation.id) }
             let job = try await Self.start(manager, store, conversation, question: "hello")
             // Stopped, and before the provider's answer came 5 s after the request.
@@ -222,11 +228,11 @@ import Testing
         }
     }
 
-    @Test("an image model's start does not wait for the picture")
-    func imageStartDoesNotWaitForThePicture() async throws {
+    @Test("an image model's start does not wait for the picture", arguments: TestDatabase.allCases)
+    func imageStartDoesNotWaitForThePicture(database: TestDatabase) async throws {
         let provider = HeldDrawing()
         let drawing = ModelInfo(id: "drawing", providerID: "recorder", generatesImages: true)
-        try await Self.withManager(provider, model: drawing) { manager, store, conversation in
+        try await Self.withManager(database, provider, model: drawing) { manager, store, conversation in
             let job = try await Self.start(manager, store, conversation, question: "a cat", model: drawing)
             #expect(!provider.hasFinished)
             provider.release()
@@ -235,10 +241,11 @@ import Testing
     }
 
     @Test(
-        "a reply written while the server begins to shut down ends interrupted, with its done, and never asks upstream")
-    func replyWrittenDuringShutdown() async throws {
+        "a reply written while the server begins to shut down ends interrupted, with its done, and never asks upstream",
+        arguments: TestDatabase.allCases)
+    func replyWrittenDuringShutdown(database: TestDatabase) async throws {
         let provider = RecordingProvider()
-        try await Self.withManager(provider) { manager, store, conversation in
+        try await Self.withManager(database, provider) { manager, store, conversation in
             let job = try await Self.start(
                 manager, store, conversation, question: "too late", beforeWriting: { manager.shutdown() })
             let saved = try await store.message(id: job.assistantMessageID, userID: conversation.userID)
@@ -259,11 +266,11 @@ import Testing
     }
 
     @Test(
-        "each chunk of text asks the provider to leave the next bytes unread for the coalescing interval; others for nothing"
-    )
-    func textChunksPauseReadsForTheCoalescingInterval() async throws {
+        "each chunk of text asks the provider to leave the next bytes unread for the coalescing interval; others for nothing",
+        arguments: TestDatabase.allCases)
+    func textChunksPauseReadsForTheCoalescingInterval(database: TestDatabase) async throws {
         let provider = PauseRecordingProvider()
-        try await Self.withManager(provider) { manager, store, conversation in
+        try await Self.withManager(database, provider) { manager, store, conversation in
             let job = try await Self.start(manager, store, conversation, question: "hello")
             _ = try await Self.savedWhenDone(manager, store, conversation, job)
             let interval = GenerationSettings().coalesceInterval(running: 1)

@@ -2,6 +2,7 @@ import Foundation
 import MockUpstream
 import ParleyCore
 import ParleyMarkdown
+import TestDatabases
 import Testing
 
 /// The generation engine over a live server and a real mock upstream: streaming, stop, resume, idempotency.
@@ -14,9 +15,11 @@ struct GenerationTests {
         return try await APIClient.signIn(server, email: email)
     }
 
-    @Test("a reply streams start, tokens and one done; the text equals the upstream's and is saved with usage")
-    func streamsAReply() async throws {
-        try await withTestServer(mockTokens: 45) { server in
+    @Test(
+        "a reply streams start, tokens and one done; the text equals the upstream's and is saved with usage",
+        arguments: TestDatabase.allCases)
+    func streamsAReply(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 45, database: database) { server in
             let api = try await Self.signedIn(server)
             let id = try await api.createConversation()
             let stream = try await api.request(
@@ -52,12 +55,14 @@ struct GenerationTests {
         }
     }
 
-    @Test("the first token goes out alone at once; later ones are coalesced into fewer events")
-    func laterTokensAreCoalesced() async throws {
+    @Test(
+        "the first token goes out alone at once; later ones are coalesced into fewer events",
+        arguments: TestDatabase.allCases)
+    func laterTokensAreCoalesced(database: TestDatabase) async throws {
         // Real time, end to end through a real stream: how many events a loaded machine's pace yields varies, so only
         // the upper bound is asserted here; EngineClockTests pins the timing itself on a test clock.
         try await withTestServer(
-            mockTokens: 90, mockDelayMilliseconds: 10,
+            mockTokens: 90, mockDelayMilliseconds: 10, database: database,
             configure: { $0.generation.coalesceInterval = .milliseconds(100) }
         ) { server in
             let api = try await Self.signedIn(server)
@@ -76,9 +81,10 @@ struct GenerationTests {
     }
 
     @Test(
-        "a long markdown reply arrives block by block, ends at the final render, and costs under three times its HTML")
-    func longReplyStreamsBlockByBlock() async throws {
-        try await withTestServer(mockDelayMilliseconds: 1) { server in
+        "a long markdown reply arrives block by block, ends at the final render, and costs under three times its HTML",
+        arguments: TestDatabase.allCases)
+    func longReplyStreamsBlockByBlock(database: TestDatabase) async throws {
+        try await withTestServer(mockDelayMilliseconds: 1, database: database) { server in
             let api = try await Self.signedIn(server)
             let id = try await api.createConversation(model: "mock-long")
             let stream = try await api.request(
@@ -103,9 +109,11 @@ struct GenerationTests {
         }
     }
 
-    @Test("stop ends the reply at once: partial text kept as stopped, upstream request closed, others untouched")
-    func stopOneOfMany() async throws {
-        try await withTestServer(mockTokens: 40) { server in
+    @Test(
+        "stop ends the reply at once: partial text kept as stopped, upstream request closed, others untouched",
+        arguments: TestDatabase.allCases)
+    func stopOneOfMany(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 40, database: database) { server in
             let api = try await Self.signedIn(server)
             var conversations: [Int64] = []
             for _ in 0..<10 { conversations.append(try await api.createConversation(model: "mock-slow")) }
@@ -154,9 +162,9 @@ struct GenerationTests {
         }
     }
 
-    @Test("stop when nothing runs is 204 and changes nothing")
-    func stopWhenIdle() async throws {
-        try await withTestServer { server in
+    @Test("stop when nothing runs is 204 and changes nothing", arguments: TestDatabase.allCases)
+    func stopWhenIdle(database: TestDatabase) async throws {
+        try await withTestServer(database: database) { server in
             let api = try await Self.signedIn(server)
             let id = try await api.createConversation()
             #expect(try await api.request(.POST, "/api/conversations/\(id)/stop").status == 204)
@@ -168,9 +176,11 @@ struct GenerationTests {
         }
     }
 
-    @Test("a reconnect with Last-Event-ID resumes exactly after it; garbage or future ids replay everything")
-    func resume() async throws {
-        try await withTestServer(mockTokens: 40) { server in
+    @Test(
+        "a reconnect with Last-Event-ID resumes exactly after it; garbage or future ids replay everything",
+        arguments: TestDatabase.allCases)
+    func resume(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 40, database: database) { server in
             let api = try await Self.signedIn(server)
             let id = try await api.createConversation(model: "mock-slow")
             let first = try await api.events(id)
@@ -195,9 +205,11 @@ struct GenerationTests {
         }
     }
 
-    @Test("a client that missed the end gets the stored done on reconnect; one that saw it gets nothing again")
-    func resumeAfterEnd() async throws {
-        try await withTestServer(mockTokens: 5) { server in
+    @Test(
+        "a client that missed the end gets the stored done on reconnect; one that saw it gets nothing again",
+        arguments: TestDatabase.allCases)
+    func resumeAfterEnd(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 5, database: database) { server in
             let api = try await Self.signedIn(server)
             let id = try await api.createConversation()
             let stream = try await api.events(id)
@@ -225,9 +237,9 @@ struct GenerationTests {
         }
     }
 
-    @Test("idle streams get a heartbeat comment")
-    func heartbeat() async throws {
-        try await withTestServer { server in
+    @Test("idle streams get a heartbeat comment", arguments: TestDatabase.allCases)
+    func heartbeat(database: TestDatabase) async throws {
+        try await withTestServer(database: database) { server in
             let api = try await Self.signedIn(server)
             let id = try await api.createConversation()
             let stream = try await api.events(id)
@@ -239,11 +251,13 @@ struct GenerationTests {
         }
     }
 
-    @Test("the same request_id never starts a second reply: 409 while running, the original result after")
-    func idempotentSend() async throws {
+    @Test(
+        "the same request_id never starts a second reply: 409 while running, the original result after",
+        arguments: TestDatabase.allCases)
+    func idempotentSend(database: TestDatabase) async throws {
         // 60 tokens 100 ms apart (mock-slow): the first reply is still running when the next sends arrive, even on a
         // loaded machine.
-        try await withTestServer(mockTokens: 60) { server in
+        try await withTestServer(mockTokens: 60, database: database) { server in
             let api = try await Self.signedIn(server)
             let id = try await api.createConversation(model: "mock-slow")
             let first = try await api.send(id, "once", requestID: "req-1")
@@ -270,9 +284,9 @@ struct GenerationTests {
         }
     }
 
-    @Test("regenerate replaces the last reply with a new one")
-    func regenerate() async throws {
-        try await withTestServer(mockTokens: 8) { server in
+    @Test("regenerate replaces the last reply with a new one", arguments: TestDatabase.allCases)
+    func regenerate(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 8, database: database) { server in
             var browser = server.browser()
             _ = try await browser.signUp("user@example.com")
             let api = try await APIClient.signIn(server, email: "user@example.com")
@@ -293,9 +307,11 @@ struct GenerationTests {
         }
     }
 
-    @Test("the browser form sends without JavaScript and the page shows the reply once complete")
-    func formSend() async throws {
-        try await withTestServer(mockTokens: 6) { server in
+    @Test(
+        "the browser form sends without JavaScript and the page shows the reply once complete",
+        arguments: TestDatabase.allCases)
+    func formSend(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 6, database: database) { server in
             var browser = server.browser()
             _ = try await browser.signUp("user@example.com")
             let id = try await browser.createConversation()
@@ -316,9 +332,11 @@ struct GenerationTests {
         }
     }
 
-    @Test("the context sent upstream holds the system prompt and the conversation so far")
-    func contextSentUpstream() async throws {
-        try await withTestServer(mockTokens: 4) { server in
+    @Test(
+        "the context sent upstream holds the system prompt and the conversation so far",
+        arguments: TestDatabase.allCases)
+    func contextSentUpstream(database: TestDatabase) async throws {
+        try await withTestServer(mockTokens: 4, database: database) { server in
             let api = try await Self.signedIn(server)
             let id = try await api.createConversation(systemPrompt: "Be brief.")
             let first = try await api.send(id, "first question")

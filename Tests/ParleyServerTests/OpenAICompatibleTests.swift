@@ -123,7 +123,7 @@ struct OpenAICompatibleTests {
                 try Int64.fetchOne(db, sql: "SELECT key_id FROM api_completions")
             }
             #expect(keyID == key.id)
-            let rollup = try await ParleyDatabase(directory: server.dataDirectory).pool.read { db in
+            let rollup = try ParleyDatabase(directory: server.dataDirectory).pool.read { db in
                 try Row.fetchAll(
                     db, sql: "SELECT source, requests, input_tokens + output_tokens, output_tokens FROM usage_daily")
             }

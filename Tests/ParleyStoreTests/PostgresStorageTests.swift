@@ -4,6 +4,7 @@ import Logging
 import ParleyCore
 import ParleyStore
 import PostgresNIO
+import TestDatabases
 import Testing
 
 @testable import ParleyPostgres

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ParleyCore
 import Synchronization
+import TestDatabases
 import Testing
 
 @testable import ParleyPostgres

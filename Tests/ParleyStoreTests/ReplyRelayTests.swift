@@ -3,6 +3,7 @@ import Logging
 import ParleyCore
 import PostgresNIO
 import Synchronization
+import TestDatabases
 import Testing
 
 @testable import ParleyPostgres

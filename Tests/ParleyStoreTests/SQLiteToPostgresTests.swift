@@ -4,6 +4,7 @@ import ParleyCopy
 import ParleyCore
 import ParleyPostgres
 import ParleyStore
+import TestDatabases
 import Testing
 
 /// `parley migrate --from-sqlite`: an SQLite database of every kind of row, copied into an empty PostgreSQL one.

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import TestDatabases
 import Testing
 
 @testable import ParleyPostgres

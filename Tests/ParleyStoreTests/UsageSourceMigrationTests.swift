@@ -38,7 +38,7 @@ import Testing
             outcome: ReplyOutcome(
                 content: "", status: .complete, usage: Usage(promptTokens: 10, completionTokens: 20),
                 pricing: pricing))
-        let rows = try await database.pool.read { db in
+        let rows = try database.pool.read { db in
             try Row.fetchAll(
                 db,
                 sql: """

@@ -5,9 +5,10 @@ import MockUpstream
 import ParleyCore
 import ParleyServer
 import ServiceLifecycle
+import TestDatabases
 
-/// A live Parley server on a loopback port, with a real SQLite file in a temp folder and a real
-/// `mock-upstream` as its OpenAI-compatible provider.
+/// A live Parley server on a loopback port, with a real SQLite file in a temp folder (or a new database of the test
+/// PostgreSQL) and a real `mock-upstream` as its OpenAI-compatible provider.
 struct TestServer: Sendable {
     let port: Int
     let mockPort: Int
@@ -129,10 +130,11 @@ func makeTempDirectory() throws -> String {
 /// Runs `body` against a live server (and mock upstream), shutting both down afterwards. With `mockTLS`, the mock
 /// serves HTTPS with those files, and the server is pointed at it through `PARLEY_UPSTREAM_CA_FILE` (before
 /// `configure` runs). With `serverTLS`, Parley serves HTTPS with those files (`PARLEY_TLS_CERTIFICATE` and
-/// `PARLEY_TLS_KEY`), and the test's client trusts them.
+/// `PARLEY_TLS_KEY`), and the test's client trusts them. `database` is where the server keeps its data: the data
+/// folder's SQLite file, or a new database of the test PostgreSQL.
 func withTestServer(
     mockTokens: Int = 30, mockDelayMilliseconds: Int = 0, mockFirstTokenMilliseconds: Int = 0,
-    dataDirectory: String? = nil,
+    dataDirectory: String? = nil, database: TestDatabase = .sqlite,
     mockTLS: MockTLSFiles? = nil, serverTLS: MockTLSFiles? = nil,
     configure: (inout ServerSettings) throws -> Void = { _ in },
     _ body: (TestServer) async throws -> Void
@@ -153,15 +155,22 @@ func withTestServer(
             settings.tlsCertificate = serverTLS?.certificateChain
             settings.tlsKey = serverTLS?.privateKey
             try configure(&settings)
-            let (ports, ready) = AsyncStream.makeStream(of: Int.self)
-            let app = try await buildApplication(settings: settings) { ready.yield($0) }
-            try await withRunningService(app, logger: Logger(label: "test")) {
-                var iterator = ports.makeAsyncIterator()
-                guard let port = await iterator.next() else { return }
-                try await body(
-                    TestServer(
-                        port: port, mockPort: mockPort, dataDirectory: directory, client: client,
-                        routes: app.routes, mockUsesTLS: mockTLS != nil, usesTLS: serverTLS != nil))
+            /// Serves over `stores` (the data folder's SQLite file when nil) while `body` runs.
+            func serve(_ stores: StoreSet?) async throws {
+                let (ports, ready) = AsyncStream.makeStream(of: Int.self)
+                let app = try await buildApplication(settings: settings, stores: stores) { ready.yield($0) }
+                try await withRunningService(app, logger: Logger(label: "test")) {
+                    var iterator = ports.makeAsyncIterator()
+                    guard let port = await iterator.next() else { return }
+                    try await body(
+                        TestServer(
+                            port: port, mockPort: mockPort, dataDirectory: directory, client: client,
+                            routes: app.routes, mockUsesTLS: mockTLS != nil, usesTLS: serverTLS != nil))
+                }
+            }
+            switch database {
+            case .sqlite: try await serve(nil)
+            case .postgres: try await database.withStores { try await serve($0) }
             }
         }
     } catch {

@@ -3,6 +3,7 @@ import GRDB
 import ParleyCore
 import ParleyPostgres
 import ParleyStore
+import TestDatabases
 import Testing
 
 /// The databases the store tests run against: SQLite in a temporary folder, and PostgreSQL (`TestPostgres`).

@@ -1,22 +1,21 @@
 import Foundation
 import Logging
+import ParleyPostgres
 import PostgresNIO
-import Testing
-
-@testable import ParleyPostgres
 
 /// A throwaway PostgreSQL server from Debian's package for the test process: made with `initdb` in a temporary folder
 /// and started on a Unix socket there (no TCP port) at first use, as the `postgres` user when the tests
 /// run as root (PostgreSQL refuses root), and stopped, its folder removed, when the process exits. Each test gets a
 /// database of its own.
-actor TestPostgres {
-    static let shared = TestPostgres()
+public actor TestPostgres {
+    /// The server of the test process.
+    public static let shared = TestPostgres()
 
     /// The server's folder: its data and its socket.
-    static let folder = NSTemporaryDirectory() + "parley-postgres-\(getpid())"
+    public static let folder = NSTemporaryDirectory() + "parley-postgres-\(getpid())"
 
     /// Runs `body` with a new database (migrated unless `migrated` is false), dropped afterwards.
-    nonisolated func withDatabase(migrated: Bool = true, _ body: (PostgresStorage) async throws -> Void)
+    public nonisolated func withDatabase(migrated: Bool = true, _ body: (PostgresStorage) async throws -> Void)
         async throws
     {
         try await start()
@@ -67,7 +66,7 @@ actor TestPostgres {
                 "-D", folder + "/data", "-k", folder, "-c", "listen_addresses=", "-c", "fsync=off",
                 "-c", "full_page_writes=off", "-c", "synchronous_commit=off", "-c", "max_connections=400",
             ], asServer: true)
-        FileManager.default.createFile(atPath: folder + "/server.log", contents: nil)
+        _ = FileManager.default.createFile(atPath: folder + "/server.log", contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/server.log"))
         server.standardOutput = log
         server.standardError = log
@@ -119,7 +118,7 @@ actor TestPostgres {
         let process = process(program, arguments, asServer: asServer)
         // Output goes to a file, read if the program fails.
         let outputPath = folder + "/\(program)-\(UUID().uuidString).out"
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         defer { try? output.close() }
@@ -137,18 +136,25 @@ actor TestPostgres {
 }
 
 /// A step of starting the test server that failed.
-struct TestPostgresFailure: Error, CustomStringConvertible {
-    let description: String
+public struct TestPostgresFailure: Error, CustomStringConvertible {
+    public let description: String
+
+    /// A failure saying `description`.
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 extension PostgresStorage {
     /// Runs one statement of SQL, for what no store writes.
-    func execute(_ sql: String) async throws {
-        try await client.query(PostgresQuery(unsafeSQL: sql))
+    public func execute(_ sql: String) async throws {
+        try await withTransaction { connection in
+            _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: Self.testLogger)
+        }
     }
 
     /// The integer one query gives (-1 for no row), its `?`s bound to `arguments` in order.
-    func integer(_ sql: String, _ arguments: [Int64]) async throws -> Int {
+    public func integer(_ sql: String, _ arguments: [Int64]) async throws -> Int {
         var bindings = PostgresBindings()
         var numbered = ""
         for character in sql {
@@ -156,14 +162,20 @@ extension PostgresStorage {
                 numbered.append(character)
                 continue
             }
-            try bindings.append(arguments[bindings.count])
+            bindings.append(arguments[bindings.count])
             numbered += "$\(bindings.count)"
         }
+        let query = PostgresQuery(unsafeSQL: numbered, binds: bindings)
         do {
-            let row = try await client.query(PostgresQuery(unsafeSQL: numbered, binds: bindings)).collect().first
+            let row = try await withTransaction { connection in
+                try await connection.query(query, logger: Self.testLogger).collect().first
+            }
             return try row.map { Int(try $0.decode(Int64.self)) } ?? -1
         } catch {
             throw TestPostgresFailure(description: String(reflecting: error))
         }
     }
+
+    /// The logger of the tests' own queries.
+    private static let testLogger = Logger(label: "parley-test-postgres")
 }
