@@ -201,6 +201,8 @@ public final class PostgresReplyRelay: ReplyRelay {
                 try await PostgresStoredBytes.fold(client: client, logger: logger)
                 try await PostgresUsageLedger.fold(client: client, logger: logger)
             } catch {
+                // Cancelled: the instance is stopping, and its leases with it.
+                if Task.isCancelled { return }
                 logger.error("keeping leases failed", metadata: ["error": "\(String(reflecting: error))"])
             }
             try? await Task.sleep(for: leaseInterval)
