@@ -68,4 +68,34 @@ import Testing
             #expect(try await stores.groups.spend(since: november) == [group.id: 500])
         }
     }
+
+    @Test(
+        "a group's budget holds its members without one of their own: spent, their replies are refused; raised, they start",
+        arguments: StoreKind.allCases)
+    func groupBudgetHoldsItsMembers(kind: StoreKind) async throws {
+        try await kind.withStores { stores in
+            let group = try await stores.groups.createGroup(name: "Staff")
+            let bob = try await stores.user("bob@example.com")
+            try await stores.groups.addMember(userID: bob.id, groupID: group.id)
+            let chat = try await stores.conversation(bob.id)
+            let today = UsageDay.today
+            try await stores.execute(
+                """
+                INSERT INTO usage_daily (day, user_id, model, requests, input_tokens, cached_input_tokens,
+                    output_tokens, cost_micros) VALUES ('\(today.description)', \(bob.id), 'm', 1, 0, 0, 0, 500)
+                """)
+            /// Begins an exchange of Bob's.
+            func send() async throws {
+                _ = try await stores.chats.beginExchange(
+                    conversationID: chat.id, userContent: "a question", images: [], requestID: nil, model: "m")
+            }
+            try await stores.groups.setMonthlyBudget(500, groupID: group.id)
+            let spent = BudgetStatus(month: today.firstOfMonth, spentMicros: 500, budgetMicros: 500, group: "Staff")
+            await expectStoreError(.budgetExceeded(spent)) { try await send() }
+            #expect(try await stores.count("SELECT COUNT(*) FROM messages") == 0)
+            try await stores.groups.setMonthlyBudget(501, groupID: group.id)
+            try await send()
+            #expect(try await stores.count("SELECT COUNT(*) FROM messages") == 2)
+        }
+    }
 }
