@@ -44,6 +44,14 @@ import Testing
             await expectStoreError(.notFound) {
                 _ = try await store.chats.addAttachments([try Self.image()], messageID: question.id, userID: bob.id)
             }
+            // A later question's history carries the earlier one's images.
+            try await store.chats.finishReply(
+                id: exchange.assistantMessage.id,
+                outcome: ReplyOutcome(content: "seen", status: .complete, usage: Usage()))
+            let followUp = try await store.chats.beginExchange(
+                conversationID: chat.id, userContent: "and now?", images: [], requestID: nil, model: "m")
+            #expect(followUp.history.count == 3)
+            #expect(followUp.history.first?.attachments == question.attachments)
         }
     }
 
