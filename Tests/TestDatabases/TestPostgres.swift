@@ -27,6 +27,8 @@ public actor TestPostgres {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await database.run() }
                 defer { group.cancelAll() }
+                // The pool's run begins before the first query leases a connection (else postgres-nio warns of it).
+                await Task.yield()
                 if migrated { try await database.migrate() }
                 try await body(database)
             }
