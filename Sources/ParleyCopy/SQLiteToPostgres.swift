@@ -72,8 +72,8 @@ public enum SQLiteToPostgres {
             if isGenerated == "NEVER" { types[name] = type }
             if isIdentity == "YES" { identity = name }
         }
-        // Rows are not Sendable, so this is GRDB's blocking read: the copy is a command of its own, with nothing else to
-        // run meanwhile.
+        // Rows are not Sendable, so this is GRDB's blocking read: the copy is a command of its own, with nothing
+        // else to run meanwhile.
         let rows = try source.pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM \(table)") }
         guard let first = rows.first else { return 0 }
         let columns = first.columnNames.filter { types[$0] != nil }

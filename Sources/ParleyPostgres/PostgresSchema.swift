@@ -26,8 +26,8 @@ public enum PostgresSchema {
     ]
 
     /// v3: usage added by rows of `usage_changes`, which concurrent transactions insert without waiting for each
-    /// other (one user's replies finishing at once never queue on their `usage_daily` row); the instances fold them into
-    /// `usage_daily` every second (`PostgresUsageLedger.fold`), and readers sum `usage_rows`, both tables' rows.
+    /// other (one user's replies finishing at once never queue on their `usage_daily` row); the instances fold them
+    /// into `usage_daily` every second (`PostgresUsageLedger.fold`), and readers sum `usage_rows`, both tables' rows.
     static let usageChanges = [
         """
         CREATE TABLE usage_changes (

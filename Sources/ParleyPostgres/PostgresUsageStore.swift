@@ -188,7 +188,8 @@ extension UsageTotals {
         documentTokens = try sum("document_tokens")
     }
 
-    /// Totals from one rollup row of a day, user, model and source (its API counts stay 0, as SQLite's records have them).
+    /// Totals from one rollup row of a day, user, model and source (its API counts stay 0, as SQLite's records have
+    /// them).
     init(rollup row: PostgresRandomAccessRow) throws {
         func value(_ column: String) throws -> Int64 { try row[column].decode(Int64.self) }
         self.init(

@@ -266,7 +266,7 @@ import Testing
     }
 
     @Test(
-        "each chunk of text asks the provider to leave the next bytes unread for the coalescing interval; others for nothing",
+        "each chunk of text asks the provider to leave the next bytes unread for the coalescing interval; others none",
         arguments: TestDatabase.allCases)
     func textChunksPauseReadsForTheCoalescingInterval(database: TestDatabase) async throws {
         let provider = PauseRecordingProvider()

@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test(
-        "a group's budget holds its members without one of their own: spent, their replies are refused; raised, they start",
+        "a group's budget holds members without one of their own: spent, their replies are refused; raised, they start",
         arguments: StoreKind.allCases)
     func groupBudgetHoldsItsMembers(kind: StoreKind) async throws {
         try await kind.withStores { stores in
