@@ -182,6 +182,17 @@ class Site:
         assert login.status == 200, login.status
         return email, login.json()["token"]
 
+    def reply_on_a_followed_on_b(self):
+        """Two instances, A and B, and a user's reply running on A whose stream on B has had its first token; returns
+        A, B, the user's token, the conversation and B's stream."""
+        a, b = self.start(), self.start()
+        _, token = self.sign_up(a)
+        conversation = a.new_conversation(token)
+        on_b = b.events(token, conversation)
+        assert a.send(token, conversation).status == 202
+        on_b.until(lambda event: event[0] == "token")
+        return a, b, token, conversation, on_b
+
     def stop_all(self):
         for instance in self.instances:
             stop(instance.process)

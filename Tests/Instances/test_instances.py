@@ -37,12 +37,7 @@ def test_a_reply_on_one_instance_streams_identically_on_another(site):
 
 
 def test_stop_on_another_instance_stops_the_reply(site):
-    a, b = site.start(), site.start()
-    _, token = site.sign_up(a)
-    conversation = a.new_conversation(token)
-    on_b = b.events(token, conversation)
-    assert a.send(token, conversation).status == 202
-    on_b.until(lambda event: event[0] == "token")
+    a, b, token, conversation, on_b = site.reply_on_a_followed_on_b()
     assert b.api("POST", f"/api/conversations/{conversation}/stop", token).status == 204
     done = on_b.until_done(seconds=10)[-1]
     assert done[2]["status"] == "stopped"
@@ -91,12 +86,7 @@ def test_a_stream_that_joins_on_an_instance_started_mid_reply_gets_the_saved_tex
 
 
 def test_an_instance_killed_mid_reply_has_its_reply_interrupted_by_another_within_the_lease(site):
-    a, b = site.start(), site.start()
-    _, token = site.sign_up(a)
-    conversation = a.new_conversation(token)
-    on_b = b.events(token, conversation)
-    assert a.send(token, conversation).status == 202
-    on_b.until(lambda event: event[0] == "token")
+    a, b, token, conversation, on_b = site.reply_on_a_followed_on_b()
     os.kill(a.process.pid, signal.SIGKILL)
     killed = time.monotonic()
     done = on_b.until_done(seconds=20)[-1]
